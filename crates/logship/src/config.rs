@@ -1,0 +1,450 @@
+//! Every option of a pipeline, its default, and its validation.
+//!
+//! Why it exists: the builder, the CLI and (later) config files, environment variables and
+//! log4rs all fill this one struct, so defaults and validation live in exactly one place.
+//! Defaults follow the Java Batch HTTP appender that inspired logship, so settings carry
+//! over. `validate` turns every unusable value into a [`ConfigError`] naming the field.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::error::ConfigError;
+use crate::secret::Secret;
+
+/// Where and how batches are sent: the wire format of the intake.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Vendor {
+    /// Newline-delimited JSON objects (`application/x-ndjson`) to any URL.
+    #[default]
+    Ndjson,
+    /// One JSON array of objects (`application/json`) to any URL.
+    JsonArray,
+}
+
+impl Vendor {
+    /// The name used on the command line and in config files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Vendor::Ndjson => "ndjson",
+            Vendor::JsonArray => "json",
+        }
+    }
+
+    /// All vendors, for help texts and "did you mean" messages.
+    pub const ALL: &'static [Vendor] = &[Vendor::Ndjson, Vendor::JsonArray];
+}
+
+impl std::str::FromStr for Vendor {
+    type Err = ConfigError;
+
+    fn from_str(s: &str) -> Result<Vendor, ConfigError> {
+        let lower = s.trim().to_ascii_lowercase();
+        match lower.as_str() {
+            "ndjson" | "jsonl" => Ok(Vendor::Ndjson),
+            "json" | "json_array" | "json-array" => Ok(Vendor::JsonArray),
+            _ => Err(ConfigError::new(
+                "vendor",
+                s,
+                format!(
+                    "unknown vendor; choose one of: {}",
+                    Vendor::ALL
+                        .iter()
+                        .map(|v| v.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )),
+        }
+    }
+}
+
+/// What a log call does when the queue is full.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Overflow {
+    /// Drop the new event and count it in `dropped_queue_full` (the default: the caller
+    /// never waits).
+    #[default]
+    DropNewest,
+    /// Wait up to this long for room, then drop and count. Opt-in: it can slow the caller.
+    Block(Duration),
+}
+
+/// The full configuration of a pipeline. Build it with [`crate::Builder`]; every field has
+/// a documented default.
+#[derive(Clone)]
+pub struct Config {
+    /// Wire format of the intake. Default: NDJSON.
+    pub vendor: Vendor,
+    /// The URL batches are POSTed to. Required for generic intakes.
+    pub endpoint: Option<String>,
+    /// Extra request headers (for example an authorisation header). Values are treated as
+    /// secrets: never printed.
+    pub headers: Vec<(String, Secret)>,
+    /// Flush a batch when it holds this many events. Default 200.
+    pub max_batch_records: usize,
+    /// Flush a batch before its encoded, uncompressed body would exceed this. Default 1 MiB.
+    pub max_batch_bytes: usize,
+    /// Flush a batch when its oldest event is this old. Default 1000 ms.
+    pub linger: Duration,
+    /// Most events waiting in the queue. Default 10000.
+    pub queue_capacity: usize,
+    /// Most bytes of events held in memory (queued, batched or in flight). Default 64 MiB.
+    pub queue_max_bytes: usize,
+    /// What a log call does when the queue is full. Default: drop and count.
+    pub overflow: Overflow,
+    /// Requests in flight at once. Default 2.
+    pub max_in_flight: usize,
+    /// Compress request bodies with gzip. Default on.
+    pub gzip: bool,
+    /// gzip level 0..=9. Default 3 (measured: within a few % of level 6's ratio, 40% faster).
+    pub gzip_level: u32,
+    /// Retries of a failed request (network errors, 408, 429, 5xx). Default 3.
+    pub max_retries: u32,
+    /// First retry delay ceiling; doubles per retry with full jitter. Default 200 ms.
+    pub retry_initial_backoff: Duration,
+    /// Longest delay between retries, also the cap on `Retry-After`. Default 10 s.
+    pub retry_max_backoff: Duration,
+    /// TCP + TLS connect timeout. Default 5 s.
+    pub connect_timeout: Duration,
+    /// Whole-request timeout (send and response). Default 30 s.
+    pub request_timeout: Duration,
+    /// How long the guard's drop (and `shutdown`) may take to deliver what is left. Default 5 s.
+    pub shutdown_timeout: Duration,
+    /// Events larger than this are truncated (with a marker) and counted. Default 1 MiB.
+    pub max_event_bytes: usize,
+    /// Print start-up warnings, permanent delivery errors and the shutdown report to stderr.
+    /// Default on.
+    pub report_to_stderr: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            vendor: Vendor::default(),
+            endpoint: None,
+            headers: Vec::new(),
+            max_batch_records: 200,
+            max_batch_bytes: 1024 * 1024,
+            linger: Duration::from_millis(1000),
+            queue_capacity: 10_000,
+            queue_max_bytes: 64 * 1024 * 1024,
+            overflow: Overflow::DropNewest,
+            max_in_flight: 2,
+            gzip: true,
+            gzip_level: 3,
+            max_retries: 3,
+            retry_initial_backoff: Duration::from_millis(200),
+            retry_max_backoff: Duration::from_secs(10),
+            connect_timeout: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(30),
+            shutdown_timeout: Duration::from_secs(5),
+            max_event_bytes: 1024 * 1024,
+            report_to_stderr: true,
+        }
+    }
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("vendor", &self.vendor)
+            .field("endpoint", &self.endpoint.as_deref().map(redact_url))
+            .field(
+                "headers",
+                &self.headers.iter().map(|(k, v)| (k, v)).collect::<Vec<_>>(),
+            )
+            .field("max_batch_records", &self.max_batch_records)
+            .field("max_batch_bytes", &self.max_batch_bytes)
+            .field("linger", &self.linger)
+            .field("queue_capacity", &self.queue_capacity)
+            .field("queue_max_bytes", &self.queue_max_bytes)
+            .field("overflow", &self.overflow)
+            .field("max_in_flight", &self.max_in_flight)
+            .field("gzip", &self.gzip)
+            .field("gzip_level", &self.gzip_level)
+            .field("max_retries", &self.max_retries)
+            .field("retry_initial_backoff", &self.retry_initial_backoff)
+            .field("retry_max_backoff", &self.retry_max_backoff)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .field("shutdown_timeout", &self.shutdown_timeout)
+            .field("max_event_bytes", &self.max_event_bytes)
+            .finish()
+    }
+}
+
+/// A URL with its query string and user-info hidden (they may carry keys).
+pub(crate) fn redact_url(url: &str) -> String {
+    let (base, had_query) = match url.split_once('?') {
+        Some((b, _)) => (b, true),
+        None => (url, false),
+    };
+    let base = match base.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('@') {
+            Some((_, host)) if !host.contains('/') || rest.find('@') < rest.find('/') => {
+                format!("{scheme}://[redacted]@{host}")
+            }
+            _ => base.to_owned(),
+        },
+        None => base.to_owned(),
+    };
+    if had_query {
+        format!("{base}?[redacted]")
+    } else {
+        base
+    }
+}
+
+fn range<T: PartialOrd + fmt::Display + Copy>(
+    field: &'static str,
+    value: T,
+    min: T,
+    max: T,
+    unit: &str,
+) -> Result<(), ConfigError> {
+    if value < min || value > max {
+        return Err(ConfigError::new(
+            field,
+            value,
+            format!("must be {min}..={max}{unit}"),
+        ));
+    }
+    Ok(())
+}
+
+fn millis(field: &'static str, d: Duration, min_ms: u64, max_ms: u64) -> Result<(), ConfigError> {
+    range(field, d.as_millis() as u64, min_ms, max_ms, " milliseconds")
+}
+
+impl Config {
+    /// Checks every option; the first unusable one is returned as an error naming it.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        match self.endpoint.as_deref() {
+            None | Some("") => return Err(ConfigError::new(
+                "endpoint",
+                "(none)",
+                "an endpoint URL is required",
+            )
+            .fix(format!(
+                "set endpoint to the intake's URL, e.g. http://127.0.0.1:8080/logs (vendor {})",
+                self.vendor.name()
+            ))),
+            Some(url) => validate_url(url)?,
+        }
+        for (name, value) in &self.headers {
+            if name.is_empty()
+                || !name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+            {
+                return Err(
+                    ConfigError::new("header", name, "is not a valid HTTP header name")
+                        .fix("use the form 'Name: value', e.g. 'X-Api-Key: abc'"),
+                );
+            }
+            if value
+                .expose()
+                .bytes()
+                .any(|b| b == b'\r' || b == b'\n' || b == 0)
+            {
+                return Err(ConfigError::new(
+                    "header",
+                    format!("{name}: [redacted]"),
+                    "header values may not contain line breaks or NUL",
+                ));
+            }
+        }
+        range(
+            "max_batch_records",
+            self.max_batch_records,
+            1,
+            1_000_000,
+            "",
+        )?;
+        range(
+            "max_batch_bytes",
+            self.max_batch_bytes,
+            1024,
+            256 * 1024 * 1024,
+            " bytes",
+        )?;
+        millis("linger_ms", self.linger, 0, 600_000)?;
+        range("queue_capacity", self.queue_capacity, 1, 100_000_000, "")?;
+        range(
+            "queue_max_bytes",
+            self.queue_max_bytes,
+            64 * 1024,
+            64 * 1024 * 1024 * 1024,
+            " bytes",
+        )?;
+        if let Overflow::Block(t) = self.overflow {
+            millis("block_timeout_ms", t, 1, 60_000)?;
+        }
+        range("max_in_flight", self.max_in_flight, 1, 64, "")?;
+        range("gzip_level", self.gzip_level, 0, 9, "")?;
+        range("max_retries", self.max_retries, 0, 100, "")?;
+        millis(
+            "retry_initial_backoff_ms",
+            self.retry_initial_backoff,
+            1,
+            600_000,
+        )?;
+        millis("retry_max_backoff_ms", self.retry_max_backoff, 1, 3_600_000)?;
+        if self.retry_max_backoff < self.retry_initial_backoff {
+            return Err(ConfigError::new(
+                "retry_max_backoff_ms",
+                self.retry_max_backoff.as_millis(),
+                format!(
+                    "must be at least retry_initial_backoff_ms ({})",
+                    self.retry_initial_backoff.as_millis()
+                ),
+            ));
+        }
+        millis("connect_timeout_ms", self.connect_timeout, 1, 600_000)?;
+        millis("request_timeout_ms", self.request_timeout, 1, 3_600_000)?;
+        millis("shutdown_timeout_ms", self.shutdown_timeout, 0, 3_600_000)?;
+        range(
+            "max_event_bytes",
+            self.max_event_bytes,
+            1024,
+            256 * 1024 * 1024,
+            " bytes",
+        )?;
+        Ok(())
+    }
+}
+
+fn validate_url(url: &str) -> Result<(), ConfigError> {
+    let shown = redact_url(url);
+    let uri: ureq::http::Uri = url.parse().map_err(|e| {
+        ConfigError::new("endpoint", &shown, format!("is not a valid URL ({e})"))
+            .fix("use a full URL such as https://intake.example.com/v1/logs")
+    })?;
+    match uri.scheme_str() {
+        Some("http") | Some("https") => {}
+        _ => {
+            return Err(
+                ConfigError::new("endpoint", &shown, "must start with http:// or https://")
+                    .fix("add the scheme, e.g. https://"),
+            )
+        }
+    }
+    if uri.host().is_none_or(str::is_empty) {
+        return Err(ConfigError::new("endpoint", &shown, "has no host"));
+    }
+    Ok(())
+}
+
+/// True when `url` targets this machine (so plain HTTP exposes nothing).
+pub(crate) fn is_loopback_url(url: &str) -> bool {
+    let Ok(uri) = url.parse::<ureq::http::Uri>() else {
+        return false;
+    };
+    matches!(uri.host(), Some("localhost") | Some("[::1]") | Some("::1"))
+        || uri.host().is_some_and(|h| h.starts_with("127."))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn valid() -> Config {
+        Config {
+            endpoint: Some("http://127.0.0.1:9/logs".into()),
+            ..Config::default()
+        }
+    }
+
+    #[test]
+    fn defaults_follow_the_java_appender() {
+        let c = Config::default();
+        assert_eq!(c.max_batch_records, 200);
+        assert_eq!(c.max_batch_bytes, 1 << 20);
+        assert_eq!(c.linger, Duration::from_secs(1));
+        assert_eq!(c.queue_capacity, 10_000);
+        assert!(c.gzip);
+        assert_eq!(c.max_retries, 3);
+        assert_eq!(c.max_in_flight, 2);
+        valid().validate().unwrap();
+    }
+
+    #[test]
+    fn bad_values_name_the_field_and_the_allowed_range() {
+        let cases: Vec<(Config, &str)> = vec![
+            (
+                Config {
+                    endpoint: None,
+                    ..valid()
+                },
+                "endpoint = (none): an endpoint URL is required",
+            ),
+            (
+                Config {
+                    endpoint: Some("ftp://x/y".into()),
+                    ..valid()
+                },
+                "endpoint = ftp://x/y: must start with http:// or https://",
+            ),
+            (
+                Config {
+                    linger: Duration::from_secs(3600),
+                    ..valid()
+                },
+                "linger_ms = 3600000: must be 0..=600000 milliseconds",
+            ),
+            (
+                Config {
+                    max_batch_records: 0,
+                    ..valid()
+                },
+                "max_batch_records = 0: must be 1..=1000000",
+            ),
+            (
+                Config {
+                    max_in_flight: 0,
+                    ..valid()
+                },
+                "max_in_flight = 0: must be 1..=64",
+            ),
+            (
+                Config {
+                    gzip_level: 12,
+                    ..valid()
+                },
+                "gzip_level = 12: must be 0..=9",
+            ),
+            (
+                Config {
+                    headers: vec![("Bad Name".into(), "v".into())],
+                    ..valid()
+                },
+                "header = Bad Name: is not a valid HTTP header name",
+            ),
+        ];
+        for (config, want) in cases {
+            let err = config.validate().unwrap_err().to_string();
+            assert!(err.starts_with(want), "got {err:?}, want {want:?}");
+        }
+    }
+
+    #[test]
+    fn debug_hides_header_values_and_url_secrets() {
+        let c = Config {
+            endpoint: Some("https://user:pw@host.example/p?api_key=sk123".into()),
+            headers: vec![("Authorization".into(), "Bearer sk123".into())],
+            ..Config::default()
+        };
+        let shown = format!("{c:?}");
+        assert!(!shown.contains("sk123"), "{shown}");
+        assert!(!shown.contains("pw"), "{shown}");
+        assert!(shown.contains("host.example"));
+    }
+
+    #[test]
+    fn loopback_detection() {
+        assert!(is_loopback_url("http://127.0.0.1:8/x"));
+        assert!(is_loopback_url("http://localhost/x"));
+        assert!(!is_loopback_url("http://example.com/x"));
+    }
+}

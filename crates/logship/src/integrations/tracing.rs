@@ -1,0 +1,163 @@
+//! A `tracing_subscriber::Layer` that ships events.
+//!
+//! Span fields are captured once, when a span is created or recorded, into a compact
+//! buffer stored in the span's extensions; each event inside copies those bytes, so an
+//! event costs one allocation however deep its spans. Works in plain `main` and inside any
+//! async runtime: it never needs one.
+
+use std::fmt;
+
+use tracing_core::field::{Field, Visit};
+use tracing_core::span::{Attributes, Id, Record as SpanValues};
+use tracing_core::{Event, Level as TLevel, Subscriber};
+use tracing_subscriber::layer::Context;
+use tracing_subscriber::registry::LookupSpan;
+use tracing_subscriber::Layer;
+
+use crate::pipeline::Logship;
+use crate::record::{Level, RawEntries, Record, Value};
+use crate::reentrancy::is_logship_thread;
+
+/// Ships every event it sees (compose it with a filter to choose which).
+#[derive(Clone, Debug)]
+pub struct LogshipLayer {
+    logship: Logship,
+}
+
+impl LogshipLayer {
+    /// A layer feeding `logship`.
+    pub fn new(logship: Logship) -> LogshipLayer {
+        LogshipLayer { logship }
+    }
+
+    /// The pipeline behind the layer (for `stats`, `flush`, `shutdown`).
+    pub fn logship(&self) -> &Logship {
+        &self.logship
+    }
+}
+
+/// Span fields, stored in the span's extensions.
+struct SpanFields(RawEntries);
+
+fn level(l: &TLevel) -> Level {
+    match *l {
+        TLevel::TRACE => Level::Trace,
+        TLevel::DEBUG => Level::Debug,
+        TLevel::INFO => Level::Info,
+        TLevel::WARN => Level::Warn,
+        _ => Level::Error,
+    }
+}
+
+impl<S> Layer<S> for LogshipLayer
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        if is_logship_thread() {
+            return;
+        }
+        let Some(span) = ctx.span(id) else { return };
+        let mut fields = RawEntries::default();
+        attrs.record(&mut SpanVisitor(&mut fields));
+        span.extensions_mut().insert(SpanFields(fields));
+    }
+
+    fn on_record(&self, id: &Id, values: &SpanValues<'_>, ctx: Context<'_, S>) {
+        if is_logship_thread() {
+            return;
+        }
+        let Some(span) = ctx.span(id) else { return };
+        let mut ext = span.extensions_mut();
+        if let Some(SpanFields(fields)) = ext.get_mut::<SpanFields>() {
+            values.record(&mut SpanVisitor(fields));
+        }
+    }
+
+    fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
+        if is_logship_thread() {
+            return;
+        }
+        let meta = event.metadata();
+        let mut record = Record::new(level(meta.level()), meta.target());
+        event.record(&mut EventVisitor(&mut record));
+        if let Some(scope) = ctx.event_scope(event) {
+            for span in scope.from_root() {
+                record.span(span.name());
+                if let Some(SpanFields(fields)) = span.extensions().get::<SpanFields>() {
+                    record.append_raw_entries(&fields.0);
+                }
+            }
+        }
+        let _ = self.logship.push(record);
+    }
+}
+
+struct EventVisitor<'a>(&'a mut Record);
+
+impl Visit for EventVisitor<'_> {
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        if field.name() == "message" {
+            self.0.message_fmt(format_args!("{value:?}"));
+        } else {
+            self.0.field_fmt(field.name(), format_args!("{value:?}"));
+        }
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if field.name() == "message" {
+            self.0.message(value);
+        } else {
+            self.0.field(field.name(), value);
+        }
+    }
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        self.0.field(field.name(), value);
+    }
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.0.field(field.name(), value);
+    }
+    fn record_f64(&mut self, field: &Field, value: f64) {
+        self.0.field(field.name(), value);
+    }
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        self.0.field(field.name(), value);
+    }
+    fn record_i128(&mut self, field: &Field, value: i128) {
+        match i64::try_from(value) {
+            Ok(v) => self.0.field(field.name(), v),
+            Err(_) => self.0.field_fmt(field.name(), format_args!("{value}")),
+        };
+    }
+    fn record_u128(&mut self, field: &Field, value: u128) {
+        match u64::try_from(value) {
+            Ok(v) => self.0.field(field.name(), v),
+            Err(_) => self.0.field_fmt(field.name(), format_args!("{value}")),
+        };
+    }
+    fn record_error(&mut self, field: &Field, value: &(dyn std::error::Error + 'static)) {
+        self.0.field_fmt(field.name(), format_args!("{value}"));
+    }
+}
+
+struct SpanVisitor<'a>(&'a mut RawEntries);
+
+impl Visit for SpanVisitor<'_> {
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        self.0.field_fmt(field.name(), format_args!("{value:?}"));
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.field(field.name(), Value::Str(value));
+    }
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        self.0.field(field.name(), Value::I64(value));
+    }
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.0.field(field.name(), Value::U64(value));
+    }
+    fn record_f64(&mut self, field: &Field, value: f64) {
+        self.0.field(field.name(), Value::F64(value));
+    }
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        self.0.field(field.name(), Value::Bool(value));
+    }
+}

@@ -1,0 +1,200 @@
+//! Minimal JSON writing into reused byte buffers, for the encoders' hot path.
+//!
+//! Why it exists: encoding every event through `serde_json::Value` costs a map and several
+//! allocations per event. Encoders instead append straight to the batch body. Any `&str`
+//! (control characters, quotes, backslashes, any Unicode) becomes a valid JSON string;
+//! non-finite floats become strings, since JSON has no NaN.
+
+use crate::record::Value;
+
+/// Appends `s` as a quoted, escaped JSON string.
+pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x00..=0x1f | 0x7f => {
+                out.extend_from_slice(&bytes[start..i]);
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[(b >> 4) as usize]);
+                out.push(HEX[(b & 0xf) as usize]);
+                start = i + 1;
+                continue;
+            }
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        out.extend_from_slice(escape);
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Appends a field value as JSON.
+pub(crate) fn value(out: &mut Vec<u8>, v: Value<'_>) {
+    match v {
+        Value::Str(s) => string(out, s),
+        Value::I64(n) => integer(out, n),
+        Value::U64(n) => unsigned(out, n),
+        Value::F64(f) => float(out, f),
+        Value::Bool(b) => out.extend_from_slice(if b { b"true" } else { b"false" }),
+    }
+}
+
+/// Appends a signed integer.
+pub(crate) fn integer(out: &mut Vec<u8>, n: i64) {
+    if n < 0 {
+        out.push(b'-');
+    }
+    unsigned(out, n.unsigned_abs());
+}
+
+/// Appends an unsigned integer.
+pub(crate) fn unsigned(out: &mut Vec<u8>, n: u64) {
+    let mut buf = itoa_buf();
+    out.extend_from_slice(fmt_u64(&mut buf, n));
+}
+
+/// Appends a float; NaN and infinities become the strings `"NaN"`, `"inf"`, `"-inf"`.
+pub(crate) fn float(out: &mut Vec<u8>, f: f64) {
+    if f.is_finite() {
+        use std::io::Write;
+        let _ = write!(out, "{f}");
+        // Rust prints `1` for 1.0: still a valid JSON number.
+    } else if f.is_nan() {
+        out.extend_from_slice(b"\"NaN\"");
+    } else if f > 0.0 {
+        out.extend_from_slice(b"\"inf\"");
+    } else {
+        out.extend_from_slice(b"\"-inf\"");
+    }
+}
+
+fn itoa_buf() -> [u8; 20] {
+    [0; 20]
+}
+
+fn fmt_u64(buf: &mut [u8; 20], mut n: u64) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    &buf[i..]
+}
+
+/// Appends an RFC 3339 UTC timestamp with milliseconds (`2026-11-29T21:55:57.123Z`).
+pub(crate) fn rfc3339_millis(out: &mut Vec<u8>, unix_nanos: u64) {
+    let secs = unix_nanos / 1_000_000_000;
+    let millis = (unix_nanos / 1_000_000) % 1000;
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let (y, m, d) = civil_from_days(days);
+    let (hh, mm, ss) = (rem / 3600, (rem / 60) % 60, rem % 60);
+    let digits = |out: &mut Vec<u8>, n: u64, width: usize| {
+        let mut buf = [b'0'; 4];
+        let mut n = n;
+        for slot in buf[..width].iter_mut().rev() {
+            *slot = b'0' + (n % 10) as u8;
+            n /= 10;
+        }
+        out.extend_from_slice(&buf[..width]);
+    };
+    digits(out, y as u64, 4);
+    out.push(b'-');
+    digits(out, m, 2);
+    out.push(b'-');
+    digits(out, d, 2);
+    out.push(b'T');
+    digits(out, hh, 2);
+    out.push(b':');
+    digits(out, mm, 2);
+    out.push(b':');
+    digits(out, ss, 2);
+    out.push(b'.');
+    digits(out, millis, 3);
+    out.push(b'Z');
+}
+
+/// Gregorian date from days since 1970-01-01 (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(z: i64) -> (i64, u64, u64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u64;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u64;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(input: &str) -> String {
+        let mut out = Vec::new();
+        string(&mut out, input);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn any_string_round_trips_through_a_json_parser() {
+        let nasty = [
+            "plain",
+            "quote \" backslash \\ slash /",
+            "newline\nreturn\rtab\t",
+            "\u{0}\u{1}\u{1f}\u{7f}",
+            "émoji 🚀 中文 \u{2028}\u{2029}",
+            "",
+        ];
+        for input in nasty {
+            let encoded = s(input);
+            let back: String = serde_json::from_str(&encoded).unwrap();
+            assert_eq!(back, input, "{encoded}");
+        }
+    }
+
+    #[test]
+    fn numbers_and_non_finite_floats_are_valid_json() {
+        for (v, want) in [
+            (Value::I64(-42), "-42"),
+            (Value::I64(i64::MIN), "-9223372036854775808"),
+            (Value::U64(u64::MAX), "18446744073709551615"),
+            (Value::F64(1.25), "1.25"),
+            (Value::F64(f64::NAN), "\"NaN\""),
+            (Value::F64(f64::NEG_INFINITY), "\"-inf\""),
+            (Value::Bool(false), "false"),
+        ] {
+            let mut out = Vec::new();
+            value(&mut out, v);
+            assert_eq!(String::from_utf8(out).unwrap(), want);
+        }
+    }
+
+    #[test]
+    fn timestamps_are_rfc3339_utc_millis() {
+        let mut out = Vec::new();
+        rfc3339_millis(&mut out, 0);
+        assert_eq!(out, b"1970-01-01T00:00:00.000Z");
+        out.clear();
+        // 2024-02-29T23:59:59.999Z, a leap day
+        rfc3339_millis(&mut out, 1_709_251_199_999_000_000);
+        assert_eq!(String::from_utf8(out).unwrap(), "2024-02-29T23:59:59.999Z");
+    }
+}

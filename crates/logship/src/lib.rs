@@ -1,0 +1,65 @@
+//! # logship
+//!
+//! Ships application logs to log intakes in batches, without ever slowing the application
+//! down.
+//!
+//! A log call captures the event into an owned [`Record`] and hands it to a bounded
+//! in-memory queue, then returns: it never waits on the network and never performs I/O.
+//! Background threads that logship owns cut batches (by record count, encoded bytes, or
+//! the age of the oldest event), compress them, and POST them with several requests in
+//! flight, retrying transient failures with jittered backoff. Every event ends in a
+//! counted outcome, readable through [`Logship::stats`].
+//!
+//! ```no_run
+//! use tracing_subscriber::prelude::*;
+//!
+//! let (layer, _guard) = logship::Logship::builder()
+//!     .endpoint("http://127.0.0.1:8080/logs")
+//!     .build_layer()
+//!     .expect("valid logship configuration");
+//! tracing_subscriber::registry().with(layer).init();
+//! tracing::info!(order_id = 42, "order placed");
+//! // `_guard` flushes what is queued when main returns, bounded by a timeout.
+//! ```
+//!
+//! Design choices a user should know:
+//! - No async runtime inside: the HTTP client is blocking `ureq` on threads logship owns,
+//!   so the same code works in `fn main` and inside tokio, and dropping the guard inside a
+//!   runtime is safe.
+//! - Events logged on logship's own threads (for example by the HTTP client) are ignored,
+//!   so the shipper can never feed on its own logs.
+//! - Memory is bounded in events and bytes; what does not fit is dropped and counted.
+
+mod batch;
+mod config;
+mod error;
+mod integrations;
+mod json;
+mod pipeline;
+mod queue;
+mod record;
+mod reentrancy;
+mod report;
+mod secret;
+mod send;
+mod shared;
+mod stats;
+mod vendor;
+mod worker;
+
+pub use config::{Config, Overflow, Vendor};
+pub use error::{BuildError, ConfigError, FlushTimeout};
+#[cfg(feature = "log")]
+pub use integrations::log::LogshipLogger;
+#[cfg(feature = "tracing")]
+pub use integrations::tracing::LogshipLayer;
+pub use pipeline::{Builder, Guard, Logship, ShutdownReport};
+pub use queue::Rejected;
+pub use record::{Entries, Entry, Level, Record, Value};
+pub use reentrancy::is_logship_thread;
+pub use report::DeliveryError;
+pub use secret::Secret;
+pub use stats::Stats;
+
+/// The `User-Agent` header logship sends (`logship/<version>`).
+pub const USER_AGENT: &str = send::http::USER_AGENT;

@@ -1,0 +1,451 @@
+//! The pipeline's public face: the builder, the cloneable handle, and the guard.
+//!
+//! Why it exists: users need one obvious way to start shipping and one obvious way to stop
+//! without losing what is queued. [`Builder::build`] validates everything and starts the
+//! threads; [`Logship`] is a cheap handle for log calls, `flush`, `shutdown` and `stats`;
+//! [`Guard`] flushes on drop within a bounded time, so a program that returns from `main`
+//! does not lose its last logs, and one whose intake is down still exits on time.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::Sender;
+
+use crate::batch::Batcher;
+use crate::config::{is_loopback_url, redact_url, Config, Overflow, Vendor};
+use crate::error::{BuildError, FlushTimeout};
+use crate::queue::{Queue, Rejected};
+use crate::record::Record;
+use crate::report::{DeliveryError, ErrorCallback, Reporter};
+use crate::secret::Secret;
+use crate::send::backoff::Backoff;
+use crate::shared::{Memory, Shared, Signal, Tracker};
+use crate::stats::Stats;
+use crate::vendor::Codec;
+use crate::worker::{self, Control};
+
+/// A running pipeline. Clone it freely: all clones feed the same queue.
+#[derive(Clone)]
+pub struct Logship {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    queue: Queue,
+    control: Sender<Control>,
+    shared: Arc<Shared>,
+    shutdown_timeout: Duration,
+    report: OnceLock<ShutdownReport>,
+    shutting_down: Mutex<()>,
+}
+
+impl std::fmt::Debug for Logship {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Logship")
+            .field("stats", &self.stats())
+            .finish()
+    }
+}
+
+/// What `shutdown` achieved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShutdownReport {
+    /// True when every accepted event was delivered and none was dropped.
+    pub complete: bool,
+    /// The counters at the end.
+    pub stats: Stats,
+    /// How long shutdown took.
+    pub elapsed: Duration,
+}
+
+impl Logship {
+    /// Starts configuring a pipeline.
+    pub fn builder() -> Builder {
+        Builder::default()
+    }
+
+    /// Hands a record to the pipeline. Never blocks (unless the opt-in `Block` overflow
+    /// policy is configured) and never performs I/O; a refused record is counted.
+    pub fn push(&self, record: Record) -> Result<(), Rejected> {
+        self.inner.queue.push(&self.inner.shared, record)
+    }
+
+    /// A snapshot of the counters.
+    pub fn stats(&self) -> Stats {
+        self.inner.shared.counters.snapshot(
+            self.inner.queue.len(),
+            self.inner.shared.tracker.in_flight(),
+        )
+    }
+
+    /// Sends everything queued before this call and waits until it is settled (delivered
+    /// or given up on), at most `timeout`. Log calls may continue meanwhile.
+    pub fn flush(&self, timeout: Duration) -> Result<(), FlushTimeout> {
+        let deadline = Instant::now() + timeout;
+        let timed_out = || FlushTimeout {
+            timeout,
+            pending: self.stats().pending(),
+        };
+        let (reply_tx, reply_rx) = crossbeam_channel::bounded(1);
+        if self.inner.control.send(Control::Flush(reply_tx)).is_err() {
+            // The batcher has stopped (after shutdown): wait for what is still out.
+            let ok = self
+                .inner
+                .shared
+                .tracker
+                .wait_until(deadline, |s| s.idle_and_done());
+            return if ok { Ok(()) } else { Err(timed_out()) };
+        }
+        let seq = match reply_rx.recv_deadline(deadline) {
+            Ok(seq) => seq,
+            Err(_) => return Err(timed_out()),
+        };
+        if self
+            .inner
+            .shared
+            .tracker
+            .wait_until(deadline, |s| s.settled_through(seq))
+        {
+            Ok(())
+        } else {
+            Err(timed_out())
+        }
+    }
+
+    /// Stops accepting events, delivers what is queued within `timeout`, and reports on
+    /// stderr anything that was dropped or not delivered. Later calls return the first
+    /// call's report at once. Never hangs: when time runs out, in-flight retries stop and
+    /// what is left is counted as abandoned.
+    pub fn shutdown(&self, timeout: Duration) -> ShutdownReport {
+        let _one_at_a_time = self.inner.shutting_down.lock();
+        if let Some(report) = self.inner.report.get() {
+            return report.clone();
+        }
+        let started = Instant::now();
+        let deadline = started + timeout;
+        let shared = &self.inner.shared;
+        shared.closed.store(true, Ordering::Release);
+        let _ = self.inner.control.send(Control::Shutdown);
+        let finished = shared.tracker.wait_until(deadline, |s| s.idle_and_done());
+        if !finished {
+            shared.abort.raise();
+            // Settling abandoned batches takes microseconds; in-flight requests are not
+            // waited for (their threads finish on their own, bounded by the request timeout).
+            let grace = Instant::now() + Duration::from_millis(50);
+            shared.tracker.wait_until(grace, |s| s.idle_and_done());
+        }
+        let stats = self.stats();
+        let report = ShutdownReport {
+            complete: finished && stats.lost() == 0 && stats.pending() == 0,
+            stats,
+            elapsed: started.elapsed(),
+        };
+        if !report.complete {
+            shared.reporter.notice(&describe_loss(&report));
+        }
+        let _ = self.inner.report.set(report.clone());
+        report
+    }
+
+    /// The configured shutdown timeout (what the guard's drop uses).
+    pub fn shutdown_timeout(&self) -> Duration {
+        self.inner.shutdown_timeout
+    }
+
+    /// A guard that shuts this pipeline down when dropped.
+    pub fn guard(&self) -> Guard {
+        Guard {
+            logship: Some(self.clone()),
+        }
+    }
+}
+
+fn describe_loss(report: &ShutdownReport) -> String {
+    let s = &report.stats;
+    let mut parts = vec![format!("{} delivered", s.events_delivered)];
+    if s.dropped_queue_full > 0 {
+        parts.push(format!(
+            "{} dropped because the queue was full",
+            s.dropped_queue_full
+        ));
+    }
+    if s.dropped_closed > 0 {
+        parts.push(format!("{} dropped after shutdown began", s.dropped_closed));
+    }
+    if s.events_failed > 0 {
+        parts.push(format!(
+            "{} rejected or failed after retries",
+            s.events_failed
+        ));
+    }
+    let not_delivered = s.events_abandoned + s.pending();
+    if not_delivered > 0 {
+        parts.push(format!(
+            "{not_delivered} not delivered within the shutdown timeout of {:?}",
+            report.elapsed
+        ));
+    }
+    let mut line = format!("shutdown: {}", parts.join(", "));
+    if let Some(e) = &s.last_error {
+        line.push_str(&format!("; last error: {e}"));
+    }
+    line
+}
+
+/// Flushes and stops the pipeline when dropped, within the configured shutdown timeout.
+/// Keep it alive in `main` for as long as the program logs.
+#[must_use = "dropping the guard shuts the pipeline down at once"]
+pub struct Guard {
+    logship: Option<Logship>,
+}
+
+impl Guard {
+    /// The pipeline this guard stops.
+    pub fn logship(&self) -> Option<&Logship> {
+        self.logship.as_ref()
+    }
+}
+
+impl std::fmt::Debug for Guard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Guard")
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        if let Some(l) = self.logship.take() {
+            l.shutdown(l.shutdown_timeout());
+        }
+    }
+}
+
+/// Configures and starts a pipeline. Every setter names its default.
+#[derive(Default)]
+pub struct Builder {
+    config: Config,
+    on_error: Option<ErrorCallback>,
+}
+
+impl std::fmt::Debug for Builder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Builder")
+            .field("config", &self.config)
+            .finish()
+    }
+}
+
+impl Builder {
+    /// Starts from a complete configuration.
+    pub fn from_config(config: Config) -> Builder {
+        Builder {
+            config,
+            on_error: None,
+        }
+    }
+
+    /// The configuration so far.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Wire format (default NDJSON).
+    pub fn vendor(mut self, vendor: Vendor) -> Self {
+        self.config.vendor = vendor;
+        self
+    }
+
+    /// The URL to POST to.
+    pub fn endpoint(mut self, url: impl Into<String>) -> Self {
+        self.config.endpoint = Some(url.into());
+        self
+    }
+
+    /// Adds a request header; its value is treated as a secret.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<Secret>) -> Self {
+        self.config.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Events per batch (default 200).
+    pub fn max_batch_records(mut self, n: usize) -> Self {
+        self.config.max_batch_records = n;
+        self
+    }
+
+    /// Encoded, uncompressed bytes per batch (default 1 MiB).
+    pub fn max_batch_bytes(mut self, n: usize) -> Self {
+        self.config.max_batch_bytes = n;
+        self
+    }
+
+    /// Age of the oldest event that forces a flush (default 1000 ms).
+    pub fn linger(mut self, d: Duration) -> Self {
+        self.config.linger = d;
+        self
+    }
+
+    /// Events the queue holds (default 10000).
+    pub fn queue_capacity(mut self, n: usize) -> Self {
+        self.config.queue_capacity = n;
+        self
+    }
+
+    /// Bytes of events held in memory, queued or in flight (default 64 MiB).
+    pub fn queue_max_bytes(mut self, n: usize) -> Self {
+        self.config.queue_max_bytes = n;
+        self
+    }
+
+    /// What a log call does when the queue is full (default: drop and count).
+    pub fn overflow(mut self, policy: Overflow) -> Self {
+        self.config.overflow = policy;
+        self
+    }
+
+    /// Requests in flight (default 2).
+    pub fn max_in_flight(mut self, n: usize) -> Self {
+        self.config.max_in_flight = n;
+        self
+    }
+
+    /// gzip request bodies (default on).
+    pub fn gzip(mut self, on: bool) -> Self {
+        self.config.gzip = on;
+        self
+    }
+
+    /// Retries per request (default 3).
+    pub fn max_retries(mut self, n: u32) -> Self {
+        self.config.max_retries = n;
+        self
+    }
+
+    /// First and largest retry delay (defaults 200 ms and 10 s).
+    pub fn retry_backoff(mut self, initial: Duration, max: Duration) -> Self {
+        self.config.retry_initial_backoff = initial;
+        self.config.retry_max_backoff = max;
+        self
+    }
+
+    /// Connect and whole-request timeouts (defaults 5 s and 30 s).
+    pub fn timeouts(mut self, connect: Duration, request: Duration) -> Self {
+        self.config.connect_timeout = connect;
+        self.config.request_timeout = request;
+        self
+    }
+
+    /// How long the guard's drop may take (default 5 s).
+    pub fn shutdown_timeout(mut self, d: Duration) -> Self {
+        self.config.shutdown_timeout = d;
+        self
+    }
+
+    /// Largest event before truncation (default 1 MiB).
+    pub fn max_event_bytes(mut self, n: usize) -> Self {
+        self.config.max_event_bytes = n;
+        self
+    }
+
+    /// Print problems and the shutdown report to stderr (default on).
+    pub fn report_to_stderr(mut self, on: bool) -> Self {
+        self.config.report_to_stderr = on;
+        self
+    }
+
+    /// Called on every delivery error (on a logship thread; keep it quick, and do not log
+    /// through logship from it: such events are ignored).
+    pub fn on_error(mut self, f: impl Fn(&DeliveryError) + Send + Sync + 'static) -> Self {
+        self.on_error = Some(Arc::new(f));
+        self
+    }
+
+    /// Validates the configuration and starts the pipeline's threads.
+    pub fn build(self) -> Result<(Logship, Guard), BuildError> {
+        let config = self.config;
+        config.validate()?;
+        let codec = Arc::new(Codec::new(&config)?);
+        let reporter = Reporter::new(config.report_to_stderr, self.on_error);
+        if let Some(url) = &config.endpoint {
+            if url.starts_with("http://") && !is_loopback_url(url) && !config.headers.is_empty() {
+                reporter.notice(&format!(
+                    "warning: endpoint {} uses plain http to a non-loopback host; headers (and any API key) travel in clear text",
+                    redact_url(url)
+                ));
+            }
+        }
+        let shared = Arc::new(Shared {
+            counters: Default::default(),
+            reporter,
+            memory: Memory::new(config.queue_max_bytes),
+            tracker: Tracker::new(),
+            abort: Signal::new(),
+            closed: Default::default(),
+        });
+        let (queue, records) = Queue::bounded(config.queue_capacity, config.overflow);
+        let (control_tx, control_rx) = crossbeam_channel::unbounded();
+        let (jobs_tx, jobs_rx) = crossbeam_channel::bounded(config.max_in_flight);
+        let client = crate::send::http::Client::new(&config);
+        for i in 0..config.max_in_flight {
+            let sender = crate::send::Sender {
+                shared: shared.clone(),
+                codec: codec.clone(),
+                client: client.clone(),
+                gzip: config.gzip.then_some(config.gzip_level),
+                max_retries: config.max_retries,
+                backoff: Backoff {
+                    initial: config.retry_initial_backoff,
+                    max: config.retry_max_backoff,
+                },
+            };
+            let jobs = jobs_rx.clone();
+            spawn(format!("logship-sender-{i}"), move || sender.run(jobs))?;
+        }
+        drop(jobs_rx);
+        let batcher = Batcher::new(codec, config.max_event_bytes);
+        let linger = config.linger;
+        let worker_shared = shared.clone();
+        spawn("logship-batcher".into(), move || {
+            worker::run(worker_shared, batcher, linger, records, control_rx, jobs_tx)
+        })?;
+        let logship = Logship {
+            inner: Arc::new(Inner {
+                queue,
+                control: control_tx,
+                shared,
+                shutdown_timeout: config.shutdown_timeout,
+                report: OnceLock::new(),
+                shutting_down: Mutex::new(()),
+            }),
+        };
+        let guard = logship.guard();
+        Ok((logship, guard))
+    }
+
+    /// Builds the pipeline and a `tracing` layer feeding it.
+    #[cfg(feature = "tracing")]
+    pub fn build_layer(self) -> Result<(crate::LogshipLayer, Guard), BuildError> {
+        let (logship, guard) = self.build()?;
+        Ok((crate::LogshipLayer::new(logship), guard))
+    }
+
+    /// Builds the pipeline and a `log::Log` feeding it.
+    #[cfg(feature = "log")]
+    pub fn build_logger(self) -> Result<(crate::LogshipLogger, Guard), BuildError> {
+        let (logship, guard) = self.build()?;
+        Ok((crate::LogshipLogger::new(logship), guard))
+    }
+}
+
+fn spawn(name: String, f: impl FnOnce() + Send + 'static) -> Result<(), BuildError> {
+    thread::Builder::new()
+        .name(name.clone())
+        .spawn(f)
+        .map(drop)
+        .map_err(|source| BuildError::Spawn {
+            thread: name,
+            source,
+        })
+}

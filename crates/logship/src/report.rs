@@ -1,0 +1,112 @@
+//! Reports problems to the operator without going through the logging pipeline.
+//!
+//! Why it exists: delivery errors must be visible (stderr, `stats().last_error`, an
+//! optional callback) but must never be logged through `log` or `tracing`, which could feed
+//! them back into logship. Repeats of the same problem are rate-limited so a dead intake
+//! does not flood stderr.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::stats::Counters;
+
+/// A delivery problem, as passed to the error callback.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeliveryError {
+    /// HTTP status, when the intake answered.
+    pub status: Option<u16>,
+    /// What happened and what to do, without secrets.
+    pub message: String,
+    /// Events affected.
+    pub events: usize,
+    /// True when logship gave up on these events (not retried further).
+    pub permanent: bool,
+}
+
+/// Callback type for delivery errors.
+pub type ErrorCallback = Arc<dyn Fn(&DeliveryError) + Send + Sync>;
+
+const REPEAT_INTERVAL: Duration = Duration::from_secs(30);
+
+/// Rate-limited stderr reporting plus the optional callback.
+pub(crate) struct Reporter {
+    to_stderr: bool,
+    callback: Option<ErrorCallback>,
+    last_printed: Mutex<HashMap<String, Instant>>,
+}
+
+impl Reporter {
+    pub(crate) fn new(to_stderr: bool, callback: Option<ErrorCallback>) -> Self {
+        Reporter {
+            to_stderr,
+            callback,
+            last_printed: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Records the error in the counters, calls the callback, and prints it unless the
+    /// same kind (`key`) was printed in the last 30 s.
+    pub(crate) fn error(&self, counters: &Counters, key: &str, error: DeliveryError) {
+        counters.set_last_error(error.message.clone());
+        if let Some(cb) = &self.callback {
+            cb(&error);
+        }
+        if self.to_stderr && self.should_print(key) {
+            eprintln!("logship: {}", error.message);
+        }
+    }
+
+    /// Prints a one-off notice (start-up warnings, the shutdown report).
+    pub(crate) fn notice(&self, message: &str) {
+        if self.to_stderr {
+            eprintln!("logship: {message}");
+        }
+    }
+
+    fn should_print(&self, key: &str) -> bool {
+        let Ok(mut map) = self.last_printed.lock() else {
+            return true;
+        };
+        let now = Instant::now();
+        match map.get(key) {
+            Some(at) if now.duration_since(*at) < REPEAT_INTERVAL => false,
+            _ => {
+                map.insert(key.to_owned(), now);
+                true
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn repeats_are_rate_limited_but_callback_sees_every_error() {
+        let seen = Arc::new(AtomicUsize::new(0));
+        let seen2 = seen.clone();
+        let r = Reporter::new(
+            false,
+            Some(Arc::new(move |_| {
+                seen2.fetch_add(1, Ordering::SeqCst);
+            })),
+        );
+        assert!(r.should_print("401"));
+        assert!(!r.should_print("401"));
+        assert!(r.should_print("503"));
+        let c = Counters::default();
+        let e = DeliveryError {
+            status: Some(401),
+            message: "bad key".into(),
+            events: 3,
+            permanent: true,
+        };
+        r.error(&c, "401", e.clone());
+        r.error(&c, "401", e);
+        assert_eq!(seen.load(Ordering::SeqCst), 2);
+        assert_eq!(c.snapshot(0, 0).last_error.as_deref(), Some("bad key"));
+    }
+}

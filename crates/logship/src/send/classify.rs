@@ -1,0 +1,73 @@
+//! What an intake's response means for the batch that was sent.
+//!
+//! Why it exists: retrying a permanent error (a bad key, a wrong URL) wastes the intake's
+//! and the application's resources and hides the real problem; not retrying a transient
+//! one loses logs. Each vendor module maps statuses to an [`Outcome`]; this is the plain
+//! HTTP mapping most of them start from.
+
+/// What to do with a batch after a response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// The intake accepted it.
+    Delivered,
+    /// A transient failure: try again after a backoff.
+    Retry,
+    /// The intake will never accept it as sent: give up, report, count.
+    Permanent,
+    /// The request was too large: split the batch and send the halves.
+    TooLarge,
+}
+
+/// HTTP semantics: 2xx delivered; 408, 429 and 5xx (but 501 and 505) retried; 413 split;
+/// everything else (other 4xx, unexpected 1xx/3xx) permanent.
+pub(crate) fn http_default(status: u16) -> Outcome {
+    match status {
+        200..=299 => Outcome::Delivered,
+        408 | 429 => Outcome::Retry,
+        413 => Outcome::TooLarge,
+        501 | 505 => Outcome::Permanent,
+        500..=599 => Outcome::Retry,
+        _ => Outcome::Permanent,
+    }
+}
+
+/// A hint for the operator about a permanent status.
+pub(crate) fn hint(status: u16) -> &'static str {
+    match status {
+        400 => "the intake rejected the request as malformed: check the vendor and format settings",
+        401 | 403 => "the credentials were rejected: check the API key or authorization header",
+        404 => "the endpoint was not found: check the endpoint URL and its path",
+        405 => "the endpoint does not accept POST: check the endpoint URL",
+        300..=399 => "the endpoint redirects, which logship does not follow for POSTs: set the final URL as the endpoint",
+        _ => "the intake will not accept these events as sent",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_map_to_outcomes() {
+        for (status, want) in [
+            (200, Outcome::Delivered),
+            (202, Outcome::Delivered),
+            (204, Outcome::Delivered),
+            (408, Outcome::Retry),
+            (429, Outcome::Retry),
+            (500, Outcome::Retry),
+            (502, Outcome::Retry),
+            (503, Outcome::Retry),
+            (504, Outcome::Retry),
+            (501, Outcome::Permanent),
+            (400, Outcome::Permanent),
+            (401, Outcome::Permanent),
+            (403, Outcome::Permanent),
+            (404, Outcome::Permanent),
+            (302, Outcome::Permanent),
+            (413, Outcome::TooLarge),
+        ] {
+            assert_eq!(http_default(status), want, "status {status}");
+        }
+    }
+}

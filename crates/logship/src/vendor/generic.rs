@@ -1,0 +1,127 @@
+//! Generic intakes: NDJSON and JSON array, to any URL.
+//!
+//! Why it exists: many collectors (Vector's `http_server`, Fluent Bit's `http` input,
+//! Logstash, custom services) accept plain JSON events. The event shape is documented in
+//! the README:
+//!
+//! ```json
+//! {"timestamp":"2026-11-29T21:55:57.123Z","level":"INFO","target":"app::orders",
+//!  "message":"order placed","order_id":42,
+//!  "spans":[{"name":"request","method":"POST"}]}
+//! ```
+//!
+//! Event fields are top-level keys; a field whose name is one of the reserved keys
+//! (`timestamp`, `level`, `target`, `message`, `spans`) is written as `field.<name>`.
+//! Enclosing spans, outermost first, are listed in `spans` with their fields.
+
+use super::Limits;
+use crate::json;
+use crate::record::{Entry, Record};
+use crate::send::classify::{self, Outcome};
+
+/// Generic intakes have no limit of their own beyond the configured batch triggers.
+pub(super) const LIMITS: Limits = Limits {
+    max_records: usize::MAX,
+    max_body_bytes: usize::MAX,
+};
+
+/// Media type of an NDJSON body.
+pub(super) const NDJSON_CONTENT_TYPE: &str = "application/x-ndjson";
+/// Media type of a JSON-array body.
+pub(super) const ARRAY_CONTENT_TYPE: &str = "application/json";
+
+const RESERVED: [&str; 5] = ["timestamp", "level", "target", "message", "spans"];
+
+/// Appends one event as a JSON object followed by a newline.
+pub(super) fn push_ndjson(body: &mut Vec<u8>, record: &Record) {
+    write_object(body, record);
+    body.push(b'\n');
+}
+
+/// Appends one event as an element of a JSON array.
+pub(super) fn push_array_item(body: &mut Vec<u8>, record: &Record, first: bool) {
+    if !first {
+        body.push(b',');
+    }
+    write_object(body, record);
+}
+
+/// Writes the generic event object.
+pub(crate) fn write_object(out: &mut Vec<u8>, record: &Record) {
+    out.extend_from_slice(b"{\"timestamp\":\"");
+    json::rfc3339_millis(out, record.timestamp_nanos());
+    out.extend_from_slice(b"\",\"level\":\"");
+    out.extend_from_slice(record.level().as_str().as_bytes());
+    out.extend_from_slice(b"\",\"target\":");
+    json::string(out, record.target());
+    out.extend_from_slice(b",\"message\":");
+    json::string(out, record.message_str());
+    let mut in_span = false;
+    for entry in record.entries() {
+        match entry {
+            Entry::Message(_) => {}
+            Entry::Field(key, value) => {
+                out.push(b',');
+                if !in_span && RESERVED.contains(&key) {
+                    let mut k = String::with_capacity(key.len() + 6);
+                    k.push_str("field.");
+                    k.push_str(key);
+                    json::string(out, &k);
+                } else {
+                    json::string(out, key);
+                }
+                out.push(b':');
+                json::value(out, value);
+            }
+            Entry::Span(name) => {
+                out.extend_from_slice(if in_span { b"}," } else { b",\"spans\":[" });
+                in_span = true;
+                out.extend_from_slice(b"{\"name\":");
+                json::string(out, name);
+            }
+        }
+    }
+    if in_span {
+        out.extend_from_slice(b"}]");
+    }
+    out.push(b'}');
+}
+
+/// Generic intakes follow HTTP semantics.
+pub(super) fn classify(status: u16) -> Outcome {
+    classify::http_default(status)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Level;
+
+    #[test]
+    fn object_shape_is_documented_json() {
+        let mut r = Record::new(Level::Info, "app::orders");
+        r.set_timestamp_nanos(1_700_000_000_123_000_000)
+            .message("order \"placed\"\n")
+            .field("order_id", 42u64)
+            .field("level", "shadowed")
+            .span("request")
+            .field("method", "POST")
+            .span("db")
+            .field("rows", 3i64);
+        let mut out = Vec::new();
+        write_object(&mut out, &r);
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "timestamp": "2023-11-14T22:13:20.123Z",
+                "level": "INFO",
+                "target": "app::orders",
+                "message": "order \"placed\"\n",
+                "order_id": 42,
+                "field.level": "shadowed",
+                "spans": [{"name": "request", "method": "POST"}, {"name": "db", "rows": 3}]
+            })
+        );
+    }
+}

@@ -1,0 +1,126 @@
+//! The batcher thread: drains the queue, cuts batches, hands them to the senders.
+//!
+//! Why it exists: batching needs one owner of the "current batch" and its linger
+//! deadline. This thread blocks on the queue, a control channel and the linger deadline
+//! together (`select!`), so an idle pipeline uses no CPU, and it never does network I/O:
+//! when every sender is busy it waits for one, and the queue absorbs the burst.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{select, Receiver, Sender};
+
+use crate::batch::{Batch, Batcher};
+use crate::record::Record;
+use crate::shared::Shared;
+use crate::stats::Counters;
+
+/// A batch on its way to a sender, with its sequence number for flush tracking.
+pub(crate) struct Job {
+    pub seq: u64,
+    pub batch: Batch,
+}
+
+/// Requests from the handle to the batcher.
+pub(crate) enum Control {
+    /// Ship everything queued now; reply with the last batch's sequence number.
+    Flush(Sender<u64>),
+    /// Ship everything queued, then stop.
+    Shutdown,
+}
+
+/// Runs the batcher until shutdown (or until every handle is gone).
+pub(crate) fn run(
+    shared: Arc<Shared>,
+    mut batcher: Batcher,
+    linger: Duration,
+    records: Receiver<Record>,
+    control: Receiver<Control>,
+    jobs: Sender<Job>,
+) {
+    crate::reentrancy::mark_current_thread();
+    let mut emit = |batch: Batch| hand_off(&shared, &jobs, batch);
+    loop {
+        let deadline = batcher.deadline(linger);
+        let event = match deadline {
+            Some(at) => select! {
+                recv(records) -> r => Event::Record(r.ok()),
+                recv(control) -> c => Event::Control(c.ok()),
+                default(at.saturating_duration_since(Instant::now())) => Event::Linger,
+            },
+            None => select! {
+                recv(records) -> r => Event::Record(r.ok()),
+                recv(control) -> c => Event::Control(c.ok()),
+            },
+        };
+        match event {
+            Event::Record(Some(record)) => {
+                shared.memory.notify_room();
+                add(&shared, &mut batcher, record, &mut emit);
+            }
+            Event::Linger => batcher.cut(&mut emit),
+            Event::Control(Some(Control::Flush(reply))) => {
+                drain(&shared, &mut batcher, &records, &mut emit);
+                batcher.cut(&mut emit);
+                let _ = reply.send(shared.tracker.last_seq());
+            }
+            Event::Control(Some(Control::Shutdown))
+            | Event::Control(None)
+            | Event::Record(None) => {
+                drain(&shared, &mut batcher, &records, &mut emit);
+                batcher.cut(&mut emit);
+                break;
+            }
+        }
+    }
+    drop(jobs);
+    shared.tracker.batcher_done();
+}
+
+enum Event {
+    Record(Option<Record>),
+    Control(Option<Control>),
+    Linger,
+}
+
+fn add(shared: &Shared, batcher: &mut Batcher, record: Record, emit: &mut impl FnMut(Batch)) {
+    let effects = batcher.push(record, Instant::now(), emit);
+    if effects.truncated {
+        Counters::add(&shared.counters.truncated, 1);
+    }
+}
+
+/// Takes everything already in the queue.
+fn drain(
+    shared: &Shared,
+    batcher: &mut Batcher,
+    records: &Receiver<Record>,
+    emit: &mut impl FnMut(Batch),
+) {
+    while let Ok(record) = records.try_recv() {
+        add(shared, batcher, record, emit);
+    }
+    shared.memory.notify_room();
+}
+
+/// Gives a batch to the senders, waiting while all are busy. If shutdown has run out of
+/// time, the batch is settled as abandoned instead.
+fn hand_off(shared: &Shared, jobs: &Sender<Job>, batch: Batch) {
+    let seq = shared.tracker.open();
+    Counters::add(&shared.counters.batches, 1);
+    let mut job = Job { seq, batch };
+    loop {
+        if shared.abort.is_raised() {
+            crate::send::abandon(shared, job);
+            return;
+        }
+        match jobs.send_timeout(job, Duration::from_millis(100)) {
+            Ok(()) => return,
+            Err(crossbeam_channel::SendTimeoutError::Timeout(j)) => job = j,
+            Err(crossbeam_channel::SendTimeoutError::Disconnected(j)) => {
+                crate::send::abandon(shared, j);
+                return;
+            }
+        }
+    }
+}
