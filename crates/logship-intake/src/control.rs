@@ -1,0 +1,123 @@
+//! HTTP control endpoints under `/_intake/`.
+//!
+//! When logship runs in a child process (CLI tests, the demo), the test cannot
+//! call [`Intake`](crate::Intake) methods across the process boundary; these
+//! endpoints expose the same knobs over plain HTTP. Control requests are never
+//! delayed, paused, faulted or counted as intake requests.
+//!
+//! | Endpoint | Effect |
+//! |---|---|
+//! | `GET /_intake/stats` | [`IntakeStats`](crate::IntakeStats) as JSON |
+//! | `POST /_intake/fail?count=N&status=S[&retry_after=SECS]` | next N requests get status S (body = this request's body) |
+//! | `POST /_intake/close?count=N` | next N requests are read, then the connection is closed unanswered |
+//! | `POST /_intake/pause` / `POST /_intake/resume` | hold / release answers |
+//! | `POST /_intake/delay?ms=N` | delay every answer by N ms |
+//! | `POST /_intake/reset` | clear recorded state and counters |
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::faults::Fault;
+use crate::http::{Request, Response};
+use crate::state::Shared;
+
+/// Path prefix reserved for control endpoints.
+pub(crate) const PREFIX: &str = "/_intake/";
+
+/// Answers one control request.
+pub(crate) fn handle(shared: &Shared, req: &Request) -> Response {
+    let endpoint = req.path().strip_prefix(PREFIX).unwrap_or("");
+    let expected_method = match endpoint {
+        "stats" => "GET",
+        "fail" | "close" | "pause" | "resume" | "delay" | "reset" => "POST",
+        _ => return Response::error(404, &format!("unknown control endpoint {:?}", req.path())),
+    };
+    if req.method != expected_method {
+        let mut resp = Response::error(405, &format!("{} requires {expected_method}", req.path()));
+        resp.headers.push(("Allow".into(), expected_method.into()));
+        return resp;
+    }
+    match run(shared, endpoint, req) {
+        Ok(resp) => resp,
+        Err(message) => Response::error(400, &message),
+    }
+}
+
+fn run(shared: &Shared, endpoint: &str, req: &Request) -> Result<Response, String> {
+    let ok = || Response::json(200, &json!({ "ok": true }));
+    match endpoint {
+        "stats" => {
+            let stats = serde_json::to_value(shared.stats()).map_err(|e| e.to_string())?;
+            Ok(Response::json(200, &stats))
+        }
+        "fail" => {
+            let count = count_param(req)?;
+            let status: u16 = required_param(req, "status")?;
+            if !(200..=599).contains(&status) {
+                return Err(format!("status {status} out of range 200..=599"));
+            }
+            let mut headers = Vec::new();
+            if req.query_param("retry_after").is_some() {
+                let secs: u64 = required_param(req, "retry_after")?;
+                headers.push(("Retry-After".to_string(), secs.to_string()));
+            }
+            let body = String::from_utf8_lossy(&req.body).into_owned();
+            if !body.is_empty() {
+                let ct = if serde_json::from_str::<serde_json::Value>(&body).is_ok() {
+                    "application/json"
+                } else {
+                    "text/plain; charset=utf-8"
+                };
+                headers.push(("Content-Type".to_string(), ct.to_string()));
+            }
+            shared.fail_next(
+                count,
+                Fault::Status {
+                    status,
+                    headers,
+                    body,
+                },
+            );
+            Ok(ok())
+        }
+        "close" => {
+            shared.fail_next(count_param(req)?, Fault::CloseConnection);
+            Ok(ok())
+        }
+        "pause" => {
+            shared.set_paused(true);
+            Ok(ok())
+        }
+        "resume" => {
+            shared.set_paused(false);
+            Ok(ok())
+        }
+        "delay" => {
+            let ms: u64 = required_param(req, "ms")?;
+            shared.set_delay(Duration::from_millis(ms));
+            Ok(ok())
+        }
+        "reset" => {
+            shared.reset();
+            Ok(ok())
+        }
+        _ => Err(format!("unknown control endpoint {endpoint:?}")),
+    }
+}
+
+/// `count` query parameter, defaulting to 1.
+fn count_param(req: &Request) -> Result<usize, String> {
+    match req.query_param("count") {
+        None => Ok(1),
+        Some(_) => required_param(req, "count"),
+    }
+}
+
+fn required_param<T: std::str::FromStr>(req: &Request, name: &str) -> Result<T, String> {
+    let raw = req
+        .query_param(name)
+        .ok_or_else(|| format!("missing query parameter {name:?}"))?;
+    raw.parse()
+        .map_err(|_| format!("invalid value {raw:?} for query parameter {name:?}"))
+}

@@ -1,0 +1,449 @@
+//! The listener, one thread per connection, and orderly shutdown.
+//!
+//! The intake is a real HTTP/1.1 server so logship is exercised through a real
+//! TCP stack: connection reuse, concurrency and socket failures behave as in
+//! production. It binds only to 127.0.0.1. Each accepted connection gets a
+//! thread that serves requests until the client closes, asks for
+//! `Connection: close`, idles past [`IDLE_TIMEOUT`], or the [`Intake`] is
+//! dropped; dropping it wakes every blocked thread and joins them.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::io::{BufReader, Read};
+use std::net::{Ipv4Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::{self, JoinHandle};
+use std::time::Duration;
+
+use crate::control;
+use crate::faults::Fault;
+use crate::http::{self, ReadError, Request, Response};
+use crate::protocol::Protocol;
+use crate::state::{
+    ConnTrack, IntakeStats, ObserverFn, Outcome, ReceivedEvent, RequestRecord, Shared,
+};
+
+/// Largest request body accepted on the wire (413 beyond).
+pub const MAX_BODY_BYTES: u64 = 64 * 1024 * 1024;
+/// A connection idle (or stalled mid-request) this long is closed, so
+/// abandoned keep-alive connections do not pin threads forever.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+/// Longest time spent draining a rejected request before closing its socket.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
+/// Most bytes drained from a rejected request before closing its socket.
+const DRAIN_LIMIT: usize = 4 * 1024 * 1024;
+
+/// How to start an [`Intake`].
+#[derive(Clone, Debug)]
+pub struct IntakeConfig {
+    /// Port on 127.0.0.1; 0 picks a free port (see [`Intake::addr`]).
+    pub port: u16,
+    /// Delay added before answering each request (changeable later with
+    /// [`Intake::set_delay`]), to emulate a slow intake.
+    pub delay: Duration,
+    /// Keep every event and request record in memory (default `true`). Turn
+    /// off for long benchmarks: only counters are kept, so memory stays
+    /// bounded, and [`Intake::events`] / [`Intake::requests`] stay empty.
+    pub keep_events: bool,
+}
+
+impl Default for IntakeConfig {
+    fn default() -> Self {
+        IntakeConfig {
+            port: 0,
+            delay: Duration::ZERO,
+            keep_events: true,
+        }
+    }
+}
+
+/// Open connections, so shutdown can unblock their threads.
+type ConnMap = Arc<Mutex<HashMap<u64, TcpStream>>>;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A running intake server. Dropping it stops the server: the listener is
+/// closed, open connections are shut down, and all threads are joined.
+pub struct Intake {
+    shared: Arc<Shared>,
+    addr: SocketAddr,
+    accept: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Intake {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Intake")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Intake {
+    /// Binds 127.0.0.1:`cfg.port` and starts serving in background threads.
+    pub fn start(cfg: IntakeConfig) -> std::io::Result<Intake> {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, cfg.port))?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Shared::new(cfg.keep_events, cfg.delay));
+        let accept = {
+            let shared = Arc::clone(&shared);
+            thread::Builder::new()
+                .name(format!("logship-intake-accept-{}", addr.port()))
+                .spawn(move || accept_loop(listener, shared))?
+        };
+        Ok(Intake {
+            shared,
+            addr,
+            accept: Some(accept),
+        })
+    }
+
+    /// The bound address (always 127.0.0.1).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://127.0.0.1:PORT` followed by `path` (which should start with `/`).
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+
+    /// Accepted events in arrival order (empty when `keep_events` is off).
+    pub fn events(&self) -> Vec<ReceivedEvent> {
+        self.shared.events()
+    }
+
+    /// Every intake request (accepted, rejected, faulted, malformed) in
+    /// arrival order (empty when `keep_events` is off).
+    pub fn requests(&self) -> Vec<RequestRecord> {
+        self.shared.requests()
+    }
+
+    /// Protocol violations, each prefixed with the offending request's
+    /// method and target (at most 10 000 are kept; `stats().violations` counts all).
+    pub fn violations(&self) -> Vec<String> {
+        self.shared.violations()
+    }
+
+    /// Snapshot of the counters.
+    pub fn stats(&self) -> IntakeStats {
+        self.shared.stats()
+    }
+
+    /// Blocks until at least `n` events were accepted (since start or the last
+    /// [`reset`](Self::reset)) or `timeout` passes; returns whether they were.
+    pub fn wait_for_events(&self, n: usize, timeout: Duration) -> bool {
+        self.shared.wait_until(timeout, |s| s.events >= n as u64)
+    }
+
+    /// Blocks until at least `n` intake requests have been received (body
+    /// fully read, not necessarily answered) or `timeout` passes.
+    pub fn wait_for_requests(&self, n: usize, timeout: Duration) -> bool {
+        self.shared.wait_until(timeout, |s| s.requests >= n as u64)
+    }
+
+    /// Peak number of requests handled at once, each counted from the end of
+    /// its body until its response was written (so including delay and pause).
+    pub fn max_concurrency(&self) -> usize {
+        usize::try_from(self.shared.stats().max_concurrency).unwrap_or(usize::MAX)
+    }
+
+    /// Sets the delay added before answering each request from now on.
+    pub fn set_delay(&self, d: Duration) {
+        self.shared.set_delay(d);
+    }
+
+    /// Holds every answer (requests are still read and recorded with status 0)
+    /// until [`resume`](Self::resume). Control endpoints keep answering.
+    pub fn pause(&self) {
+        self.shared.set_paused(true);
+    }
+
+    /// Releases the requests held by [`pause`](Self::pause).
+    pub fn resume(&self) {
+        self.shared.set_paused(false);
+    }
+
+    /// Serves `fault` to the next `n` intake requests instead of the normal
+    /// answer; their events are not recorded as accepted. Calls queue up.
+    pub fn fail_next(&self, n: usize, fault: Fault) {
+        self.shared.fail_next(n, fault);
+    }
+
+    /// Installs a callback run for each accepted event with its arrival time,
+    /// e.g. to measure end-to-end latency without keeping events. Replaces
+    /// any previous observer. It runs on connection threads before the
+    /// response is written, so it should be quick.
+    pub fn set_observer(&self, f: Box<ObserverFn>) {
+        self.shared.set_observer(Arc::from(f));
+    }
+
+    /// Clears recorded events, requests, violations and counters. Settings
+    /// (delay, pause, pending faults, observer) are kept; requests in flight
+    /// during the reset are not counted afterwards.
+    pub fn reset(&self) {
+        self.shared.reset();
+    }
+
+    /// One-paragraph human summary of what was received, printed by
+    /// `logship intake` when it stops.
+    pub fn summary(&self) -> String {
+        let s = self.stats();
+        let mut out = format!(
+            "logship-intake on {}: {} request{} ({} rejected) on {} connection{} carried {} event{}; \
+             {} on the wire, {} decoded",
+            self.addr,
+            s.requests,
+            plural(s.requests),
+            s.rejected_requests,
+            s.connections,
+            plural(s.connections),
+            s.events,
+            plural(s.events),
+            human_bytes(s.bytes_wire),
+            human_bytes(s.bytes_decoded),
+        );
+        if s.bytes_wire > 0 && s.bytes_decoded > 0 {
+            let _ = write!(
+                out,
+                " (compression ratio {:.2}x)",
+                s.bytes_decoded as f64 / s.bytes_wire as f64
+            );
+        }
+        let _ = write!(out, "; max concurrency {}; ", s.max_concurrency);
+        if s.violations == 0 {
+            out.push_str("no protocol violations.");
+        } else {
+            let _ = write!(
+                out,
+                "{} protocol violation{}",
+                s.violations,
+                plural(s.violations)
+            );
+            if let Some(first) = self.violations().first() {
+                let _ = write!(out, " (first: {first})");
+            }
+            out.push('.');
+        }
+        out
+    }
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64;
+    let mut unit = "B";
+    for u in UNITS {
+        if v < 1024.0 {
+            break;
+        }
+        v /= 1024.0;
+        unit = u;
+    }
+    format!("{v:.1} {unit}")
+}
+
+impl Drop for Intake {
+    fn drop(&mut self) {
+        self.shared.begin_shutdown();
+        // Wake the blocking accept() so the accept thread sees the flag.
+        let woke = TcpStream::connect_timeout(&self.addr, Duration::from_secs(2)).is_ok();
+        if let Some(handle) = self.accept.take() {
+            // If the wake-up connection failed, accept() may never return:
+            // detach rather than hang the dropping thread.
+            if woke {
+                let _ = handle.join();
+            }
+        }
+    }
+}
+
+/// Accepts connections until shutdown, then closes them all and joins their threads.
+fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+    let conns: ConnMap = Arc::default();
+    let mut workers: Vec<JoinHandle<()>> = Vec::new();
+    loop {
+        let accepted = listener.accept();
+        if shared.is_shutdown() {
+            break;
+        }
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(_) => {
+                // Typically out of file descriptors: back off instead of spinning.
+                thread::sleep(Duration::from_millis(10));
+                continue;
+            }
+        };
+        let conn = shared.new_connection();
+        let Ok(registered) = stream.try_clone() else {
+            continue;
+        };
+        lock(&conns).insert(conn.id, registered);
+        let id = conn.id;
+        let spawned = {
+            let shared = Arc::clone(&shared);
+            let conns = Arc::clone(&conns);
+            thread::Builder::new()
+                .name(format!("logship-intake-conn-{id}"))
+                .spawn(move || {
+                    // Deregister even if a user observer panics on this thread,
+                    // so the registered clone does not keep the socket open.
+                    let _deregister = Deregister { conns, id };
+                    serve_connection(&shared, stream, conn);
+                })
+        };
+        match spawned {
+            Ok(handle) => {
+                workers.retain(|h| !h.is_finished());
+                workers.push(handle);
+            }
+            Err(_) => {
+                if let Some(s) = lock(&conns).remove(&id) {
+                    let _ = s.shutdown(Shutdown::Both);
+                }
+            }
+        }
+    }
+    drop(listener);
+    let open: Vec<TcpStream> = lock(&conns).drain().map(|(_, s)| s).collect();
+    for s in open {
+        let _ = s.shutdown(Shutdown::Both);
+    }
+    for handle in workers {
+        let _ = handle.join();
+    }
+}
+
+/// Removes a connection from the shutdown registry when its thread ends.
+struct Deregister {
+    conns: ConnMap,
+    id: u64,
+}
+
+impl Drop for Deregister {
+    fn drop(&mut self) {
+        lock(&self.conns).remove(&self.id);
+    }
+}
+
+/// Serves requests on one keep-alive connection until it ends.
+fn serve_connection(shared: &Arc<Shared>, stream: TcpStream, mut conn: ConnTrack) {
+    let _ = stream.set_read_timeout(Some(IDLE_TIMEOUT));
+    let _ = stream.set_write_timeout(Some(IDLE_TIMEOUT));
+    let _ = stream.set_nodelay(true);
+    let Ok(read_half) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(read_half);
+    let mut writer = stream;
+    while !shared.is_shutdown() {
+        let req = match http::read_request(&mut reader, &mut writer, MAX_BODY_BYTES) {
+            Ok(Some(req)) => req,
+            Ok(None) | Err(ReadError::Io(_)) => break,
+            Err(ReadError::Bad {
+                status,
+                message,
+                partial,
+            }) => {
+                shared.record_malformed(&mut conn, &partial, status, &message);
+                let _ = http::write_response(&mut writer, &Response::error(status, &message), true);
+                close_gracefully(&writer, &mut reader);
+                return;
+            }
+        };
+        let close = req.wants_close();
+        let keep_going = if req.path().starts_with(control::PREFIX) {
+            let resp = control::handle(shared, &req);
+            http::write_response(&mut writer, &resp, close).is_ok()
+        } else {
+            serve_intake(shared, &mut conn, &req, &mut writer, close)
+        };
+        if !keep_going || close {
+            break;
+        }
+    }
+    let _ = writer.shutdown(Shutdown::Both);
+}
+
+/// Handles one intake request: record, validate, delay/pause, fault, answer.
+/// Returns whether the connection can serve another request.
+fn serve_intake(
+    shared: &Arc<Shared>,
+    conn: &mut ConnTrack,
+    req: &Request,
+    writer: &mut TcpStream,
+    close: bool,
+) -> bool {
+    let ticket = shared.begin(conn, req);
+    let (response, mut outcome) = match Protocol::route(req.path()).handle(req) {
+        Ok(accepted) => {
+            let outcome = Outcome {
+                status: accepted.response.status,
+                events: accepted.events,
+                decoded_bytes: Some(accepted.decoded_bytes),
+                violation: None,
+            };
+            (Some(accepted.response), outcome)
+        }
+        Err(rejection) => {
+            let outcome = Outcome {
+                status: rejection.response.status,
+                events: Vec::new(),
+                decoded_bytes: rejection.decoded_bytes,
+                violation: Some(rejection.violation),
+            };
+            (Some(rejection.response), outcome)
+        }
+    };
+    let response = match &ticket.fault {
+        Some(fault) => {
+            outcome.status = fault.status();
+            outcome.events.clear();
+            fault.response()
+        }
+        None => response,
+    };
+    if !shared.hold() {
+        return false; // shutting down
+    }
+    ticket.commit(outcome);
+    let keep_going = match response {
+        Some(resp) => http::write_response(writer, &resp, close).is_ok(),
+        None => {
+            let _ = writer.shutdown(Shutdown::Both);
+            false
+        }
+    };
+    drop(ticket); // the request stops counting as in flight once answered
+    keep_going
+}
+
+/// Closes a connection whose framing is lost, after the error response was
+/// written: half-close, then drain what the client is still sending so the
+/// kernel does not reset the connection before the client reads the answer.
+fn close_gracefully(writer: &TcpStream, reader: &mut BufReader<TcpStream>) {
+    let _ = writer.shutdown(Shutdown::Write);
+    let _ = reader.get_ref().set_read_timeout(Some(DRAIN_TIMEOUT));
+    let mut sink = [0u8; 8192];
+    let mut drained = 0;
+    while drained < DRAIN_LIMIT {
+        match reader.read(&mut sink) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => drained += n,
+        }
+    }
+    let _ = writer.shutdown(Shutdown::Both);
+}

@@ -1,0 +1,434 @@
+//! Shared recorded state: what the intake received, its counters, and the
+//! knobs (delay, pause, faults) that change how it answers.
+//!
+//! Tests observe logship through this state, so every change is made under one
+//! mutex and announced on one condvar: [`Intake::wait_for_events`] and friends
+//! block on it instead of sleep-polling, and `pause`/`resume` and shutdown wake
+//! held requests through it too.
+//!
+//! [`Intake::wait_for_events`]: crate::Intake::wait_for_events
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::Value;
+
+use crate::faults::{Fault, FaultQueue};
+use crate::http::{find_header, PartialHead, Request};
+
+/// Most violation messages kept in memory; the counter keeps counting beyond.
+const MAX_STORED_VIOLATIONS: usize = 10_000;
+
+/// Callback type for [`Intake::set_observer`](crate::Intake::set_observer):
+/// called with every accepted event and the time its request arrived.
+pub type ObserverFn = dyn Fn(&Value, SystemTime) + Send + Sync;
+
+/// Shared form of the observer, cloned out of the lock before being called.
+pub(crate) type Observer = Arc<ObserverFn>;
+
+/// One event accepted by the intake.
+#[derive(Clone, Debug)]
+pub struct ReceivedEvent {
+    /// The event as decoded from the request body (a JSON object).
+    pub value: Value,
+    /// [`RequestRecord::id`] of the request that carried it.
+    pub request_id: u64,
+    /// When the request body had been fully read.
+    pub arrival: SystemTime,
+}
+
+/// One intake request (control requests under `/_intake/` are not recorded).
+///
+/// The record is created as soon as the body has been read, with `status` 0,
+/// and completed when the answer is decided; so while the intake is paused
+/// the held requests are visible with `status == 0`.
+#[derive(Clone, Debug)]
+pub struct RequestRecord {
+    /// Unique, increasing request id (not reset by [`Intake::reset`](crate::Intake::reset)).
+    pub id: u64,
+    /// Request method as sent.
+    pub method: String,
+    /// Request target, path plus query string.
+    pub path: String,
+    /// Request headers in wire order, names lowercased.
+    pub headers: Vec<(String, String)>,
+    /// Body size as sent on the wire (before decompression; de-chunked).
+    pub body_bytes: usize,
+    /// Body size after `Content-Encoding` decoding (0 if decoding failed).
+    pub decoded_bytes: usize,
+    /// Number of events accepted from this request.
+    pub events: usize,
+    /// Status answered; 0 while not answered yet or when the connection was
+    /// closed without an answer ([`Fault::CloseConnection`]).
+    pub status: u16,
+    /// When the body had been fully read.
+    pub arrival: SystemTime,
+    /// Monotonic twin of `arrival`, for measuring intervals between requests.
+    pub arrival_instant: Instant,
+    /// Id of the TCP connection the request came on; equal ids mean the
+    /// client reused a keep-alive connection.
+    pub connection_id: u64,
+}
+
+impl RequestRecord {
+    /// First value of header `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        find_header(&self.headers, name)
+    }
+}
+
+/// Aggregate counters, kept even when events are not (`keep_events: false`).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct IntakeStats {
+    /// Intake requests received (every one, including rejected and faulted).
+    pub requests: u64,
+    /// Events accepted.
+    pub events: u64,
+    /// Request body bytes as sent on the wire.
+    pub bytes_wire: u64,
+    /// Request body bytes after decompression (requests whose body decoded).
+    pub bytes_decoded: u64,
+    /// Requests answered with a non-2xx status or not answered at all.
+    pub rejected_requests: u64,
+    /// Protocol violations detected (see [`Intake::violations`](crate::Intake::violations)).
+    pub violations: u64,
+    /// Peak number of requests handled at once.
+    pub max_concurrency: u64,
+    /// Connections that carried at least one intake request.
+    pub connections: u64,
+}
+
+/// Everything guarded by the state mutex.
+#[derive(Default)]
+struct Inner {
+    events: Vec<ReceivedEvent>,
+    requests: Vec<RequestRecord>,
+    violations: Vec<String>,
+    stats: IntakeStats,
+    in_flight: usize,
+    paused: bool,
+    delay: Duration,
+    faults: FaultQueue,
+    /// Bumped by `reset`, so requests in flight across a reset do not add
+    /// their results to the fresh counters.
+    epoch: u64,
+    shutdown: bool,
+}
+
+/// State shared by the [`Intake`](crate::Intake) handle and all server threads.
+pub(crate) struct Shared {
+    inner: Mutex<Inner>,
+    cond: Condvar,
+    keep_events: bool,
+    shutdown: AtomicBool,
+    observer: Mutex<Option<Observer>>,
+    next_request_id: AtomicU64,
+    next_connection_id: AtomicU64,
+}
+
+/// Per-connection bookkeeping owned by the connection thread.
+pub(crate) struct ConnTrack {
+    /// Connection id given at accept time.
+    pub id: u64,
+    /// Epoch in which this connection was last counted in `stats.connections`.
+    counted_epoch: Option<u64>,
+}
+
+/// A request between "body read" and "answered": holds its slot in the
+/// concurrency gauge until dropped.
+pub(crate) struct Ticket {
+    shared: Arc<Shared>,
+    id: u64,
+    epoch: u64,
+    arrival: SystemTime,
+    /// Fault to serve instead of the normal answer.
+    pub fault: Option<Fault>,
+    /// Request description used to prefix violation messages.
+    label: String,
+}
+
+/// The result of handling a request, to be recorded by [`Ticket::commit`].
+pub(crate) struct Outcome {
+    /// Status answered (0 = closed without answering).
+    pub status: u16,
+    /// Events to record as accepted.
+    pub events: Vec<Value>,
+    /// Decoded body size, if decoding succeeded.
+    pub decoded_bytes: Option<usize>,
+    /// Protocol violation found in the request, if any.
+    pub violation: Option<String>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panicking observer must not make the whole intake unusable.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Shared {
+    pub fn new(keep_events: bool, delay: Duration) -> Shared {
+        Shared {
+            inner: Mutex::new(Inner {
+                delay,
+                ..Inner::default()
+            }),
+            cond: Condvar::new(),
+            keep_events,
+            shutdown: AtomicBool::new(false),
+            observer: Mutex::new(None),
+            next_request_id: AtomicU64::new(1),
+            next_connection_id: AtomicU64::new(1),
+        }
+    }
+
+    /// Allocates the id for a newly accepted connection.
+    pub fn new_connection(&self) -> ConnTrack {
+        ConnTrack {
+            id: self.next_connection_id.fetch_add(1, Ordering::Relaxed),
+            counted_epoch: None,
+        }
+    }
+
+    /// Whether the intake is shutting down.
+    pub fn is_shutdown(&self) -> bool {
+        self.shutdown.load(Ordering::SeqCst)
+    }
+
+    /// Flags shutdown and wakes every waiting thread (paused or delayed requests).
+    pub fn begin_shutdown(&self) {
+        let mut inner = lock(&self.inner);
+        inner.shutdown = true;
+        self.shutdown.store(true, Ordering::SeqCst);
+        drop(inner);
+        self.cond.notify_all();
+    }
+
+    /// Registers a request whose body has been fully read: assigns its id,
+    /// records it (status 0), counts it and takes a fault if one is pending.
+    pub fn begin(self: &Arc<Self>, conn: &mut ConnTrack, req: &Request) -> Ticket {
+        let id = self.next_request_id.fetch_add(1, Ordering::Relaxed);
+        let arrival = SystemTime::now();
+        let arrival_instant = Instant::now();
+        let mut inner = lock(&self.inner);
+        let epoch = inner.epoch;
+        if conn.counted_epoch != Some(epoch) {
+            conn.counted_epoch = Some(epoch);
+            inner.stats.connections += 1;
+        }
+        inner.stats.requests += 1;
+        inner.stats.bytes_wire += req.body.len() as u64;
+        inner.in_flight += 1;
+        let in_flight = inner.in_flight as u64;
+        if in_flight > inner.stats.max_concurrency {
+            inner.stats.max_concurrency = in_flight;
+        }
+        let fault = inner.faults.take();
+        if self.keep_events {
+            inner.requests.push(RequestRecord {
+                id,
+                method: req.method.clone(),
+                path: req.target.clone(),
+                headers: req.headers.clone(),
+                body_bytes: req.body.len(),
+                decoded_bytes: 0,
+                events: 0,
+                status: 0,
+                arrival,
+                arrival_instant,
+                connection_id: conn.id,
+            });
+        }
+        drop(inner);
+        self.cond.notify_all();
+        Ticket {
+            shared: Arc::clone(self),
+            id,
+            epoch,
+            arrival,
+            fault,
+            label: format!("{} {}", req.method, req.target),
+        }
+    }
+
+    /// Records a request that could not even be parsed (it never gets a
+    /// [`Ticket`]): counts it, its violation and its rejection.
+    pub fn record_malformed(
+        &self,
+        conn: &mut ConnTrack,
+        partial: &PartialHead,
+        status: u16,
+        message: &str,
+    ) {
+        let id = self.next_request_id.fetch_add(1, Ordering::Relaxed);
+        let label = if partial.method.is_empty() {
+            "malformed request".to_string()
+        } else {
+            format!("{} {}", partial.method, partial.target)
+        };
+        let mut inner = lock(&self.inner);
+        let epoch = inner.epoch;
+        if conn.counted_epoch != Some(epoch) {
+            conn.counted_epoch = Some(epoch);
+            inner.stats.connections += 1;
+        }
+        inner.stats.requests += 1;
+        inner.stats.rejected_requests += 1;
+        push_violation(&mut inner, format!("{label}: {message}"));
+        if self.keep_events {
+            inner.requests.push(RequestRecord {
+                id,
+                method: partial.method.clone(),
+                path: partial.target.clone(),
+                headers: partial.headers.clone(),
+                body_bytes: 0,
+                decoded_bytes: 0,
+                events: 0,
+                status,
+                arrival: SystemTime::now(),
+                arrival_instant: Instant::now(),
+                connection_id: conn.id,
+            });
+        }
+        drop(inner);
+        self.cond.notify_all();
+    }
+
+    /// Waits out the configured delay, then waits while paused. Both waits end
+    /// early on shutdown; returns `false` in that case.
+    pub fn hold(&self) -> bool {
+        let mut inner = lock(&self.inner);
+        let delay = inner.delay;
+        if !delay.is_zero() {
+            inner = self
+                .cond
+                .wait_timeout_while(inner, delay, |i| !i.shutdown)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        while inner.paused && !inner.shutdown {
+            inner = self
+                .cond
+                .wait(inner)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        !inner.shutdown
+    }
+
+    pub fn set_delay(&self, d: Duration) {
+        lock(&self.inner).delay = d;
+    }
+
+    pub fn set_paused(&self, paused: bool) {
+        lock(&self.inner).paused = paused;
+        self.cond.notify_all();
+    }
+
+    pub fn fail_next(&self, n: usize, fault: Fault) {
+        lock(&self.inner).faults.push(n, fault);
+    }
+
+    pub fn set_observer(&self, observer: Observer) {
+        *lock(&self.observer) = Some(observer);
+    }
+
+    /// Clears recorded events, requests, violations and counters. Settings
+    /// (delay, pause, pending faults, observer) are kept.
+    pub fn reset(&self) {
+        let mut inner = lock(&self.inner);
+        inner.events = Vec::new();
+        inner.requests = Vec::new();
+        inner.violations = Vec::new();
+        inner.stats = IntakeStats::default();
+        inner.epoch += 1;
+        drop(inner);
+        self.cond.notify_all();
+    }
+
+    pub fn events(&self) -> Vec<ReceivedEvent> {
+        lock(&self.inner).events.clone()
+    }
+
+    pub fn requests(&self) -> Vec<RequestRecord> {
+        lock(&self.inner).requests.clone()
+    }
+
+    pub fn violations(&self) -> Vec<String> {
+        lock(&self.inner).violations.clone()
+    }
+
+    pub fn stats(&self) -> IntakeStats {
+        lock(&self.inner).stats.clone()
+    }
+
+    /// Blocks until `pred(stats)` holds or `timeout` passes; returns whether it holds.
+    pub fn wait_until(&self, timeout: Duration, pred: impl Fn(&IntakeStats) -> bool) -> bool {
+        let inner = lock(&self.inner);
+        let (inner, _) = self
+            .cond
+            .wait_timeout_while(inner, timeout, |i| !pred(&i.stats))
+            .unwrap_or_else(PoisonError::into_inner);
+        pred(&inner.stats)
+    }
+}
+
+fn push_violation(inner: &mut Inner, message: String) {
+    inner.stats.violations += 1;
+    if inner.violations.len() < MAX_STORED_VIOLATIONS {
+        inner.violations.push(message);
+    }
+}
+
+impl Ticket {
+    /// Records the outcome: accepted events (also passed to the observer),
+    /// violation, counters and the request's final status. Called before the
+    /// response is written, so a client that got its answer can rely on the
+    /// state already reflecting it.
+    pub fn commit(&self, outcome: Outcome) {
+        let shared = &self.shared;
+        if !outcome.events.is_empty() {
+            let observer = lock(&shared.observer).clone();
+            if let Some(observer) = observer {
+                for event in &outcome.events {
+                    observer(event, self.arrival);
+                }
+            }
+        }
+        let mut inner = lock(&shared.inner);
+        if inner.epoch == self.epoch {
+            let n = outcome.events.len();
+            inner.stats.events += n as u64;
+            inner.stats.bytes_decoded += outcome.decoded_bytes.unwrap_or(0) as u64;
+            if !(200..300).contains(&outcome.status) {
+                inner.stats.rejected_requests += 1;
+            }
+            if let Some(v) = outcome.violation {
+                push_violation(&mut inner, format!("{}: {v}", self.label));
+            }
+            if let Ok(i) = inner.requests.binary_search_by_key(&self.id, |r| r.id) {
+                let record = &mut inner.requests[i];
+                record.status = outcome.status;
+                record.events = n;
+                record.decoded_bytes = outcome.decoded_bytes.unwrap_or(0);
+            }
+            if shared.keep_events {
+                let (request_id, arrival) = (self.id, self.arrival);
+                inner
+                    .events
+                    .extend(outcome.events.into_iter().map(|value| ReceivedEvent {
+                        value,
+                        request_id,
+                        arrival,
+                    }));
+            }
+        }
+        drop(inner);
+        shared.cond.notify_all();
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        let mut inner = lock(&self.shared.inner);
+        inner.in_flight = inner.in_flight.saturating_sub(1);
+    }
+}
