@@ -221,15 +221,16 @@ impl Config {
     /// Checks every option; the first unusable one is returned as an error naming it.
     pub fn validate(&self) -> Result<(), ConfigError> {
         match self.endpoint.as_deref() {
-            None | Some("") => return Err(ConfigError::new(
-                "endpoint",
-                "(none)",
-                "an endpoint URL is required",
-            )
-            .fix(format!(
+            None | Some("") => {
+                return Err(
+                    ConfigError::new("endpoint", "(none)", "an endpoint URL is required").fix(
+                        format!(
                 "set endpoint to the intake's URL, e.g. http://127.0.0.1:8080/logs (vendor {})",
                 self.vendor.name()
-            ))),
+            ),
+                    ),
+                )
+            }
             Some(url) => validate_url(url)?,
         }
         for (name, value) in &self.headers {

@@ -63,7 +63,7 @@ impl Queue {
             match self.tx.try_send(record) {
                 Ok(()) => true,
                 Err(TrySendError::Full(r)) | Err(TrySendError::Disconnected(r)) => {
-                    shared.memory.release(size);
+                    shared.memory.unreserve(size);
                     *slot = Some(r);
                     false
                 }

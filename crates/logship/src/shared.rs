@@ -63,6 +63,12 @@ impl Memory {
         }
     }
 
+    /// Undoes a reservation that never took effect (the record was not queued). Wakes
+    /// nobody: it may be called while waiting for room, with the room lock held.
+    pub(crate) fn unreserve(&self, n: usize) {
+        self.held.fetch_sub(n, Ordering::AcqRel);
+    }
+
     /// Returns `n` bytes to the budget and wakes blocked callers.
     pub(crate) fn release(&self, n: usize) {
         self.held.fetch_sub(n, Ordering::AcqRel);
