@@ -1,0 +1,466 @@
+//! `logship demo`: a synthetic service logging through `tracing` into logship and a local
+//! intake, with no network and no account.
+//!
+//! The intake runs in-process on a free loopback port and keeps only counters; its
+//! observer turns each arriving event's `t_us` field (Unix microseconds at log time) into
+//! an end-to-end latency sample. `--threads` threads log `info!`/`warn!` events (about
+//! 90/10) with a few fields inside a `request` span, paced to `--rate` events/s in total
+//! for `--duration` seconds, and time every log call. A progress line is refreshed on
+//! stderr every 500 ms; at the end a table goes to stdout (and `--json FILE` gets the same
+//! figures). Exit code 0 when every logged event reached the intake.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{mpsc, Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use clap::Args;
+use logship::{Logship, Stats};
+use logship_intake::{Intake, IntakeConfig};
+use serde::Serialize;
+use tracing_subscriber::prelude::*;
+
+use crate::exit::Failure;
+use crate::histogram::Histogram;
+use crate::pipeline_args::PipelineArgs;
+use crate::units;
+
+/// How often the progress line is refreshed.
+const PROGRESS_EVERY: Duration = Duration::from_millis(500);
+/// How long to wait for the intake to have counted what logship says was delivered.
+const INTAKE_SETTLE: Duration = Duration::from_secs(10);
+
+/// Options of `logship demo`.
+#[derive(Args, Debug)]
+pub struct DemoArgs {
+    /// Threads logging concurrently.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub threads: usize,
+
+    /// Events per second, all threads together.
+    #[arg(long, value_name = "EVENTS_PER_S", default_value_t = 20_000)]
+    pub rate: u64,
+
+    /// How long to log, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    pub duration: f64,
+
+    /// Also write the results to FILE as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Pipeline options (the endpoint is always the in-process intake).
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+}
+
+/// The demo's results, as written by `--json`.
+#[derive(Debug, Serialize)]
+pub struct DemoReport {
+    /// Logging threads.
+    pub threads: usize,
+    /// Requested duration in seconds.
+    pub duration_s: f64,
+    /// Requested total rate in events/s.
+    pub rate: u64,
+    /// Port of the in-process intake.
+    pub intake_port: u16,
+    /// How long the logging phase actually took, in seconds.
+    pub logging_s: f64,
+    /// Log calls made.
+    pub events_logged: u64,
+    /// Events the intake accepted.
+    pub events_delivered: u64,
+    /// Events refused at the log call (queue full or closed).
+    pub events_dropped: u64,
+    /// Events accepted but failed or abandoned.
+    pub events_not_delivered: u64,
+    /// Batches cut.
+    pub batches: u64,
+    /// HTTP requests made (including retries).
+    pub requests: u64,
+    /// Uncompressed body bytes delivered.
+    pub bytes_raw: u64,
+    /// Body bytes on the wire.
+    pub bytes_compressed: u64,
+    /// `bytes_raw / bytes_compressed` (0 when nothing was sent).
+    pub compression_ratio: f64,
+    /// Events whose end-to-end latency was measured.
+    pub latency_samples: u64,
+    /// Log call to intake arrival, median, microseconds.
+    pub latency_p50_us: u64,
+    /// Log call to intake arrival, 99th percentile, microseconds.
+    pub latency_p99_us: u64,
+    /// Log call to intake arrival, largest, microseconds.
+    pub latency_max_us: u64,
+    /// Time spent in the log call, median, nanoseconds.
+    pub call_cost_p50_ns: u64,
+    /// Time spent in the log call, 99th percentile, nanoseconds.
+    pub call_cost_p99_ns: u64,
+    /// Time spent in the log call, largest, nanoseconds.
+    pub call_cost_max_ns: u64,
+    /// The pipeline's final counters.
+    pub stats: Stats,
+}
+
+/// Runs `logship demo`.
+pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
+    validate(&args)?;
+    // `IntakeConfig` is gaining fields (vendor emulation): leave those at their defaults.
+    #[allow(clippy::needless_update)]
+    let config = IntakeConfig {
+        port: 0,
+        delay: Duration::ZERO,
+        keep_events: false,
+        ..IntakeConfig::default()
+    };
+    let intake = Intake::start(config)
+        .map_err(|e| Failure::runtime(format!("cannot start the local intake: {e}")))?;
+    let latency = Arc::new(Mutex::new(Histogram::new()));
+    {
+        let latency = Arc::clone(&latency);
+        intake.set_observer(Box::new(move |event, arrival| {
+            let Some(t_us) = event.get("t_us").and_then(serde_json::Value::as_u64) else {
+                return;
+            };
+            let sample = unix_micros(arrival).saturating_sub(t_us);
+            if let Ok(mut h) = latency.lock() {
+                h.record(sample);
+            }
+        }));
+    }
+
+    let builder = args
+        .pipeline
+        .apply(Logship::builder().endpoint(intake.url("/logs")))?;
+    let (layer, guard) = builder.build_layer()?;
+    let logship = layer.logship().clone();
+    tracing_subscriber::registry()
+        .with(layer)
+        .try_init()
+        .map_err(|e| Failure::runtime(format!("cannot install the tracing subscriber: {e}")))?;
+
+    let logged = Arc::new(AtomicU64::new(0));
+    let (done_tx, done_rx) = mpsc::channel::<Histogram>();
+    let total = (args.rate as f64 * args.duration).round() as u64;
+    let per_thread_rate = args.rate as f64 / args.threads as f64;
+    let started = Instant::now();
+    let mut handles = Vec::with_capacity(args.threads);
+    for i in 0..args.threads {
+        let quota =
+            total / args.threads as u64 + u64::from((i as u64) < total % args.threads as u64);
+        let logged = Arc::clone(&logged);
+        let done = done_tx.clone();
+        let handle = thread::Builder::new()
+            .name(format!("demo-service-{i}"))
+            .spawn(move || {
+                let costs = service(i as u64, quota, per_thread_rate, started, &logged);
+                let _ = done.send(costs);
+            })
+            .map_err(|e| Failure::runtime(format!("cannot start a demo thread: {e}")))?;
+        handles.push(handle);
+    }
+    drop(done_tx);
+
+    // Progress until every service thread has finished.
+    let mut costs = Histogram::new();
+    let mut finished = 0;
+    let mut progress = Progress::new(started);
+    let mut next_tick = started + PROGRESS_EVERY;
+    while finished < args.threads {
+        match done_rx.recv_timeout(next_tick.saturating_duration_since(Instant::now())) {
+            Ok(h) => {
+                costs.merge(&h);
+                finished += 1;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                next_tick += PROGRESS_EVERY;
+                progress.show(
+                    logged.load(Relaxed),
+                    intake.stats().events,
+                    logship.stats().queue_depth,
+                );
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    let logging = started.elapsed();
+    for handle in handles {
+        if handle.join().is_err() {
+            eprintln!("logship demo: a service thread panicked");
+        }
+    }
+    progress.finish(
+        logged.load(Relaxed),
+        intake.stats().events,
+        logship.stats().queue_depth,
+    );
+
+    let report = logship.shutdown(args.pipeline.shutdown_timeout());
+    drop(guard); // returns the same report at once
+    let delivered_by_logship = usize::try_from(report.stats.events_delivered).unwrap_or(usize::MAX);
+    intake.wait_for_events(delivered_by_logship, INTAKE_SETTLE);
+    let intake_stats = intake.stats();
+    let latency = latency.lock().map(|h| h.clone()).unwrap_or_default();
+
+    let s = report.stats;
+    let result = DemoReport {
+        threads: args.threads,
+        duration_s: args.duration,
+        rate: args.rate,
+        intake_port: intake.addr().port(),
+        logging_s: logging.as_secs_f64(),
+        events_logged: logged.load(Relaxed),
+        events_delivered: intake_stats.events,
+        events_dropped: s.dropped(),
+        events_not_delivered: s.events_failed + s.events_abandoned + s.pending(),
+        batches: s.batches,
+        requests: s.requests,
+        bytes_raw: s.bytes_raw,
+        bytes_compressed: s.bytes_compressed,
+        compression_ratio: if s.bytes_compressed == 0 {
+            0.0
+        } else {
+            s.bytes_raw as f64 / s.bytes_compressed as f64
+        },
+        latency_samples: latency.count(),
+        latency_p50_us: latency.quantile(0.5),
+        latency_p99_us: latency.quantile(0.99),
+        latency_max_us: latency.max(),
+        call_cost_p50_ns: costs.quantile(0.5),
+        call_cost_p99_ns: costs.quantile(0.99),
+        call_cost_max_ns: costs.max(),
+        stats: s,
+    };
+    {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(table(&result).as_bytes());
+        let _ = out.flush();
+    }
+    if let Some(path) = &args.json {
+        let json = serde_json::to_string_pretty(&result)
+            .map_err(|e| Failure::runtime(format!("cannot encode the results: {e}")))?;
+        std::fs::write(path, json + "\n").map_err(|e| {
+            Failure::runtime(format!("cannot write --json {}: {e}", path.display()))
+        })?;
+    }
+    Ok(if result.events_delivered == result.events_logged {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn validate(args: &DemoArgs) -> Result<(), Failure> {
+    if !(1..=1024).contains(&args.threads) {
+        return Err(Failure::usage(format!(
+            "--threads {}: must be 1..=1024",
+            args.threads
+        )));
+    }
+    if !(1..=10_000_000).contains(&args.rate) {
+        return Err(Failure::usage(format!(
+            "--rate {}: must be 1..=10000000 events per second",
+            args.rate
+        )));
+    }
+    if !(args.duration.is_finite() && args.duration > 0.0 && args.duration <= 86_400.0) {
+        return Err(Failure::usage(format!(
+            "--duration {}: must be more than 0 and at most 86400 seconds",
+            args.duration
+        )));
+    }
+    Ok(())
+}
+
+/// Routes the synthetic service serves.
+const ROUTES: [&str; 6] = [
+    "/api/v1/orders",
+    "/api/v1/orders/{id}",
+    "/api/v1/users/{id}",
+    "/api/v1/cart",
+    "/api/v1/checkout",
+    "/healthz",
+];
+/// Upstreams named in messages.
+const UPSTREAMS: [&str; 4] = ["orders-db-2", "users-cache-1", "payments-gw", "inventory-3"];
+
+/// One service thread: logs `quota` events paced at `rate` per second from `start`, and
+/// returns the cost of each log call in nanoseconds.
+fn service(thread: u64, quota: u64, rate: f64, start: Instant, logged: &AtomicU64) -> Histogram {
+    let mut costs = Histogram::new();
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (thread + 1).wrapping_mul(0xD1B5_4A32_D192_ED03));
+    let interval = 1.0 / rate;
+    for n in 0..quota {
+        let due = start + Duration::from_secs_f64(n as f64 * interval);
+        let now = Instant::now();
+        if due > now {
+            thread::sleep(due - now);
+        }
+        let request_id = (thread << 40) | n;
+        let span = tracing::info_span!("request", request_id);
+        let _entered = span.enter();
+        let r = rng.next();
+        let user_id = r % 100_000;
+        let route = ROUTES[(r >> 20) as usize % ROUTES.len()];
+        let upstream = UPSTREAMS[(r >> 24) as usize % UPSTREAMS.len()];
+        let bytes = (r >> 28) % 64_000;
+        let warn = n % 10 == 9;
+        let t_us = unix_micros(SystemTime::now());
+        let call = Instant::now();
+        if warn {
+            let status = 503u64;
+            let duration_ms = 800 + (r >> 32) % 1200;
+            tracing::warn!(
+                t_us,
+                user_id,
+                route,
+                status,
+                duration_ms,
+                "POST {route} slow upstream {upstream} for user {user_id}: status {status} after {duration_ms} ms, retrying (attempt 2 of 3)"
+            );
+        } else {
+            let status = 200u64;
+            let duration_ms = 2 + (r >> 32) % 80;
+            let cache = if r & 1 == 0 { "hit" } else { "miss" };
+            tracing::info!(
+                t_us,
+                user_id,
+                route,
+                status,
+                duration_ms,
+                "GET {route} completed for user {user_id} with status {status} in {duration_ms} ms (cache {cache}, upstream {upstream}, {bytes} bytes)"
+            );
+        }
+        costs.record(u64::try_from(call.elapsed().as_nanos()).unwrap_or(u64::MAX));
+        logged.fetch_add(1, Relaxed);
+    }
+    costs
+}
+
+/// A small xorshift generator: the demo needs variety, not quality.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+}
+
+/// Microseconds since the Unix epoch (0 before it).
+fn unix_micros(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+/// The `\r`-refreshed progress line on stderr.
+struct Progress {
+    started: Instant,
+    last_at: Instant,
+    last_logged: u64,
+    last_delivered: u64,
+    shown: bool,
+}
+
+impl Progress {
+    fn new(started: Instant) -> Progress {
+        Progress {
+            started,
+            last_at: started,
+            last_logged: 0,
+            last_delivered: 0,
+            shown: false,
+        }
+    }
+
+    fn show(&mut self, logged: u64, delivered: u64, queue: u64) {
+        let now = Instant::now();
+        let secs = now.duration_since(self.last_at).as_secs_f64().max(1e-3);
+        let log_rate = logged.saturating_sub(self.last_logged) as f64 / secs;
+        let delivery_rate = delivered.saturating_sub(self.last_delivered) as f64 / secs;
+        eprint!(
+            "\r  {:6.1} s   logged {:8.0} ev/s   delivered {:8.0} ev/s   queue {:6}  ",
+            now.duration_since(self.started).as_secs_f64(),
+            log_rate,
+            delivery_rate,
+            queue
+        );
+        let _ = std::io::stderr().flush();
+        self.last_at = now;
+        self.last_logged = logged;
+        self.last_delivered = delivered;
+        self.shown = true;
+    }
+
+    /// Shows the last state (unless the last refresh was moments ago, when rates over
+    /// so short an interval would mislead) and ends the line.
+    fn finish(&mut self, logged: u64, delivered: u64, queue: u64) {
+        if !self.shown {
+            return;
+        }
+        if self.last_at.elapsed() >= PROGRESS_EVERY / 2 {
+            self.show(logged, delivered, queue);
+        }
+        eprintln!();
+    }
+}
+
+/// The results table printed on stdout.
+fn table(r: &DemoReport) -> String {
+    let row = |label: &str, value: String| format!("  {label:<22}{value}\n");
+    let quantiles =
+        |p50: String, p99: String, max: String| format!("p50 {p50:<10}p99 {p99:<10}max {max}");
+    let mut out = format!(
+        "logship demo: {} threads, {} s, local intake on 127.0.0.1:{}\n",
+        r.threads, r.duration_s, r.intake_port
+    );
+    out += &row("events logged", r.events_logged.to_string());
+    out += &row("events delivered", r.events_delivered.to_string());
+    out += &row("events dropped", r.events_dropped.to_string());
+    if r.events_not_delivered > 0 {
+        out += &row("events not delivered", r.events_not_delivered.to_string());
+    }
+    out += &row("batches", r.batches.to_string());
+    out += &row(
+        "bytes raw",
+        format!("{}  ({})", r.bytes_raw, units::bytes(r.bytes_raw)),
+    );
+    out += &row(
+        "bytes compressed",
+        format!(
+            "{}  ({})",
+            r.bytes_compressed,
+            units::bytes(r.bytes_compressed)
+        ),
+    );
+    out += &row(
+        "compression ratio",
+        units::ratio(r.bytes_raw, r.bytes_compressed),
+    );
+    out += &row(
+        "log call -> intake",
+        quantiles(
+            units::nanos(r.latency_p50_us.saturating_mul(1000)),
+            units::nanos(r.latency_p99_us.saturating_mul(1000)),
+            units::nanos(r.latency_max_us.saturating_mul(1000)),
+        ),
+    );
+    out += &row(
+        "log call cost",
+        quantiles(
+            units::nanos(r.call_cost_p50_ns),
+            units::nanos(r.call_cost_p99_ns),
+            units::nanos(r.call_cost_max_ns),
+        ),
+    );
+    out
+}

@@ -1,0 +1,150 @@
+//! `logship intake`: run the local test intake on 127.0.0.1 until Ctrl-C, SIGTERM or
+//! `--duration`.
+//!
+//! Prints `listening on http://127.0.0.1:PORT` as its first stdout line (scripts and tests
+//! read the port from it), a progress line on stderr every 5 s while events arrive, and
+//! the intake's summary on stdout when it stops. Keeps only counters unless
+//! `--keep-events`, so it can run for long without growing.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use logship_intake::{Fault, Intake, IntakeConfig};
+
+use crate::exit::Failure;
+
+/// How often progress is considered.
+const PROGRESS_EVERY: Duration = Duration::from_secs(5);
+
+/// Options of `logship intake`.
+#[derive(Args, Debug)]
+pub struct IntakeArgs {
+    /// Port on 127.0.0.1 (0 picks a free port).
+    #[arg(long, default_value_t = 8080)]
+    pub port: u16,
+
+    /// Delay before answering each request, to emulate a slow intake.
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub delay_ms: u64,
+
+    /// Answer the first --fail-count requests with this HTTP status.
+    #[arg(long, value_name = "STATUS")]
+    pub fail_status: Option<u16>,
+
+    /// How many requests get --fail-status. [default: 1]
+    #[arg(long, value_name = "N", requires = "fail_status")]
+    pub fail_count: Option<usize>,
+
+    /// Add `Retry-After: SECS` to the failing answers.
+    #[arg(long, value_name = "SECS", requires = "fail_status")]
+    pub retry_after: Option<u64>,
+
+    /// Keep every event in memory (off: counters only, bounded memory).
+    #[arg(long)]
+    pub keep_events: bool,
+
+    /// Stop after this many seconds (default: run until Ctrl-C or SIGTERM).
+    #[arg(long, value_name = "SECS")]
+    pub duration: Option<f64>,
+}
+
+/// Runs `logship intake`.
+pub fn run(args: IntakeArgs) -> Result<ExitCode, Failure> {
+    let fault = fault(&args)?;
+    let duration = match args.duration {
+        None => None,
+        Some(secs) if (0.0..=1e9).contains(&secs) => Some(Duration::from_secs_f64(secs)),
+        Some(secs) => {
+            return Err(Failure::usage(format!(
+                "--duration {secs}: must be a number of seconds >= 0"
+            )))
+        }
+    };
+    // Set up signal handling before announcing the port, so a signal sent right after the
+    // listening line is seen.
+    let (stop_tx, stop_rx) = mpsc::channel::<()>();
+    ctrlc::set_handler(move || {
+        let _ = stop_tx.send(());
+    })
+    .map_err(|e| Failure::runtime(format!("cannot install the Ctrl-C handler: {e}")))?;
+
+    // `IntakeConfig` is gaining fields (vendor emulation): leave those at their defaults.
+    #[allow(clippy::needless_update)]
+    let config = IntakeConfig {
+        port: args.port,
+        delay: Duration::from_millis(args.delay_ms),
+        keep_events: args.keep_events,
+        ..IntakeConfig::default()
+    };
+    let intake = Intake::start(config)
+        .map_err(|e| Failure::runtime(format!("cannot listen on 127.0.0.1:{}: {e}", args.port)))?;
+    if let Some((count, fault)) = fault {
+        intake.fail_next(count, fault);
+    }
+    {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "listening on http://{}", intake.addr());
+        let _ = out.flush();
+    }
+
+    let deadline = duration.map(|d| Instant::now() + d);
+    let mut next_progress = Instant::now() + PROGRESS_EVERY;
+    let mut last_events = 0;
+    loop {
+        let now = Instant::now();
+        if deadline.is_some_and(|d| now >= d) {
+            break;
+        }
+        let wake = deadline.map_or(next_progress, |d| d.min(next_progress));
+        match stop_rx.recv_timeout(wake.saturating_duration_since(now)) {
+            Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        if Instant::now() >= next_progress {
+            next_progress += PROGRESS_EVERY;
+            let s = intake.stats();
+            if s.events != last_events {
+                eprintln!(
+                    "logship intake: {} events in {} requests (+{} in the last {} s), {} rejected",
+                    s.events,
+                    s.requests,
+                    s.events - last_events,
+                    PROGRESS_EVERY.as_secs(),
+                    s.rejected_requests
+                );
+                last_events = s.events;
+            }
+        }
+    }
+    {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{}", intake.summary());
+        let _ = out.flush();
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The fault `--fail-status` asks for, with its count.
+fn fault(args: &IntakeArgs) -> Result<Option<(usize, Fault)>, Failure> {
+    let Some(status) = args.fail_status else {
+        return Ok(None);
+    };
+    if !(200..=599).contains(&status) {
+        return Err(Failure::usage(format!(
+            "--fail-status {status}: must be an HTTP status in 200..=599"
+        )));
+    }
+    let count = args.fail_count.unwrap_or(1);
+    let fault = match args.retry_after {
+        Some(secs) => Fault::retry_after(status, secs),
+        None => Fault::Status {
+            status,
+            headers: vec![("Content-Type".into(), "application/json".into())],
+            body: r#"{"error":"injected fault"}"#.into(),
+        },
+    };
+    Ok(Some((count, fault)))
+}

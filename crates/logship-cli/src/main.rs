@@ -1,0 +1,64 @@
+//! The `logship` command.
+//!
+//! - `logship ship`: read log lines from stdin or files and ship them to an HTTP intake,
+//!   with backpressure instead of drops, and a one-line delivery summary at the end.
+//! - `logship intake`: run the local test intake on 127.0.0.1 (counters only by default).
+//! - `logship demo`: run a synthetic multi-threaded service that logs through `tracing`
+//!   into logship and a local in-process intake, and print what it cost and what arrived.
+//!   Needs no network and no account.
+//!
+//! This file holds the clap definitions and the dispatch; each command lives in its own
+//! module. Exit codes: 0 success, 1 delivery or runtime failure, 2 bad usage or
+//! configuration.
+
+mod demo;
+mod exit;
+mod histogram;
+mod intake;
+mod pipeline_args;
+mod ship;
+mod units;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Command-line interface of `logship`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "logship",
+    version,
+    about = "Ship application logs to HTTP log intakes in batches, without slowing the application down."
+)]
+struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Ship log lines from stdin (or --input files) to an HTTP intake.
+    Ship(ship::ShipArgs),
+    /// Run a local log intake on 127.0.0.1 that counts what it receives.
+    Intake(intake::IntakeArgs),
+    /// Run a synthetic service logging through logship into a local intake, and report.
+    Demo(demo::DemoArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Ship(args) => ship::run(args),
+        Command::Intake(args) => intake::run(args),
+        Command::Demo(args) => demo::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(failure) => {
+            eprintln!("logship: {}", failure.message);
+            ExitCode::from(failure.code)
+        }
+    }
+}

@@ -1,0 +1,367 @@
+//! `logship ship`: ship log lines from stdin or files to an HTTP intake.
+//!
+//! One line is one event. Reading a file is far faster than any intake accepts events, so
+//! the pipeline runs with the blocking overflow policy: the reader waits for room instead
+//! of dropping. At end of input the pipeline is shut down (delivering what is queued within
+//! `--shutdown-timeout-ms`), one summary line goes to stderr, and the exit code says whether
+//! every event read was delivered.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, ErrorKind};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+use logship::{Level, Logship, Overflow, Record, Stats};
+use serde_json::{Map, Value};
+
+use crate::exit::Failure;
+use crate::pipeline_args::PipelineArgs;
+use crate::units;
+
+/// Target of every shipped event.
+const TARGET: &str = "logship::ship";
+/// Lines longer than this are cut (the library then truncates and marks the event).
+const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
+/// Longest a log call waits for room in the queue (the library's maximum).
+const BLOCK_FOR: Duration = Duration::from_secs(60);
+/// Bytes read from an input at a time.
+const READ_BUFFER: usize = 256 * 1024;
+
+/// Options of `logship ship`.
+#[derive(Args, Debug)]
+pub struct ShipArgs {
+    /// The intake URL to POST batches to, e.g. http://127.0.0.1:8080/logs.
+    #[arg(long, value_name = "URL")]
+    pub endpoint: Option<String>,
+
+    /// Read events from FILE instead of stdin (repeatable, read in order; '-' is stdin).
+    #[arg(long = "input", value_name = "FILE")]
+    pub inputs: Vec<PathBuf>,
+
+    /// How to read a line.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    /// Write the final pipeline counters to FILE as pretty JSON.
+    #[arg(long, value_name = "FILE")]
+    pub stats_json: Option<PathBuf>,
+
+    /// Pipeline options.
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+}
+
+/// How a line becomes an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// The line is the message (level INFO).
+    Text,
+    /// The line is a JSON object: `message` or `msg` is the message, `level` the level,
+    /// other keys become fields. A line that is not a JSON object is shipped as text with
+    /// the field `logship.parse_error = true`.
+    Json,
+}
+
+/// One input, opened.
+struct Input {
+    name: String,
+    reader: Box<dyn BufRead>,
+}
+
+/// Runs `logship ship`.
+pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
+    // Open every input first, so a typo fails before anything is shipped.
+    let inputs = open_inputs(&args.inputs)?;
+    let mut builder = Logship::builder().overflow(Overflow::Block(BLOCK_FOR));
+    if let Some(endpoint) = &args.endpoint {
+        builder = builder.endpoint(endpoint.as_str());
+    }
+    let (logship, guard) = args.pipeline.apply(builder)?.build()?;
+
+    let started = Instant::now();
+    let mut read = 0u64;
+    let mut parse_errors = 0u64;
+    let mut read_error = None;
+    let mut line = Vec::with_capacity(4096);
+    'inputs: for mut input in inputs {
+        loop {
+            match read_line(&mut *input.reader, &mut line, MAX_LINE_BYTES) {
+                Ok(false) => break,
+                Ok(true) => {}
+                Err(e) => {
+                    let message = format!("error reading {}: {e}", input.name);
+                    eprintln!("logship: {message}");
+                    read_error = Some(message);
+                    break 'inputs;
+                }
+            }
+            let text = String::from_utf8_lossy(trim_newline(&line));
+            if text.trim().is_empty() {
+                continue;
+            }
+            let record = match args.format {
+                Format::Text => text_record(&text),
+                Format::Json => json_record(&text).unwrap_or_else(|| {
+                    parse_errors += 1;
+                    let mut r = text_record(&text);
+                    r.field("logship.parse_error", true);
+                    r
+                }),
+            };
+            read += 1;
+            // A refusal (queue still full after BLOCK_FOR) is counted in the stats.
+            let _ = logship.push(record);
+        }
+    }
+
+    let report = logship.shutdown(args.pipeline.shutdown_timeout());
+    drop(guard); // returns the same report at once
+    let stats = &report.stats;
+    eprintln!(
+        "logship: {}",
+        summary(
+            read,
+            parse_errors,
+            stats,
+            !args.pipeline.no_gzip,
+            started.elapsed()
+        )
+    );
+    if let Some(path) = &args.stats_json {
+        let json = serde_json::to_string_pretty(stats)
+            .map_err(|e| Failure::runtime(format!("cannot encode the stats: {e}")))?;
+        std::fs::write(path, json + "\n").map_err(|e| {
+            Failure::runtime(format!("cannot write --stats-json {}: {e}", path.display()))
+        })?;
+    }
+    let all_delivered = report.complete && stats.events_delivered == read && read_error.is_none();
+    Ok(if all_delivered {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn open_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, Failure> {
+    let stdin = || Input {
+        name: "stdin".to_owned(),
+        reader: Box::new(BufReader::with_capacity(READ_BUFFER, io::stdin())),
+    };
+    if paths.is_empty() {
+        return Ok(vec![stdin()]);
+    }
+    paths
+        .iter()
+        .map(|path| {
+            if path.as_os_str() == "-" {
+                return Ok(stdin());
+            }
+            let file = File::open(path).map_err(|e| {
+                Failure::usage(format!("cannot open --input {}: {e}", path.display()))
+            })?;
+            Ok(Input {
+                name: path.display().to_string(),
+                reader: Box::new(BufReader::with_capacity(READ_BUFFER, file)),
+            })
+        })
+        .collect()
+}
+
+/// Reads one line (including its `\n`, if any) into `buf`, keeping at most `cap` bytes and
+/// discarding the rest of a longer line. Returns false at end of input.
+fn read_line(reader: &mut dyn BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Result<bool> {
+    buf.clear();
+    let mut any = false;
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(any);
+        }
+        any = true;
+        let (used, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        let room = cap.saturating_sub(buf.len());
+        buf.extend_from_slice(&chunk[..used.min(room)]);
+        reader.consume(used);
+        if done {
+            return Ok(true);
+        }
+    }
+}
+
+/// The line without its trailing `\n` or `\r\n`.
+fn trim_newline(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// An INFO event whose message is the line.
+fn text_record(line: &str) -> Record {
+    let mut record = Record::with_capacity(Level::Info, TARGET, line.len() + 48);
+    record.message(line);
+    record
+}
+
+/// The event a JSON-object line describes, or `None` when the line is not a JSON object.
+fn json_record(line: &str) -> Option<Record> {
+    let Ok(Value::Object(mut map)) = serde_json::from_str::<Value>(line) else {
+        return None;
+    };
+    let level = match map
+        .get("level")
+        .and_then(Value::as_str)
+        .and_then(parse_level)
+    {
+        Some(level) => {
+            map.remove("level");
+            level
+        }
+        None => Level::Info, // a non-level "level" stays as a field
+    };
+    let message = map.remove("message").or_else(|| map.remove("msg"));
+    let mut record = Record::with_capacity(level, TARGET, line.len() + 48);
+    match &message {
+        Some(Value::String(s)) => {
+            record.message(s);
+        }
+        Some(other) => {
+            record.message(&other.to_string());
+        }
+        None => {}
+    }
+    add_fields(&mut record, &map);
+    Some(record)
+}
+
+fn add_fields(record: &mut Record, map: &Map<String, Value>) {
+    for (key, value) in map {
+        match value {
+            Value::String(s) => record.field(key, s.as_str()),
+            Value::Bool(b) => record.field(key, *b),
+            Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+                (Some(i), _, _) => record.field(key, i),
+                (None, Some(u), _) => record.field(key, u),
+                (None, None, Some(f)) => record.field(key, f),
+                _ => record.field(key, n.to_string().as_str()),
+            },
+            // Nested objects, arrays and null keep their JSON text.
+            other => record.field(key, other.to_string().as_str()),
+        };
+    }
+}
+
+/// A level name as commonly written in JSON logs, case-insensitive.
+fn parse_level(s: &str) -> Option<Level> {
+    Some(match s.trim().to_ascii_lowercase().as_str() {
+        "trace" => Level::Trace,
+        "debug" => Level::Debug,
+        "info" => Level::Info,
+        "warn" | "warning" => Level::Warn,
+        "error" | "fatal" | "critical" => Level::Error,
+        _ => return None,
+    })
+}
+
+/// The one-line summary printed at the end (after `logship: `).
+fn summary(read: u64, parse_errors: u64, s: &Stats, gzip: bool, elapsed: Duration) -> String {
+    let bytes = if gzip {
+        format!(
+            "{} raw, {} gzip, {}",
+            units::bytes(s.bytes_raw),
+            units::bytes(s.bytes_compressed),
+            units::ratio(s.bytes_raw, s.bytes_compressed)
+        )
+    } else {
+        format!("{} uncompressed", units::bytes(s.bytes_raw))
+    };
+    let mut line = format!(
+        "shipped {} of {read} events in {} request{} ({bytes}) in {:.2} s; {} dropped, {} failed",
+        s.events_delivered,
+        s.requests,
+        if s.requests == 1 { "" } else { "s" },
+        elapsed.as_secs_f64(),
+        s.dropped(),
+        s.events_failed,
+    );
+    let late = s.events_abandoned + s.pending();
+    if late > 0 {
+        line.push_str(&format!(
+            ", {late} not delivered within the shutdown timeout"
+        ));
+    }
+    if parse_errors > 0 {
+        line.push_str(&format!(
+            "; {parse_errors} line{} not a JSON object (shipped as text with logship.parse_error)",
+            if parse_errors == 1 { " was" } else { "s were" }
+        ));
+    }
+    if let Some(e) = &s.last_error {
+        line.push_str(&format!("; last error: {e}"));
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use logship::{Entry, Value as V};
+
+    fn fields(r: &Record) -> Vec<(String, String)> {
+        r.entries()
+            .filter_map(|e| match e {
+                Entry::Field(k, v) => Some((k.to_owned(), format!("{v:?}"))),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn json_lines_map_to_level_message_and_fields() {
+        let r = json_record(
+            r#"{"level":"WARN","msg":"disk low","free":12,"ratio":0.5,"ok":false,"tags":["a"],"n":null,"big":18446744073709551615}"#,
+        )
+        .expect("object");
+        assert_eq!(r.level(), Level::Warn);
+        assert_eq!(r.message_str(), "disk low");
+        let f = fields(&r);
+        assert!(f.contains(&("free".into(), format!("{:?}", V::I64(12)))));
+        assert!(f.contains(&("ratio".into(), format!("{:?}", V::F64(0.5)))));
+        assert!(f.contains(&("ok".into(), format!("{:?}", V::Bool(false)))));
+        assert!(f.contains(&("tags".into(), format!("{:?}", V::Str("[\"a\"]")))));
+        assert!(f.contains(&("n".into(), format!("{:?}", V::Str("null")))));
+        assert!(f.contains(&("big".into(), format!("{:?}", V::U64(u64::MAX)))));
+    }
+
+    #[test]
+    fn message_wins_over_msg_and_odd_levels_stay_fields() {
+        let r = json_record(r#"{"message":"m","msg":"other","level":"notice"}"#).expect("obj");
+        assert_eq!(r.message_str(), "m");
+        assert_eq!(r.level(), Level::Info);
+        let f = fields(&r);
+        assert!(f.iter().any(|(k, _)| k == "msg"));
+        assert!(f.iter().any(|(k, _)| k == "level"));
+        assert!(json_record("[1,2]").is_none());
+        assert!(json_record("not json").is_none());
+        assert!(json_record("42").is_none());
+    }
+
+    #[test]
+    fn lines_are_split_and_capped() {
+        let data = b"one\r\ntwo\n\nlong-line-here\nlast";
+        let mut reader = &data[..];
+        let mut buf = Vec::new();
+        let mut lines = Vec::new();
+        while read_line(&mut reader, &mut buf, 6).expect("in-memory read") {
+            lines.push(String::from_utf8_lossy(trim_newline(&buf)).into_owned());
+        }
+        assert_eq!(lines, ["one", "two", "", "long-l", "last"]);
+    }
+}

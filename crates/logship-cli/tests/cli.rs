@@ -1,0 +1,509 @@
+//! End-to-end tests of the `logship` binary: each runs the real executable and talks real
+//! HTTP on 127.0.0.1 to a `logship_intake::Intake` started in the test process (or to the
+//! binary's own intake). Synchronisation is by process exit, pipes and the intake's
+//! condition variable; nothing sleeps to wait. Every child has a generous watchdog so a
+//! hang fails the test instead of stalling the run.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+use logship_intake::{Fault, Intake, IntakeConfig};
+use serde_json::Value;
+
+/// Longest any child may run before the watchdog kills it.
+const WATCHDOG: Duration = Duration::from_secs(120);
+
+fn logship() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_logship"))
+}
+
+/// A fresh path under the target's temporary directory.
+fn temp_path(name: &str) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}-{n}", std::process::id()))
+}
+
+/// Kills the child if it is still running after `WATCHDOG`.
+fn watchdog(child: &Child) -> mpsc::Sender<()> {
+    let pid = child.id().to_string();
+    let (done, finished) = mpsc::channel::<()>();
+    thread::spawn(move || {
+        if let Err(mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(WATCHDOG) {
+            let _ = Command::new("kill").args(["-9", &pid]).status();
+        }
+    });
+    done
+}
+
+/// Runs `logship args...` with `stdin` as its standard input and collects its output.
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = logship()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn logship");
+    let done = watchdog(&child);
+    let mut input = child.stdin.take().expect("stdin piped");
+    let data = stdin.to_vec();
+    let writer = thread::spawn(move || {
+        // The child may exit early (bad options) and close its end: ignore the error.
+        let _ = input.write_all(&data);
+    });
+    let output = child.wait_with_output().expect("wait for logship");
+    let _ = done.send(());
+    let _ = writer.join();
+    output
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn messages(intake: &Intake) -> Vec<String> {
+    let mut m: Vec<String> = intake
+        .events()
+        .iter()
+        .map(|e| e.value["message"].as_str().unwrap_or("<none>").to_owned())
+        .collect();
+    m.sort();
+    m
+}
+
+#[test]
+fn ship_text_from_stdin_delivers_every_line() {
+    let intake = Intake::start(IntakeConfig::default()).expect("intake");
+    let n = 1000;
+    let mut input = String::new();
+    let mut expected = Vec::new();
+    for i in 0..n {
+        let line = format!("request {i} handled in {} ms", i % 97);
+        input.push_str(&line);
+        input.push_str(if i % 3 == 0 { "\r\n" } else { "\n" });
+        if i % 100 == 0 {
+            input.push('\n'); // empty lines are skipped
+        }
+        expected.push(line);
+    }
+    expected.sort();
+    let stats_path = temp_path("stats.json");
+    let stats_arg = stats_path.to_string_lossy().into_owned();
+    let out = run(
+        &[
+            "ship",
+            "--endpoint",
+            &intake.url("/logs"),
+            "--max-batch-records",
+            "100",
+            "--stats-json",
+            &stats_arg,
+        ],
+        input.as_bytes(),
+    );
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("shipped {n} of {n} events")),
+        "stderr: {}",
+        stderr(&out)
+    );
+    assert_eq!(stderr(&out).lines().count(), 1, "one summary line");
+    assert_eq!(messages(&intake), expected);
+    for e in intake.events() {
+        assert_eq!(e.value["level"], "INFO");
+        assert_eq!(e.value["target"], "logship::ship");
+    }
+    let stats: Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats_path).expect("stats file"))
+            .expect("stats JSON");
+    assert_eq!(stats["events_delivered"], n);
+    assert_eq!(stats["dropped_queue_full"], 0);
+    assert!(intake.violations().is_empty(), "{:?}", intake.violations());
+}
+
+#[test]
+fn ship_applies_backpressure_instead_of_dropping() {
+    // A slow intake and a tiny queue: the reader must wait for room, never drop.
+    let intake = Intake::start(IntakeConfig {
+        delay: Duration::from_millis(2),
+        ..IntakeConfig::default()
+    })
+    .expect("intake");
+    let n = 20_000;
+    let input: String = (0..n).map(|i| format!("event number {i}\n")).collect();
+    let stats_path = temp_path("backpressure-stats.json");
+    let stats_arg = stats_path.to_string_lossy().into_owned();
+    let out = run(
+        &[
+            "ship",
+            "--endpoint",
+            &intake.url("/logs"),
+            "--queue-capacity",
+            "50",
+            "--max-batch-records",
+            "100",
+            "--stats-json",
+            &stats_arg,
+        ],
+        input.as_bytes(),
+    );
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert_eq!(intake.stats().events, n);
+    let stats: Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats_path).expect("stats file"))
+            .expect("stats JSON");
+    assert_eq!(stats["events_delivered"], n);
+    assert_eq!(stats["dropped_queue_full"], 0);
+}
+
+#[test]
+fn ship_json_from_file_maps_levels_messages_and_fields() {
+    let intake = Intake::start(IntakeConfig::default()).expect("intake");
+    let mut file: Vec<u8> = Vec::new();
+    file.extend_from_slice(
+        br#"{"level":"ERROR","message":"db down","code":500,"ratio":0.25,"ok":false,"tags":["a","b"],"ctx":{"k":"v"},"nothing":null}"#,
+    );
+    file.extend_from_slice(b"\r\n");
+    file.extend_from_slice(br#"{"msg":"via msg","level":"Debug","user":"ann"}"#);
+    file.extend_from_slice(b"\n\n");
+    file.extend_from_slice(br#"{"level":"notice","message":"odd level"}"#);
+    file.extend_from_slice(b"\nthis is not json\n");
+    file.extend_from_slice(b"{\"message\":\"caf\xff\"}\n");
+    file.extend_from_slice(b"\xff\xfe raw bytes"); // no trailing newline
+    let path = temp_path("events.jsonl");
+    std::fs::write(&path, &file).expect("write input");
+    let path_arg = path.to_string_lossy().into_owned();
+
+    let out = run(
+        &[
+            "ship",
+            "--format",
+            "json",
+            "--input",
+            &path_arg,
+            "--endpoint",
+            &intake.url("/logs"),
+        ],
+        b"",
+    );
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains("shipped 6 of 6 events"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("2 lines were not a JSON object"),
+        "{}",
+        stderr(&out)
+    );
+
+    let events: Vec<Value> = intake.events().into_iter().map(|e| e.value).collect();
+    assert_eq!(events.len(), 6, "{events:#?}");
+    let find = |message: &str| {
+        events
+            .iter()
+            .find(|e| e["message"] == message)
+            .unwrap_or_else(|| panic!("no event {message:?} in {events:#?}"))
+    };
+    let e = find("db down");
+    assert_eq!(e["level"], "ERROR");
+    assert_eq!(e["code"], 500);
+    assert_eq!(e["ratio"], 0.25);
+    assert_eq!(e["ok"], false);
+    assert_eq!(e["tags"], r#"["a","b"]"#);
+    assert_eq!(e["ctx"], r#"{"k":"v"}"#);
+    assert_eq!(e["nothing"], "null");
+    assert!(e.get("logship.parse_error").is_none());
+
+    let e = find("via msg");
+    assert_eq!(e["level"], "DEBUG");
+    assert_eq!(e["user"], "ann");
+
+    let e = find("odd level");
+    assert_eq!(e["level"], "INFO");
+    assert_eq!(e["field.level"], "notice");
+
+    let e = find("this is not json");
+    assert_eq!(e["logship.parse_error"], true);
+    assert_eq!(e["level"], "INFO");
+
+    let e = find("caf\u{FFFD}");
+    assert!(e.get("logship.parse_error").is_none());
+
+    let e = find("\u{FFFD}\u{FFFD} raw bytes");
+    assert_eq!(e["logship.parse_error"], true);
+}
+
+#[test]
+fn ship_json_vendor_without_gzip_sends_plain_json_and_headers() {
+    let intake = Intake::start(IntakeConfig::default()).expect("intake");
+    let out = run(
+        &[
+            "ship",
+            "--vendor",
+            "json",
+            "--no-gzip",
+            "--header",
+            "X-Api-Key: sk-test-123",
+            "--endpoint",
+            &intake.url("/v1/logs"),
+        ],
+        b"one\ntwo\nthree\n",
+    );
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert_eq!(messages(&intake), ["one", "three", "two"]);
+    let requests = intake.requests();
+    assert!(!requests.is_empty());
+    for r in &requests {
+        assert_eq!(r.header("content-type"), Some("application/json"));
+        assert_eq!(r.header("content-encoding"), None);
+        assert_eq!(r.header("x-api-key"), Some("sk-test-123"));
+    }
+    assert!(!stderr(&out).contains("sk-test-123"));
+    assert!(intake.violations().is_empty(), "{:?}", intake.violations());
+}
+
+#[test]
+fn ship_to_an_intake_that_rejects_the_key_fails_and_says_401() {
+    let intake = Intake::start(IntakeConfig::default()).expect("intake");
+    intake.fail_next(
+        1_000_000,
+        Fault::Status {
+            status: 401,
+            headers: vec![("Content-Type".into(), "application/json".into())],
+            body: r#"{"error":"invalid api key"}"#.into(),
+        },
+    );
+    let out = run(
+        &[
+            "ship",
+            "--endpoint",
+            &intake.url("/logs"),
+            "--max-retries",
+            "0",
+            "--shutdown-timeout-ms",
+            "10000",
+        ],
+        b"a\nb\nc\n",
+    );
+    assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
+    assert!(stderr(&out).contains("401"), "stderr: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains("shipped 0 of 3 events"),
+        "stderr: {}",
+        stderr(&out)
+    );
+    assert!(intake.events().is_empty());
+}
+
+#[test]
+fn ship_rejects_bad_options_with_exit_code_2_naming_the_field() {
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &[
+                "ship",
+                "--endpoint",
+                "http://127.0.0.1:9/logs",
+                "--linger-ms",
+                "9999999",
+            ],
+            "linger_ms",
+        ),
+        (&["ship"], "endpoint"),
+        (
+            &["ship", "--endpoint", "ftp://example.invalid/x"],
+            "endpoint",
+        ),
+        (
+            &[
+                "ship",
+                "--endpoint",
+                "http://127.0.0.1:9/logs",
+                "--header",
+                "sk-secret-value",
+            ],
+            "--header",
+        ),
+        (
+            &[
+                "ship",
+                "--endpoint",
+                "http://127.0.0.1:9/logs",
+                "--input",
+                "/nonexistent/logship-input",
+            ],
+            "/nonexistent/logship-input",
+        ),
+    ];
+    for (args, needle) in cases {
+        let out = run(args, b"");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
+        assert!(
+            !stderr(&out).contains("sk-secret-value"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    let out = run(
+        &[
+            "ship",
+            "--vendor",
+            "nope",
+            "--endpoint",
+            "http://127.0.0.1:9/",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("vendor"), "{}", stderr(&out));
+}
+
+/// Starts `logship intake ...` and returns the child, its stdout reader and its port.
+fn start_intake(extra: &[&str]) -> (Child, BufReader<std::process::ChildStdout>, u16) {
+    let mut child = logship()
+        .args(["intake", "--port", "0"])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn logship intake");
+    let mut out = BufReader::new(child.stdout.take().expect("stdout piped"));
+    let mut line = String::new();
+    out.read_line(&mut line).expect("listening line");
+    let port = line
+        .trim()
+        .strip_prefix("listening on http://127.0.0.1:")
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
+    (child, out, port)
+}
+
+/// One HTTP/1.1 exchange on a fresh connection; returns the whole response.
+fn http(port: u16, head: &str, body: &[u8]) -> String {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    let request = format!(
+        "{head}\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).expect("write head");
+    stream.write_all(body).expect("write body");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("read response");
+    response
+}
+
+#[test]
+fn intake_command_accepts_ndjson_and_prints_a_summary() {
+    let (child, mut out, port) = start_intake(&["--duration", "3"]);
+    let done = watchdog(&child);
+    let response = http(
+        port,
+        "POST /logs HTTP/1.1\r\nContent-Type: application/x-ndjson",
+        b"{\"message\":\"hello from a raw socket\",\"level\":\"INFO\"}\n",
+    );
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    let stats = http(port, "GET /_intake/stats HTTP/1.1", b"");
+    let body = stats.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let stats: Value = serde_json::from_str(body).expect("stats JSON");
+    assert_eq!(stats["events"], 1);
+
+    let output = child.wait_with_output().expect("wait");
+    let _ = done.send(());
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).expect("rest of stdout");
+    assert!(rest.contains("carried 1 event;"), "stdout: {rest}");
+}
+
+#[test]
+fn intake_command_serves_injected_failures_then_stops_on_sigterm() {
+    let (child, mut out, port) = start_intake(&["--fail-status", "503", "--fail-count", "1"]);
+    let done = watchdog(&child);
+    let body = b"{\"message\":\"m\"}\n";
+    let head = "POST /logs HTTP/1.1\r\nContent-Type: application/x-ndjson";
+    let first = http(port, head, body);
+    assert!(first.starts_with("HTTP/1.1 503"), "{first}");
+    let second = http(port, head, body);
+    assert!(second.starts_with("HTTP/1.1 200"), "{second}");
+
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let output = child.wait_with_output().expect("wait");
+    let _ = done.send(());
+    assert!(output.status.success(), "status {:?}", output.status);
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).expect("rest of stdout");
+    assert!(rest.contains("2 requests (1 rejected)"), "stdout: {rest}");
+    assert!(rest.contains("carried 1 event;"), "stdout: {rest}");
+}
+
+/// The integer after `label` on its table row.
+fn row(table: &str, label: &str) -> u64 {
+    table
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix(label))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no {label:?} row in:\n{table}"))
+}
+
+#[test]
+fn demo_delivers_everything_it_logs() {
+    let json_path = temp_path("demo.json");
+    let json_arg = json_path.to_string_lossy().into_owned();
+    let out = run(
+        &[
+            "demo",
+            "--duration",
+            "2",
+            "--rate",
+            "2000",
+            "--threads",
+            "2",
+            "--json",
+            &json_arg,
+        ],
+        b"",
+    );
+    let table = stdout(&out);
+    assert!(
+        out.status.success(),
+        "stdout: {table}\nstderr: {}",
+        stderr(&out)
+    );
+    assert!(table.starts_with("logship demo: 2 threads, 2 s, local intake on 127.0.0.1:"));
+    let logged = row(&table, "events logged");
+    assert_eq!(logged, 4000, "{table}");
+    assert_eq!(row(&table, "events delivered"), logged, "{table}");
+    assert_eq!(row(&table, "events dropped"), 0, "{table}");
+    assert!(table.contains("log call -> intake    p50 "), "{table}");
+    assert!(table.contains("log call cost         p50 "), "{table}");
+
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).expect("json file"))
+            .expect("demo JSON");
+    assert_eq!(report["events_logged"], 4000);
+    assert_eq!(report["events_delivered"], 4000);
+    assert_eq!(report["latency_samples"], 4000);
+    assert_eq!(report["stats"]["events_delivered"], 4000);
+}
