@@ -40,6 +40,18 @@ impl Fault {
         }
     }
 
+    /// A `Status` fault answering `body` as `application/json`. Any status
+    /// works, 2xx included: e.g. Dynatrace's partial success is
+    /// `Fault::json(200, r#"{"details":{"code":200,"message":"..."}}"#)`.
+    /// As with every fault, the request's events are not recorded.
+    pub fn json(status: u16, body: impl Into<String>) -> Fault {
+        Fault::Status {
+            status,
+            headers: vec![("Content-Type".into(), "application/json".into())],
+            body: body.into(),
+        }
+    }
+
     /// The response to write, or `None` when the connection must be closed.
     pub(crate) fn response(&self) -> Option<Response> {
         match self {

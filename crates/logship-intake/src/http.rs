@@ -460,6 +460,15 @@ impl Response {
         }
     }
 
+    /// A response without body (e.g. `204 No Content`).
+    pub fn empty(status: u16) -> Response {
+        Response {
+            status,
+            headers: Vec::new(),
+            body: Vec::new(),
+        }
+    }
+
     /// A JSON error response of the shape `{"error": message}`.
     pub fn error(status: u16, message: &str) -> Response {
         Response::json(status, &serde_json::json!({ "error": message }))
@@ -494,7 +503,8 @@ fn reason(status: u16) -> &'static str {
 }
 
 /// Writes `resp` with a `Content-Length` (and `Connection: close` when
-/// `close` is set) as a single buffer, then flushes.
+/// `close` is set) as a single buffer, then flushes. A 204 or 304 response
+/// is written without `Content-Length` and without body, as HTTP requires.
 ///
 /// Caller-supplied `Content-Length`, `Transfer-Encoding` and `Connection`
 /// headers are dropped so a fault definition can never break the framing.
@@ -512,12 +522,18 @@ pub(crate) fn write_response<W: Write>(w: &mut W, resp: &Response, close: bool) 
         }
         out.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
     }
-    out.extend_from_slice(format!("Content-Length: {}\r\n", resp.body.len()).as_bytes());
+    // RFC 9110 8.6: no Content-Length (and no body) on 1xx, 204 and 304.
+    let bodyless = resp.status < 200 || resp.status == 204 || resp.status == 304;
+    if !bodyless {
+        out.extend_from_slice(format!("Content-Length: {}\r\n", resp.body.len()).as_bytes());
+    }
     if close {
         out.extend_from_slice(b"Connection: close\r\n");
     }
     out.extend_from_slice(b"\r\n");
-    out.extend_from_slice(&resp.body);
+    if !bodyless {
+        out.extend_from_slice(&resp.body);
+    }
     w.write_all(&out)?;
     w.flush()
 }

@@ -19,8 +19,35 @@
 //! `Content-Length` (a chunked body is a 411 violation), `Content-Encoding`
 //! identity or gzip, `Content-Type: application/x-ndjson` (one JSON object per
 //! line) or `application/json` (an array of objects, or one object). Success
-//! is `200 {"accepted":N}`. Vendor dialects will be added as further
-//! protocol modules.
+//! is `200 {"accepted":N}`.
+//!
+//! # Vendor intakes
+//! These paths (query string ignored) emulate a vendor's intake strictly,
+//! answering its real statuses and bodies (facts from the project's
+//! `VENDORS.md`, sections 1–4 and 9):
+//!
+//! | Vendor | Path | Credential | Success |
+//! |---|---|---|---|
+//! | Datadog Logs v2 | `POST /api/v2/logs` | `DD-API-KEY` (missing 401, wrong 403) | `202 {}` |
+//! | Splunk HEC | `POST /services/collector`, `/services/collector/event`, `/services/collector/event/1.0`; `GET /services/collector/health` | `Authorization: Splunk <token>` (401 code 2/3, 403 code 4) | `200 {"text":"Success","code":0}` |
+//! | New Relic Logs | `POST /log/v1` | `Api-Key` (or `X-License-Key`, `License-Key`, `?Api-Key=`; 403) | `202 {"requestId":"…"}` |
+//! | Dynatrace Logs v2 | `POST /api/v2/logs/ingest`, `POST /e/{env-id}/api/v2/logs/ingest` | `Authorization: Api-Token <token>` (401) | `204` (no body) |
+//!
+//! Each vendor's limits (entries, decoded bytes, New Relic's wire bytes,
+//! timestamp units and windows, field types) are enforced; a breach gets the
+//! vendor's error answer and is recorded as a violation, and the request's
+//! events are not accepted. A Datadog entry over 1 MB and a New Relic
+//! body in the "simple" format are accepted (as the vendors do) but still
+//! recorded as violations. Accepted events are recorded as received: the
+//! Datadog entry, the Splunk envelope, the Dynatrace record, and each New
+//! Relic log with its block's `common.attributes` added under `"common"`.
+//! [`RequestRecord::vendor`] names the protocol that served each request.
+//!
+//! Credentials are checked against [`IntakeConfig::api_key`] (changeable
+//! with [`Intake::set_api_key`]): `None` accepts any non-empty credential.
+//! A refused credential is not a protocol violation, since tests provoke it
+//! on purpose; it is counted in [`IntakeStats::auth_failures`]. Dynatrace's
+//! partial-success `200` can be injected with [`Fault::json`].
 //!
 //! ```no_run
 //! use logship_intake::{Intake, IntakeConfig};

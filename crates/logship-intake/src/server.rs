@@ -18,7 +18,7 @@ use std::time::Duration;
 use crate::control;
 use crate::faults::Fault;
 use crate::http::{self, ReadError, Request, Response};
-use crate::protocol::Protocol;
+use crate::protocol::{Protocol, RejectionKind, Settings};
 use crate::state::{
     ConnTrack, IntakeStats, ObserverFn, Outcome, ReceivedEvent, RequestRecord, Shared,
 };
@@ -45,6 +45,17 @@ pub struct IntakeConfig {
     /// off for long benchmarks: only counters are kept, so memory stays
     /// bounded, and [`Intake::events`] / [`Intake::requests`] stay empty.
     pub keep_events: bool,
+    /// The credential every vendor endpoint requires (Datadog `DD-API-KEY`,
+    /// Splunk `Authorization: Splunk <token>`, New Relic `Api-Key`,
+    /// Dynatrace `Authorization: Api-Token <token>`). `None` (the default)
+    /// accepts any non-empty credential; a missing one is still refused.
+    /// Changeable later with [`Intake::set_api_key`]. The generic protocol
+    /// never checks credentials.
+    pub api_key: Option<String>,
+    /// Splunk HEC `max_content_length`: the largest decoded request body the
+    /// Splunk endpoints accept (413 beyond). Default 1,000,000 bytes, the
+    /// pre-6.5 Splunk default (VENDORS.md 2.3); current Splunk uses 800 MB.
+    pub splunk_max_content_length: usize,
 }
 
 impl Default for IntakeConfig {
@@ -53,6 +64,8 @@ impl Default for IntakeConfig {
             port: 0,
             delay: Duration::ZERO,
             keep_events: true,
+            api_key: None,
+            splunk_max_content_length: crate::protocol::splunk::DEFAULT_MAX_CONTENT_LENGTH,
         }
     }
 }
@@ -85,7 +98,11 @@ impl Intake {
     pub fn start(cfg: IntakeConfig) -> std::io::Result<Intake> {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, cfg.port))?;
         let addr = listener.local_addr()?;
-        let shared = Arc::new(Shared::new(cfg.keep_events, cfg.delay));
+        let settings = Settings {
+            api_key: cfg.api_key,
+            splunk_max_content_length: cfg.splunk_max_content_length,
+        };
+        let shared = Arc::new(Shared::new(cfg.keep_events, cfg.delay, settings));
         let accept = {
             let shared = Arc::clone(&shared);
             thread::Builder::new()
@@ -147,6 +164,14 @@ impl Intake {
     /// its body until its response was written (so including delay and pause).
     pub fn max_concurrency(&self) -> usize {
         usize::try_from(self.shared.stats().max_concurrency).unwrap_or(usize::MAX)
+    }
+
+    /// Sets the credential the vendor endpoints require from now on: `Some(k)`
+    /// accepts only `k`, `None` accepts any non-empty credential (see
+    /// [`IntakeConfig::api_key`]). Refusals count in
+    /// [`IntakeStats::auth_failures`], not as violations.
+    pub fn set_api_key(&self, key: Option<String>) {
+        self.shared.set_api_key(key);
     }
 
     /// Sets the delay added before answering each request from now on.
@@ -358,7 +383,9 @@ fn serve_connection(shared: &Arc<Shared>, stream: TcpStream, mut conn: ConnTrack
                 message,
                 partial,
             }) => {
-                shared.record_malformed(&mut conn, &partial, status, &message);
+                let path = partial.target.split('?').next().unwrap_or("");
+                let vendor = Protocol::route(path).name();
+                shared.record_malformed(&mut conn, &partial, status, &message, vendor);
                 let _ = http::write_response(&mut writer, &Response::error(status, &message), true);
                 close_gracefully(&writer, &mut reader);
                 return;
@@ -387,23 +414,31 @@ fn serve_intake(
     writer: &mut TcpStream,
     close: bool,
 ) -> bool {
-    let ticket = shared.begin(conn, req);
-    let (response, mut outcome) = match Protocol::route(req.path()).handle(req) {
+    let protocol = Protocol::route(req.path());
+    let ticket = shared.begin(conn, req, protocol.name());
+    let (response, mut outcome) = match protocol.handle(req, &shared.settings()) {
         Ok(accepted) => {
             let outcome = Outcome {
                 status: accepted.response.status,
                 events: accepted.events,
                 decoded_bytes: Some(accepted.decoded_bytes),
-                violation: None,
+                violations: accepted.violations,
+                auth_failure: false,
             };
             (Some(accepted.response), outcome)
         }
         Err(rejection) => {
+            let auth_failure = rejection.kind == RejectionKind::AuthFailure;
             let outcome = Outcome {
                 status: rejection.response.status,
                 events: Vec::new(),
                 decoded_bytes: rejection.decoded_bytes,
-                violation: Some(rejection.violation),
+                violations: if auth_failure {
+                    Vec::new()
+                } else {
+                    vec![rejection.violation]
+                },
+                auth_failure,
             };
             (Some(rejection.response), outcome)
         }

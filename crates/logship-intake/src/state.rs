@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::faults::{Fault, FaultQueue};
 use crate::http::{find_header, PartialHead, Request};
+use crate::protocol::Settings;
 
 /// Most violation messages kept in memory; the counter keeps counting beyond.
 const MAX_STORED_VIOLATIONS: usize = 10_000;
@@ -69,6 +70,9 @@ pub struct RequestRecord {
     /// Id of the TCP connection the request came on; equal ids mean the
     /// client reused a keep-alive connection.
     pub connection_id: u64,
+    /// Protocol that served the request, chosen by path: `"generic"`,
+    /// `"datadog"`, `"splunk"`, `"newrelic"` or `"dynatrace"`.
+    pub vendor: String,
 }
 
 impl RequestRecord {
@@ -97,6 +101,10 @@ pub struct IntakeStats {
     pub max_concurrency: u64,
     /// Connections that carried at least one intake request.
     pub connections: u64,
+    /// Requests refused because their vendor credential was missing or
+    /// wrong. Not protocol violations (tests provoke them on purpose), and
+    /// also counted in `rejected_requests`.
+    pub auth_failures: u64,
 }
 
 /// Everything guarded by the state mutex.
@@ -123,6 +131,8 @@ pub(crate) struct Shared {
     keep_events: bool,
     shutdown: AtomicBool,
     observer: Mutex<Option<Observer>>,
+    /// Vendor settings (API key, limits), read once per request.
+    settings: Mutex<Settings>,
     next_request_id: AtomicU64,
     next_connection_id: AtomicU64,
 }
@@ -156,8 +166,10 @@ pub(crate) struct Outcome {
     pub events: Vec<Value>,
     /// Decoded body size, if decoding succeeded.
     pub decoded_bytes: Option<usize>,
-    /// Protocol violation found in the request, if any.
-    pub violation: Option<String>,
+    /// Protocol violations found in the request (usually zero or one).
+    pub violations: Vec<String>,
+    /// Whether the request was refused for a missing or wrong credential.
+    pub auth_failure: bool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -166,7 +178,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
-    pub fn new(keep_events: bool, delay: Duration) -> Shared {
+    pub fn new(keep_events: bool, delay: Duration, settings: Settings) -> Shared {
         Shared {
             inner: Mutex::new(Inner {
                 delay,
@@ -176,6 +188,7 @@ impl Shared {
             keep_events,
             shutdown: AtomicBool::new(false),
             observer: Mutex::new(None),
+            settings: Mutex::new(settings),
             next_request_id: AtomicU64::new(1),
             next_connection_id: AtomicU64::new(1),
         }
@@ -203,9 +216,20 @@ impl Shared {
         self.cond.notify_all();
     }
 
+    /// Snapshot of the vendor settings.
+    pub fn settings(&self) -> Settings {
+        lock(&self.settings).clone()
+    }
+
+    /// Sets the credential vendors must present (`None` = any non-empty one).
+    pub fn set_api_key(&self, key: Option<String>) {
+        lock(&self.settings).api_key = key;
+    }
+
     /// Registers a request whose body has been fully read: assigns its id,
     /// records it (status 0), counts it and takes a fault if one is pending.
-    pub fn begin(self: &Arc<Self>, conn: &mut ConnTrack, req: &Request) -> Ticket {
+    /// `vendor` is the name of the protocol serving it.
+    pub fn begin(self: &Arc<Self>, conn: &mut ConnTrack, req: &Request, vendor: &str) -> Ticket {
         let id = self.next_request_id.fetch_add(1, Ordering::Relaxed);
         let arrival = SystemTime::now();
         let arrival_instant = Instant::now();
@@ -236,6 +260,7 @@ impl Shared {
                 arrival,
                 arrival_instant,
                 connection_id: conn.id,
+                vendor: vendor.to_string(),
             });
         }
         drop(inner);
@@ -251,13 +276,15 @@ impl Shared {
     }
 
     /// Records a request that could not even be parsed (it never gets a
-    /// [`Ticket`]): counts it, its violation and its rejection.
+    /// [`Ticket`]): counts it, its violation and its rejection. `vendor` is
+    /// the protocol its target would have been routed to.
     pub fn record_malformed(
         &self,
         conn: &mut ConnTrack,
         partial: &PartialHead,
         status: u16,
         message: &str,
+        vendor: &str,
     ) {
         let id = self.next_request_id.fetch_add(1, Ordering::Relaxed);
         let label = if partial.method.is_empty() {
@@ -287,6 +314,7 @@ impl Shared {
                 arrival: SystemTime::now(),
                 arrival_instant: Instant::now(),
                 connection_id: conn.id,
+                vendor: vendor.to_string(),
             });
         }
         drop(inner);
@@ -401,7 +429,10 @@ impl Ticket {
             if !(200..300).contains(&outcome.status) {
                 inner.stats.rejected_requests += 1;
             }
-            if let Some(v) = outcome.violation {
+            if outcome.auth_failure {
+                inner.stats.auth_failures += 1;
+            }
+            for v in outcome.violations {
                 push_violation(&mut inner, format!("{}: {v}", self.label));
             }
             if let Ok(i) = inner.requests.binary_search_by_key(&self.id, |r| r.id) {

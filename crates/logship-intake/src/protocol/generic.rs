@@ -42,9 +42,5 @@ pub(crate) fn handle(req: &Request) -> Result<Accepted, Rejection> {
     let decoded_bytes = body.len();
     let events = parse(&body).map_err(|r| r.with_decoded(decoded_bytes))?;
     let response = Response::json(200, &json!({ "accepted": events.len() }));
-    Ok(Accepted {
-        events,
-        decoded_bytes,
-        response,
-    })
+    Ok(Accepted::new(events, decoded_bytes, response))
 }

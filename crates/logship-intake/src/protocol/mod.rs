@@ -1,17 +1,28 @@
 //! Intake protocols: how a request on a given path is authenticated,
 //! decoded and validated, and what a successful answer looks like.
 //!
-//! Each supported intake dialect (today the [`generic`] one; later Datadog,
-//! Splunk HEC, New Relic, Dynatrace, OTLP, Loki, Elasticsearch) is one module
-//! with one entry in [`Protocol`]. The server routes a request with
-//! [`Protocol::route`] and asks [`Protocol::handle`] for either the accepted
-//! events plus the success response, or a [`Rejection`] whose message is
-//! recorded as a protocol violation. The shared helpers below (body decoding,
-//! NDJSON / JSON parsing) are meant to be reused by those vendor modules.
+//! Each supported intake dialect is one module with one entry in
+//! [`Protocol`]: the [`generic`] one plus strict emulations of the
+//! [`datadog`], [`splunk`] (HEC), [`newrelic`] and [`dynatrace`] log intakes
+//! (later perhaps OTLP, Loki, Elasticsearch). The server routes a request
+//! with [`Protocol::route`] and asks [`Protocol::handle`] for either the
+//! accepted events plus the success response, or a [`Rejection`]: a protocol
+//! violation (recorded for the test to see) or an authentication failure
+//! (only counted, since tests provoke those on purpose). The shared helpers
+//! below (body decoding, NDJSON / JSON parsing, credential and timestamp
+//! checks) are reused by the vendor modules.
+//!
+//! A vendor module must answer exactly what the real intake answers (status
+//! and body shape, from `/work/shared/VENDORS.md`), never a made-up success.
 
+pub(crate) mod datadog;
+pub(crate) mod dynatrace;
 pub(crate) mod generic;
+pub(crate) mod newrelic;
+pub(crate) mod splunk;
 
 use std::io::Read;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
@@ -19,6 +30,24 @@ use crate::http::{Request, Response};
 
 /// Largest decompressed body accepted, to survive a gzip bomb.
 pub(crate) const MAX_DECODED_BODY: u64 = 512 * 1024 * 1024;
+
+/// Run-time settings the vendor protocols consult (snapshot per request).
+#[derive(Clone, Debug)]
+pub(crate) struct Settings {
+    /// The credential every vendor must present; `None` = any non-empty one.
+    pub api_key: Option<String>,
+    /// Splunk HEC `max_content_length` (decoded body bytes; 413 beyond).
+    pub splunk_max_content_length: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            api_key: None,
+            splunk_max_content_length: splunk::DEFAULT_MAX_CONTENT_LENGTH,
+        }
+    }
+}
 
 /// A request that a protocol accepted.
 #[derive(Debug)]
@@ -29,15 +58,44 @@ pub(crate) struct Accepted {
     pub decoded_bytes: usize,
     /// The success response to send.
     pub response: Response,
+    /// Mistakes the real intake tolerates (so the request still succeeds)
+    /// but that are recorded as violations all the same, e.g. a Datadog
+    /// entry that would be truncated.
+    pub violations: Vec<String>,
 }
 
-/// A request that breaks the protocol: what to answer and why.
+impl Accepted {
+    /// An accepted request without tolerated mistakes.
+    pub fn new(events: Vec<Value>, decoded_bytes: usize, response: Response) -> Accepted {
+        Accepted {
+            events,
+            decoded_bytes,
+            response,
+            violations: Vec::new(),
+        }
+    }
+}
+
+/// Why a request was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RejectionKind {
+    /// The client broke the protocol: recorded as a violation.
+    Violation,
+    /// The credential was missing or wrong: only counted in
+    /// `IntakeStats::auth_failures`, because tests provoke it on purpose.
+    AuthFailure,
+}
+
+/// A refused request: what to answer and why.
 #[derive(Debug)]
 pub(crate) struct Rejection {
     /// The error response to send.
     pub response: Response,
-    /// Violation message recorded for the test to see.
+    /// Violation message recorded for the test to see (for an auth failure,
+    /// only a description).
     pub violation: String,
+    /// Whether this is a protocol violation or an authentication failure.
+    pub kind: RejectionKind,
     /// Decoded body size, if decoding got that far.
     pub decoded_bytes: Option<usize>,
 }
@@ -49,6 +107,27 @@ impl Rejection {
         Rejection {
             response: Response::error(status, &violation),
             violation,
+            kind: RejectionKind::Violation,
+            decoded_bytes: None,
+        }
+    }
+
+    /// A protocol violation answered with a vendor-specific response.
+    pub fn violation(response: Response, message: impl Into<String>) -> Rejection {
+        Rejection {
+            response,
+            violation: message.into(),
+            kind: RejectionKind::Violation,
+            decoded_bytes: None,
+        }
+    }
+
+    /// An authentication failure answered with a vendor-specific response.
+    pub fn auth(response: Response, message: impl Into<String>) -> Rejection {
+        Rejection {
+            response,
+            violation: message.into(),
+            kind: RejectionKind::AuthFailure,
             decoded_bytes: None,
         }
     }
@@ -58,27 +137,141 @@ impl Rejection {
         self.decoded_bytes = Some(decoded_bytes);
         self
     }
+
+    /// Keeps status, message and kind but answers with the body `vendor`
+    /// builds from them, so shared helpers speak each vendor's error shape.
+    pub fn reshape(mut self, vendor: impl FnOnce(u16, &str) -> Response) -> Rejection {
+        let mut response = vendor(self.response.status, &self.violation);
+        // Keep helper-added headers such as `Allow` on a 405.
+        for (k, v) in self.response.headers {
+            if !k.eq_ignore_ascii_case("content-type") {
+                response.headers.push((k, v));
+            }
+        }
+        self.response = response;
+        self
+    }
 }
 
 /// The intake dialects the server can speak, selected by request path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Protocol {
-    /// logship's own format on any path: see [`generic`].
+    /// logship's own format on any other path: see [`generic`].
     Generic,
+    /// Datadog Logs API v2: see [`datadog`].
+    Datadog,
+    /// Splunk HTTP Event Collector: see [`splunk`].
+    Splunk,
+    /// New Relic Log API: see [`newrelic`].
+    NewRelic,
+    /// Dynatrace Log Monitoring API v2: see [`dynatrace`].
+    Dynatrace,
 }
 
 impl Protocol {
-    /// Chooses the protocol serving `path` (control paths are routed earlier).
-    pub fn route(_path: &str) -> Protocol {
-        Protocol::Generic
+    /// Chooses the protocol serving `path` (without query string; control
+    /// paths are routed earlier).
+    pub fn route(path: &str) -> Protocol {
+        if datadog::serves(path) {
+            Protocol::Datadog
+        } else if splunk::serves(path) {
+            Protocol::Splunk
+        } else if newrelic::serves(path) {
+            Protocol::NewRelic
+        } else if dynatrace::serves(path) {
+            Protocol::Dynatrace
+        } else {
+            Protocol::Generic
+        }
+    }
+
+    /// The name recorded in `RequestRecord::vendor`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Generic => "generic",
+            Protocol::Datadog => "datadog",
+            Protocol::Splunk => "splunk",
+            Protocol::NewRelic => "newrelic",
+            Protocol::Dynatrace => "dynatrace",
+        }
     }
 
     /// Validates and decodes `req` according to this protocol.
-    pub fn handle(self, req: &Request) -> Result<Accepted, Rejection> {
+    pub fn handle(self, req: &Request, settings: &Settings) -> Result<Accepted, Rejection> {
         match self {
             Protocol::Generic => generic::handle(req),
+            Protocol::Datadog => datadog::handle(req, settings),
+            Protocol::Splunk => splunk::handle(req, settings),
+            Protocol::NewRelic => newrelic::handle(req, settings),
+            Protocol::Dynatrace => dynatrace::handle(req, settings),
         }
     }
+}
+
+/// Result of comparing a presented credential with the configured one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Credential {
+    /// None presented (or an empty one).
+    Missing,
+    /// Presented but not equal to the configured key.
+    Wrong,
+    /// Acceptable.
+    Valid,
+}
+
+/// Checks `given` against `settings.api_key`: equal to it when one is
+/// configured, otherwise merely present and non-empty.
+pub(crate) fn check_credential(settings: &Settings, given: Option<&str>) -> Credential {
+    match given.map(str::trim) {
+        None | Some("") => Credential::Missing,
+        Some(k) => match &settings.api_key {
+            Some(expected) if expected != k => Credential::Wrong,
+            _ => Credential::Valid,
+        },
+    }
+}
+
+/// The credential of an `Authorization: <scheme> <credential>` value when
+/// the scheme is `scheme` (case-insensitive); `None` for another scheme.
+pub(crate) fn strip_scheme<'a>(value: &'a str, scheme: &str) -> Option<&'a str> {
+    let value = value.trim();
+    let (given, rest) = value.split_once(char::is_whitespace).unwrap_or((value, ""));
+    given.eq_ignore_ascii_case(scheme).then(|| rest.trim())
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub(crate) fn now_epoch_ms() -> i64 {
+    let ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    i64::try_from(ms).unwrap_or(i64::MAX)
+}
+
+/// Epoch values below this (1973-03-03 as milliseconds, year 5138 as
+/// seconds) are taken to be seconds where milliseconds are expected.
+pub(crate) const SECONDS_LOOKING_BELOW: i64 = 100_000_000_000;
+
+/// Checks that `v` is an integer of epoch **milliseconds**; `Err` names the
+/// problem (a seconds-looking value gets its own message).
+pub(crate) fn check_epoch_ms(v: &Value) -> Result<i64, String> {
+    let Some(n) = v.as_i64() else {
+        return Err(match v {
+            Value::Number(_) => format!("{v} is not an integer of epoch milliseconds"),
+            other => format!(
+                "is a {}, expected an integer of epoch milliseconds",
+                kind(other)
+            ),
+        });
+    };
+    if (0..SECONDS_LOOKING_BELOW).contains(&n) {
+        return Err(format!(
+            "{n} looks like epoch seconds; epoch milliseconds expected"
+        ));
+    }
+    if n < 0 {
+        return Err(format!("{n} is negative"));
+    }
+    Ok(n)
 }
 
 /// Requires method `POST` (405 otherwise).
@@ -124,36 +317,81 @@ pub(crate) fn media_type(req: &Request) -> Option<String> {
 /// Undoes `Content-Encoding`: identity or gzip (415 for anything else, 400
 /// for a corrupt gzip stream, 413 beyond [`MAX_DECODED_BODY`]).
 pub(crate) fn decode_body(req: &Request) -> Result<Vec<u8>, Rejection> {
+    decode_body_with(req, false, MAX_DECODED_BODY)
+}
+
+/// Like [`decode_body`], also accepting `deflate` (zlib-wrapped, RFC 1950)
+/// when `deflate` is set, and refusing (413) a body whose decoded size is
+/// over `limit` bytes. Identity bodies over `limit` are refused the same way.
+pub(crate) fn decode_body_with(
+    req: &Request,
+    deflate: bool,
+    limit: u64,
+) -> Result<Vec<u8>, Rejection> {
     let encoding = req
         .header("content-encoding")
         .unwrap_or("identity")
         .trim()
         .to_ascii_lowercase();
-    match encoding.as_str() {
-        "" | "identity" => Ok(req.body.clone()),
-        "gzip" | "x-gzip" => gunzip(&req.body),
-        other => Err(Rejection::new(
-            415,
-            format!("unsupported Content-Encoding {other:?}"),
-        )),
+    let body = match encoding.as_str() {
+        "" | "identity" => req.body.clone(),
+        "gzip" | "x-gzip" => gunzip(&req.body, limit)?,
+        "deflate" if deflate => inflate_zlib(&req.body, limit)?,
+        other => {
+            return Err(Rejection::new(
+                415,
+                format!("unsupported Content-Encoding {other:?}"),
+            ))
+        }
+    };
+    if body.len() as u64 > limit {
+        return Err(Rejection::new(
+            413,
+            format!(
+                "decoded body of {} bytes is over the {limit} byte limit",
+                body.len()
+            ),
+        ));
     }
+    Ok(body)
+}
+
+/// Decompresses one zlib (RFC 1950) stream that must span the whole body.
+fn inflate_zlib(body: &[u8], limit: u64) -> Result<Vec<u8>, Rejection> {
+    let mut decoder = flate2::bufread::ZlibDecoder::new(body);
+    let mut out = Vec::new();
+    if let Err(e) = decoder.by_ref().take(limit + 1).read_to_end(&mut out) {
+        return Err(Rejection::new(
+            400,
+            format!("invalid deflate (zlib) body: {e}"),
+        ));
+    }
+    if out.len() as u64 > limit {
+        return Err(Rejection::new(
+            413,
+            format!("deflate body inflates beyond the {limit} byte limit"),
+        ));
+    }
+    if !decoder.into_inner().is_empty() {
+        return Err(Rejection::new(
+            400,
+            "trailing data after the deflate (zlib) stream",
+        ));
+    }
+    Ok(out)
 }
 
 /// Decompresses exactly one gzip member that must span the whole body.
-fn gunzip(body: &[u8]) -> Result<Vec<u8>, Rejection> {
+pub(crate) fn gunzip(body: &[u8], limit: u64) -> Result<Vec<u8>, Rejection> {
     let mut decoder = flate2::bufread::GzDecoder::new(body);
     let mut out = Vec::new();
-    if let Err(e) = decoder
-        .by_ref()
-        .take(MAX_DECODED_BODY + 1)
-        .read_to_end(&mut out)
-    {
+    if let Err(e) = decoder.by_ref().take(limit + 1).read_to_end(&mut out) {
         return Err(Rejection::new(400, format!("invalid gzip body: {e}")));
     }
-    if out.len() as u64 > MAX_DECODED_BODY {
+    if out.len() as u64 > limit {
         return Err(Rejection::new(
             413,
-            format!("gzip body inflates beyond {MAX_DECODED_BODY} bytes"),
+            format!("gzip body inflates beyond {limit} bytes"),
         ));
     }
     let rest = decoder.into_inner();
@@ -222,7 +460,7 @@ pub(crate) fn parse_json_events(body: &[u8]) -> Result<Vec<Value>, Rejection> {
 }
 
 /// Human name of a JSON value's type, for violation messages.
-fn kind(v: &Value) -> &'static str {
+pub(crate) fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
@@ -246,6 +484,7 @@ mod tests {
 
     #[test]
     fn gunzip_round_trips_and_rejects_garbage() {
+        let gunzip = |b: &[u8]| gunzip(b, MAX_DECODED_BODY);
         assert_eq!(gunzip(&gzip(b"hello")).unwrap(), b"hello");
         assert_eq!(gunzip(b"not gzip").unwrap_err().response.status, 400);
         assert_eq!(gunzip(b"").unwrap_err().response.status, 400);
@@ -256,6 +495,77 @@ mod tests {
         trailing.extend_from_slice(b"junk");
         let err = gunzip(&trailing).unwrap_err();
         assert!(err.violation.contains("trailing"), "{}", err.violation);
+    }
+
+    #[test]
+    fn decoding_limits_apply_to_the_decoded_size() {
+        assert_eq!(
+            gunzip(&gzip(&[b'x'; 100]), 99).unwrap_err().response.status,
+            413
+        );
+        assert_eq!(gunzip(&gzip(&[b'x'; 100]), 100).unwrap().len(), 100);
+        let mut enc = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(b"zlib data").unwrap();
+        let z = enc.finish().unwrap();
+        assert_eq!(inflate_zlib(&z, 100).unwrap(), b"zlib data");
+        assert_eq!(inflate_zlib(&z, 3).unwrap_err().response.status, 413);
+        assert_eq!(inflate_zlib(b"raw", 100).unwrap_err().response.status, 400);
+    }
+
+    #[test]
+    fn credentials_and_epoch_checks() {
+        let open = Settings::default();
+        let keyed = Settings {
+            api_key: Some("k".into()),
+            ..Settings::default()
+        };
+        assert_eq!(check_credential(&open, None), Credential::Missing);
+        assert_eq!(check_credential(&open, Some(" ")), Credential::Missing);
+        assert_eq!(check_credential(&open, Some("x")), Credential::Valid);
+        assert_eq!(check_credential(&keyed, Some("x")), Credential::Wrong);
+        assert_eq!(check_credential(&keyed, Some("k")), Credential::Valid);
+        assert!(check_epoch_ms(&serde_json::json!(1_717_171_717_123_i64)).is_ok());
+        assert!(check_epoch_ms(&serde_json::json!(1_717_171_717))
+            .unwrap_err()
+            .contains("seconds"));
+        assert!(check_epoch_ms(&serde_json::json!(1.5e12)).is_err());
+        assert!(check_epoch_ms(&serde_json::json!("2024")).is_err());
+        assert!(check_epoch_ms(&serde_json::json!(-5)).is_err());
+    }
+
+    #[test]
+    fn routes_vendor_paths() {
+        assert_eq!(Protocol::route("/api/v2/logs"), Protocol::Datadog);
+        assert_eq!(Protocol::route("/services/collector"), Protocol::Splunk);
+        assert_eq!(
+            Protocol::route("/services/collector/event"),
+            Protocol::Splunk
+        );
+        assert_eq!(
+            Protocol::route("/services/collector/event/1.0"),
+            Protocol::Splunk
+        );
+        assert_eq!(
+            Protocol::route("/services/collector/health"),
+            Protocol::Splunk
+        );
+        assert_eq!(Protocol::route("/log/v1"), Protocol::NewRelic);
+        assert_eq!(Protocol::route("/api/v2/logs/ingest"), Protocol::Dynatrace);
+        assert_eq!(
+            Protocol::route("/e/abc123/api/v2/logs/ingest"),
+            Protocol::Dynatrace
+        );
+        assert_eq!(Protocol::route("/e//api/v2/logs/ingest"), Protocol::Generic);
+        assert_eq!(
+            Protocol::route("/e/a/b/api/v2/logs/ingest"),
+            Protocol::Generic
+        );
+        assert_eq!(Protocol::route("/api/v2/logs/"), Protocol::Generic);
+        assert_eq!(
+            Protocol::route("/services/collector/raw"),
+            Protocol::Generic
+        );
+        assert_eq!(Protocol::route("/logs"), Protocol::Generic);
     }
 
     #[test]
