@@ -30,6 +30,7 @@ pub(crate) struct Batcher {
     max_records: usize,
     max_bytes: usize,
     max_event_bytes: usize,
+    max_encoded_event_bytes: usize,
     records: Vec<Record>,
     body: Vec<u8>,
     held_bytes: usize,
@@ -50,6 +51,7 @@ impl Batcher {
             max_records: limits.max_records.max(1),
             max_bytes: limits.max_body_bytes,
             max_event_bytes,
+            max_encoded_event_bytes: limits.max_event_bytes,
             codec,
             records: Vec::new(),
             body: Vec::new(),
@@ -67,7 +69,7 @@ impl Batcher {
     ) -> PushEffects {
         let held = record.size();
         let mut effects = PushEffects::default();
-        let record = if record.size() > self.max_event_bytes {
+        let mut record = if record.size() > self.max_event_bytes {
             effects.truncated = true;
             record.truncated(self.max_event_bytes)
         } else {
@@ -79,6 +81,17 @@ impl Batcher {
         let before = self.body.len();
         self.codec
             .push(&mut self.body, &record, self.records.is_empty());
+        // The vendor's per-event cap applies to the encoded event, which escaping can make
+        // several times larger than the record: cut until it fits.
+        let mut budget = self.max_encoded_event_bytes;
+        while self.body.len() - before > self.max_encoded_event_bytes && budget > 1024 {
+            effects.truncated = true;
+            budget /= 2;
+            record = record.truncated(budget);
+            self.body.truncate(before);
+            self.codec
+                .push(&mut self.body, &record, self.records.is_empty());
+        }
         if !self.records.is_empty() && self.body.len() + self.codec.close_len() > self.max_bytes {
             // It does not fit: ship what we had, start a new batch with this record.
             self.body.truncate(before);

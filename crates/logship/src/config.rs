@@ -20,6 +20,14 @@ pub enum Vendor {
     Ndjson,
     /// One JSON array of objects (`application/json`) to any URL.
     JsonArray,
+    /// Datadog Logs API v2 (`DD-API-KEY`; URL from `site`).
+    Datadog,
+    /// Splunk HTTP Event Collector (`Authorization: Splunk <token>`; `endpoint` required).
+    Splunk,
+    /// New Relic Log API (`Api-Key`; URL from `region`).
+    NewRelic,
+    /// Dynatrace Log ingest v2 (`Authorization: Api-Token <token>`; `endpoint` required).
+    Dynatrace,
 }
 
 impl Vendor {
@@ -28,11 +36,34 @@ impl Vendor {
         match self {
             Vendor::Ndjson => "ndjson",
             Vendor::JsonArray => "json",
+            Vendor::Datadog => "datadog",
+            Vendor::Splunk => "splunk",
+            Vendor::NewRelic => "newrelic",
+            Vendor::Dynatrace => "dynatrace",
         }
     }
 
     /// All vendors, for help texts and "did you mean" messages.
-    pub const ALL: &'static [Vendor] = &[Vendor::Ndjson, Vendor::JsonArray];
+    pub const ALL: &'static [Vendor] = &[
+        Vendor::Ndjson,
+        Vendor::JsonArray,
+        Vendor::Datadog,
+        Vendor::Splunk,
+        Vendor::NewRelic,
+        Vendor::Dynatrace,
+    ];
+
+    /// The environment variable this vendor's own users already set for the API key
+    /// (`LOGSHIP_API_KEY` is also read, after it).
+    pub fn api_key_env(self) -> Option<&'static str> {
+        match self {
+            Vendor::Ndjson | Vendor::JsonArray => None,
+            Vendor::Datadog => Some("DD_API_KEY"),
+            Vendor::Splunk => Some("SPLUNK_HEC_TOKEN"),
+            Vendor::NewRelic => Some("NEW_RELIC_LICENSE_KEY"),
+            Vendor::Dynatrace => Some("DT_API_TOKEN"),
+        }
+    }
 }
 
 impl std::str::FromStr for Vendor {
@@ -43,6 +74,10 @@ impl std::str::FromStr for Vendor {
         match lower.as_str() {
             "ndjson" | "jsonl" => Ok(Vendor::Ndjson),
             "json" | "json_array" | "json-array" => Ok(Vendor::JsonArray),
+            "datadog" | "dd" => Ok(Vendor::Datadog),
+            "splunk" | "splunk_hec" | "splunk-hec" | "hec" => Ok(Vendor::Splunk),
+            "newrelic" | "new_relic" | "new-relic" | "nr" => Ok(Vendor::NewRelic),
+            "dynatrace" | "dt" => Ok(Vendor::Dynatrace),
             _ => Err(ConfigError::new(
                 "vendor",
                 s,
@@ -81,6 +116,32 @@ pub struct Config {
     /// Extra request headers (for example an authorisation header). Values are treated as
     /// secrets: never printed.
     pub headers: Vec<(String, Secret)>,
+    /// The vendor's API key or token. When unset, read from the vendor's own environment
+    /// variable (`DD_API_KEY`, `SPLUNK_HEC_TOKEN`, `NEW_RELIC_LICENSE_KEY`, `DT_API_TOKEN`),
+    /// then from `LOGSHIP_API_KEY`.
+    pub api_key: Option<Secret>,
+    /// Datadog site, e.g. `datadoghq.com` (default), `datadoghq.eu`, `us3.datadoghq.com`.
+    pub site: Option<String>,
+    /// New Relic region: `us` (default), `eu`, `jp`, `fedramp`.
+    pub region: Option<String>,
+    /// The service name attached to every event.
+    pub service: Option<String>,
+    /// The source (Datadog `ddsource`, Splunk `source`, New Relic `logtype`, Dynatrace
+    /// `log.source`). Default `rust`.
+    pub source: Option<String>,
+    /// Host name attached to every event. Default: this machine's host name.
+    pub hostname: Option<String>,
+    /// Tags as `key:value` strings, mapped to each vendor's own tag or attribute fields.
+    pub tags: Vec<String>,
+    /// Splunk `index` (default: the token's default index).
+    pub splunk_index: Option<String>,
+    /// Splunk `sourcetype`. Default `_json`.
+    pub splunk_sourcetype: Option<String>,
+    /// Splunk request channel: a GUID, or `auto` to generate one. Default: none.
+    pub splunk_channel: Option<String>,
+    /// Most uncompressed bytes in one request for intakes whose server decides it
+    /// (Splunk's `max_content_length`). Default 1,000,000, which fits hardened servers.
+    pub max_request_bytes: Option<usize>,
     /// Flush a batch when it holds this many events. Default 200.
     pub max_batch_records: usize,
     /// Flush a batch before its encoded, uncompressed body would exceed this. Default 1 MiB.
@@ -124,6 +185,17 @@ impl Default for Config {
             vendor: Vendor::default(),
             endpoint: None,
             headers: Vec::new(),
+            api_key: None,
+            site: None,
+            region: None,
+            service: None,
+            source: None,
+            hostname: None,
+            tags: Vec::new(),
+            splunk_index: None,
+            splunk_sourcetype: None,
+            splunk_channel: None,
+            max_request_bytes: None,
             max_batch_records: 200,
             max_batch_bytes: 1024 * 1024,
             linger: Duration::from_millis(1000),
@@ -154,6 +226,17 @@ impl fmt::Debug for Config {
                 "headers",
                 &self.headers.iter().map(|(k, v)| (k, v)).collect::<Vec<_>>(),
             )
+            .field("api_key", &self.api_key)
+            .field("site", &self.site)
+            .field("region", &self.region)
+            .field("service", &self.service)
+            .field("source", &self.source)
+            .field("hostname", &self.hostname)
+            .field("tags", &self.tags)
+            .field("splunk_index", &self.splunk_index)
+            .field("splunk_sourcetype", &self.splunk_sourcetype)
+            .field("splunk_channel", &self.splunk_channel)
+            .field("max_request_bytes", &self.max_request_bytes)
             .field("max_batch_records", &self.max_batch_records)
             .field("max_batch_bytes", &self.max_batch_bytes)
             .field("linger", &self.linger)
@@ -222,17 +305,18 @@ impl Config {
     pub fn validate(&self) -> Result<(), ConfigError> {
         match self.endpoint.as_deref() {
             None | Some("") => {
-                return Err(
-                    ConfigError::new("endpoint", "(none)", "an endpoint URL is required").fix(
-                        format!(
-                "set endpoint to the intake's URL, e.g. http://127.0.0.1:8080/logs (vendor {})",
-                self.vendor.name()
-            ),
-                    ),
-                )
+                if crate::vendor::needs_endpoint(self.vendor) {
+                    return Err(ConfigError::new(
+                        "endpoint",
+                        "(none)",
+                        "an endpoint URL is required",
+                    )
+                    .fix(crate::vendor::endpoint_example(self.vendor)));
+                }
             }
             Some(url) => validate_url(url)?,
         }
+        crate::vendor::validate(self)?;
         for (name, value) in &self.headers {
             if name.is_empty()
                 || !name
@@ -312,7 +396,40 @@ impl Config {
             256 * 1024 * 1024,
             " bytes",
         )?;
+        if let Some(n) = self.max_request_bytes {
+            range(
+                "max_request_bytes",
+                n,
+                16 * 1024,
+                1024 * 1024 * 1024,
+                " bytes",
+            )?;
+        }
+        for tag in &self.tags {
+            if tag.trim().is_empty() || tag.contains(',') {
+                return Err(ConfigError::new(
+                    "tags",
+                    tag,
+                    "each tag must be a non-empty key:value without commas",
+                )
+                .fix("write tags as env:prod,team:payments"));
+            }
+        }
         Ok(())
+    }
+
+    /// The API key: `api_key`, else the vendor's own environment variable, else
+    /// `LOGSHIP_API_KEY`. `env` is the environment lookup (injectable for tests).
+    pub fn resolve_api_key(&self, env: impl Fn(&str) -> Option<String>) -> Option<Secret> {
+        if let Some(k) = self.api_key.as_ref().filter(|k| !k.is_empty()) {
+            return Some(k.clone());
+        }
+        self.vendor
+            .api_key_env()
+            .into_iter()
+            .chain(["LOGSHIP_API_KEY"])
+            .find_map(|var| env(var).filter(|v| !v.trim().is_empty()))
+            .map(|v| Secret::new(v.trim()))
     }
 }
 

@@ -10,6 +10,21 @@ use crate::record::Value;
 /// Appends `s` as a quoted, escaped JSON string.
 pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
+    escape(out, s);
+    out.push(b'"');
+}
+
+/// Appends `prefix.key` as one quoted JSON string, without building it first.
+pub(crate) fn dotted(out: &mut Vec<u8>, prefix: &str, key: &str) {
+    out.push(b'"');
+    escape(out, prefix);
+    out.push(b'.');
+    escape(out, key);
+    out.push(b'"');
+}
+
+/// Appends the escaped body of a JSON string (no quotes).
+fn escape(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
@@ -34,7 +49,6 @@ pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
         start = i + 1;
     }
     out.extend_from_slice(&bytes[start..]);
-    out.push(b'"');
 }
 
 const HEX: &[u8; 16] = b"0123456789abcdef";

@@ -269,6 +269,69 @@ impl Builder {
         self
     }
 
+    /// The vendor's API key or token (default: from `DD_API_KEY`, `SPLUNK_HEC_TOKEN`,
+    /// `NEW_RELIC_LICENSE_KEY` or `DT_API_TOKEN` by vendor, then `LOGSHIP_API_KEY`).
+    pub fn api_key(mut self, key: impl Into<Secret>) -> Self {
+        self.config.api_key = Some(key.into());
+        self
+    }
+
+    /// Datadog site (default `datadoghq.com`).
+    pub fn site(mut self, site: impl Into<String>) -> Self {
+        self.config.site = Some(site.into());
+        self
+    }
+
+    /// New Relic region: `us` (default), `eu`, `jp`, `fedramp`.
+    pub fn region(mut self, region: impl Into<String>) -> Self {
+        self.config.region = Some(region.into());
+        self
+    }
+
+    /// Service name attached to every event (default none).
+    pub fn service(mut self, service: impl Into<String>) -> Self {
+        self.config.service = Some(service.into());
+        self
+    }
+
+    /// Source attached to every event (default `rust`).
+    pub fn source(mut self, source: impl Into<String>) -> Self {
+        self.config.source = Some(source.into());
+        self
+    }
+
+    /// Host name attached to every event (default: this machine's).
+    pub fn hostname(mut self, hostname: impl Into<String>) -> Self {
+        self.config.hostname = Some(hostname.into());
+        self
+    }
+
+    /// Adds a `key:value` tag (default none).
+    pub fn tag(mut self, tag: impl Into<String>) -> Self {
+        self.config.tags.push(tag.into());
+        self
+    }
+
+    /// Splunk index, sourcetype (default `_json`) and request channel (a GUID or `auto`).
+    pub fn splunk(
+        mut self,
+        index: Option<String>,
+        sourcetype: Option<String>,
+        channel: Option<String>,
+    ) -> Self {
+        self.config.splunk_index = index;
+        self.config.splunk_sourcetype = sourcetype;
+        self.config.splunk_channel = channel;
+        self
+    }
+
+    /// Most uncompressed bytes per request where the server sets it (Splunk; default
+    /// 1,000,000).
+    pub fn max_request_bytes(mut self, n: usize) -> Self {
+        self.config.max_request_bytes = Some(n);
+        self
+    }
+
     /// Events per batch (default 200).
     pub fn max_batch_records(mut self, n: usize) -> Self {
         self.config.max_batch_records = n;
@@ -364,12 +427,14 @@ impl Builder {
 
     /// Validates the configuration and starts the pipeline's threads.
     pub fn build(self) -> Result<(Logship, Guard), BuildError> {
-        let config = self.config;
+        let mut config = self.config;
+        config.api_key = config.resolve_api_key(|var| std::env::var(var).ok());
         config.validate()?;
         let codec = Arc::new(Codec::new(&config)?);
         let reporter = Reporter::new(config.report_to_stderr, self.on_error);
         if let Some(url) = &config.endpoint {
-            if url.starts_with("http://") && !is_loopback_url(url) && !config.headers.is_empty() {
+            let has_secret = !config.headers.is_empty() || config.api_key.is_some();
+            if url.starts_with("http://") && !is_loopback_url(url) && has_secret {
                 reporter.notice(&format!(
                     "warning: endpoint {} uses plain http to a non-loopback host; headers (and any API key) travel in clear text",
                     redact_url(url)

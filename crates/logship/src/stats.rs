@@ -25,6 +25,7 @@ pub(crate) struct Counters {
     pub retries: AtomicU64,
     pub failed_requests: AtomicU64,
     pub splits: AtomicU64,
+    pub partial_requests: AtomicU64,
     pub last_error: Mutex<Option<String>>,
 }
 
@@ -56,6 +57,7 @@ impl Counters {
             retries: get(&self.retries),
             failed_requests: get(&self.failed_requests),
             splits: get(&self.splits),
+            partial_requests: get(&self.partial_requests),
             queue_depth: queue_depth as u64,
             batches_in_flight: batches_in_flight as u64,
             last_error: self.last_error.lock().ok().and_then(|e| e.clone()),
@@ -94,6 +96,9 @@ pub struct Stats {
     pub failed_requests: u64,
     /// Times a batch was split in two because the intake said it was too large.
     pub splits: u64,
+    /// Requests the intake accepted only in part and asked not to resend (Dynatrace's
+    /// 200); their events count as delivered.
+    pub partial_requests: u64,
     /// Events waiting in the queue right now.
     pub queue_depth: u64,
     /// Batches cut and not yet settled right now.

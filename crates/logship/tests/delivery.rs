@@ -17,7 +17,7 @@ fn ships_every_event_exactly_once(vendor: Vendor, gzip: bool) {
     let n = 1000;
     for i in 0..n {
         let mut r = numbered(i);
-        r.field("half", i % 2 == 0)
+        r.field("half", i.is_multiple_of(2))
             .field("ratio", i as f64 / 4.0)
             .field("neg", -(i as i64));
         logship.push(r).unwrap();
@@ -31,7 +31,7 @@ fn ships_every_event_exactly_once(vendor: Vendor, gzip: bool) {
         assert_eq!(v["message"], format!("event {i}"));
         assert_eq!(v["level"], "INFO");
         assert_eq!(v["target"], "test");
-        assert_eq!(v["half"], i % 2 == 0);
+        assert_eq!(v["half"], i.is_multiple_of(2));
         assert_eq!(v["ratio"].as_f64().unwrap(), i as f64 / 4.0);
         assert_eq!(v["neg"].as_i64().unwrap(), -(i as i64));
         let ts = v["timestamp"].as_str().unwrap();

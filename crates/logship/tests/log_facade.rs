@@ -59,14 +59,21 @@ fn log_records_from_threads_arrive_with_key_values_and_the_http_stack_is_not_shi
     drop(guard);
 
     let events: Vec<_> = intake.events().into_iter().map(|e| e.value).collect();
-    assert_eq!(events.len(), 404, "exactly the application's events, nothing else");
+    assert_eq!(
+        events.len(),
+        404,
+        "exactly the application's events, nothing else"
+    );
     assert!(
         http_stack_records.load(Ordering::SeqCst) > 0,
         "ureq logged nothing, so this test proves nothing"
     );
     for e in &events {
         let target = e["target"].as_str().unwrap();
-        assert!(!target.starts_with("ureq") && !target.starts_with("rustls"), "{target}");
+        assert!(
+            !target.starts_with("ureq") && !target.starts_with("rustls"),
+            "{target}"
+        );
     }
     let info = events.iter().find(|e| e["seq"] == 1005).unwrap();
     assert_eq!(info["message"], "request 5 done");

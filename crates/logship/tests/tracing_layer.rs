@@ -69,7 +69,9 @@ fn events_from_many_threads_all_arrive() {
     }
     drop(guard);
     let seqs = received_seqs(&intake);
-    let want: Vec<u64> = (0..4u64).flat_map(|t| (0..250).map(move |i| t * 1000 + i)).collect();
+    let want: Vec<u64> = (0..4u64)
+        .flat_map(|t| (0..250).map(move |i| t * 1000 + i))
+        .collect();
     let mut want = want;
     want.sort_unstable();
     assert_eq!(seqs, want);

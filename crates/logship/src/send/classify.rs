@@ -16,6 +16,44 @@ pub(crate) enum Outcome {
     Permanent,
     /// The request was too large: split the batch and send the halves.
     TooLarge,
+    /// Some events were accepted, some not, and the intake says not to resend
+    /// (Dynatrace's 200): counted as delivered and as a partial success.
+    Partial,
+    /// The event at this index (0-based, in the request) is invalid: count it as failed
+    /// and resend the others (Splunk's `invalid-event-number`).
+    RejectEvent(usize),
+}
+
+/// One line of a vendor's response table: statuses `from..=to` mean `outcome`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Rule {
+    from: u16,
+    to: u16,
+    outcome: Outcome,
+}
+
+impl Rule {
+    /// A range of statuses.
+    pub(crate) const fn range(from: u16, to: u16, outcome: Outcome) -> Rule {
+        Rule { from, to, outcome }
+    }
+
+    /// A single status.
+    pub(crate) const fn one(status: u16, outcome: Outcome) -> Rule {
+        Rule {
+            from: status,
+            to: status,
+            outcome,
+        }
+    }
+}
+
+/// The first rule matching `status`; anything unlisted is permanent.
+pub(crate) fn by_table(rules: &[Rule], status: u16) -> Outcome {
+    rules
+        .iter()
+        .find(|r| (r.from..=r.to).contains(&status))
+        .map_or(Outcome::Permanent, |r| r.outcome)
 }
 
 /// HTTP semantics: 2xx delivered; 408, 429 and 5xx (but 501 and 505) retried; 413 split;

@@ -79,6 +79,21 @@ impl Sender {
             None => body.clone(),
         };
         let counters = &self.shared.counters;
+        if let Some(max) = self.codec.limits().max_wire_bytes {
+            if wire.len() > max {
+                // Over the intake's limit as sent: split (or, for a single event, cut it)
+                // before sending, rather than wait for a 413.
+                if records.len() > 1 {
+                    Counters::add(&counters.splits, 1);
+                    return self.deliver_halves(records);
+                }
+                let shrink = max as f64 / wire.len() as f64 * 0.9;
+                let budget = (records[0].size() as f64 * shrink) as usize;
+                let cut = [records[0].truncated(budget.max(1024))];
+                Counters::add(&counters.truncated, 1);
+                return self.deliver(&cut, self.codec.encode(&cut));
+            }
+        }
         let mut retry = 0u32;
         loop {
             if self.shared.abort.is_raised() {
@@ -91,7 +106,7 @@ impl Sender {
             let result = self.shared_post(&wire);
             let (outcome, retry_after, problem) = match result {
                 Ok(resp) => {
-                    let outcome = self.codec.classify(resp.status);
+                    let outcome = self.codec.classify(resp.status, &resp.body);
                     (outcome, resp.retry_after, Some((resp.status, resp.body)))
                 }
                 Err(network) => {
@@ -114,7 +129,20 @@ impl Sender {
             };
             let (status, resp_body) = problem.unwrap_or_default();
             match outcome {
-                Outcome::Delivered => {
+                Outcome::Delivered | Outcome::Partial => {
+                    if outcome == Outcome::Partial {
+                        Counters::add(&counters.partial_requests, 1);
+                        self.report(
+                            Some(status),
+                            &format!(
+                                "the intake accepted only part of {} events and asked not to resend: {}",
+                                records.len(),
+                                snippet(&resp_body)
+                            ),
+                            records.len(),
+                            false,
+                        );
+                    }
                     Counters::add(&counters.events_delivered, records.len() as u64);
                     Counters::add(&counters.bytes_raw, body.len() as u64);
                     Counters::add(&counters.bytes_compressed, wire.len() as u64);
@@ -134,12 +162,39 @@ impl Sender {
                 Outcome::TooLarge if records.len() > 1 => {
                     Counters::add(&counters.failed_requests, 1);
                     Counters::add(&counters.splits, 1);
-                    let (left, right) = records.split_at(records.len() / 2);
-                    let mut settled = self.deliver(left, self.codec.encode(left));
-                    settled += self.deliver(right, self.codec.encode(right));
+                    return self.deliver_halves(records);
+                }
+                Outcome::RejectEvent(bad) if bad < records.len() => {
+                    Counters::add(&counters.failed_requests, 1);
+                    self.report(
+                        Some(status),
+                        &format!(
+                            "the intake rejected event {bad} of {} as invalid and accepted none; resending the others: {}",
+                            records.len(),
+                            snippet(&resp_body)
+                        ),
+                        1,
+                        true,
+                    );
+                    let rest: Vec<Record> = records
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| *i != bad)
+                        .map(|(_, r)| r.clone())
+                        .collect();
+                    let mut settled = Settled {
+                        failed: 1,
+                        ..Settled::default()
+                    };
+                    if !rest.is_empty() {
+                        settled += self.deliver(&rest, self.codec.encode(&rest));
+                    }
                     return settled;
                 }
-                Outcome::Retry | Outcome::Permanent | Outcome::TooLarge => {
+                Outcome::Retry
+                | Outcome::Permanent
+                | Outcome::TooLarge
+                | Outcome::RejectEvent(_) => {
                     Counters::add(&counters.failed_requests, 1);
                     let exhausted = outcome == Outcome::Retry;
                     let message = if exhausted {
@@ -165,6 +220,14 @@ impl Sender {
                 }
             }
         }
+    }
+
+    /// Delivers the two halves of `records` separately.
+    fn deliver_halves(&self, records: &[Record]) -> Settled {
+        let (left, right) = records.split_at(records.len() / 2);
+        let mut settled = self.deliver(left, self.codec.encode(left));
+        settled += self.deliver(right, self.codec.encode(right));
+        settled
     }
 
     fn shared_post(&self, wire: &[u8]) -> Result<http::Response, String> {

@@ -23,6 +23,8 @@ use crate::send::classify::{self, Outcome};
 pub(super) const LIMITS: Limits = Limits {
     max_records: usize::MAX,
     max_body_bytes: usize::MAX,
+    max_event_bytes: usize::MAX,
+    max_wire_bytes: None,
 };
 
 /// Media type of an NDJSON body.

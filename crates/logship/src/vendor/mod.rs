@@ -1,18 +1,24 @@
 //! What each intake wants on the wire, one module per vendor.
 //!
-//! Why it exists: a vendor is a URL, some headers, a body shape, hard limits, and a
+//! Why it exists: a vendor is a URL, an auth header, a body shape, hard limits, and a
 //! meaning for each response status. Everything else in the pipeline (queue, batching,
 //! sending, retries) is shared. [`Codec`] is the one type the worker and senders talk to;
-//! it dispatches to the vendor's module with a `match`, so adding a vendor means adding a
-//! module that looks like its siblings plus one arm per method here.
+//! it dispatches to the vendor's module with a `match`. Every vendor module has the same
+//! parts: `PATH`, `LIMITS`, `RESPONSES` (its status table, as data), an `Encoder`, and
+//! where needed `url`, `validate` and `classify`.
 
+mod datadog;
+mod dynatrace;
+mod fields;
 mod generic;
+mod newrelic;
+mod splunk;
 
 use crate::config::{Config, Vendor};
 use crate::error::ConfigError;
 use crate::record::Record;
 use crate::secret::Secret;
-use crate::send::classify::Outcome;
+use crate::send::classify::{self, Outcome};
 
 /// Hard limits of an intake; batches are cut so no request exceeds them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,34 +27,200 @@ pub(crate) struct Limits {
     pub max_records: usize,
     /// Most uncompressed body bytes in one request.
     pub max_body_bytes: usize,
+    /// Most bytes of one encoded event; larger events are truncated and counted.
+    pub max_event_bytes: usize,
+    /// Most body bytes as sent (after compression), when the intake limits that.
+    pub max_wire_bytes: Option<usize>,
+}
+
+/// Per-pipeline attributes every vendor maps to its own fields.
+#[derive(Debug)]
+pub(crate) struct Context {
+    pub service: Option<String>,
+    pub source: String,
+    pub hostname: String,
+    pub tags: Vec<String>,
+}
+
+#[derive(Debug)]
+enum Format {
+    Ndjson,
+    JsonArray,
+    Datadog(datadog::Encoder),
+    Splunk(splunk::Encoder),
+    NewRelic(newrelic::Encoder),
+    Dynatrace(dynatrace::Encoder),
 }
 
 /// The request format of one configured intake.
 #[derive(Debug)]
 pub(crate) struct Codec {
     vendor: Vendor,
+    format: Format,
     url: String,
     headers: Vec<(String, Secret)>,
     limits: Limits,
 }
 
+/// True when the vendor has no default URL (the host is the customer's own).
+pub(crate) fn needs_endpoint(vendor: Vendor) -> bool {
+    matches!(
+        vendor,
+        Vendor::Ndjson | Vendor::JsonArray | Vendor::Splunk | Vendor::Dynatrace
+    )
+}
+
+/// An example endpoint, for the error that says one is missing.
+pub(crate) fn endpoint_example(vendor: Vendor) -> String {
+    let example = match vendor {
+        Vendor::Splunk => "https://splunk.example.com:8088",
+        Vendor::Dynatrace => "https://abc12345.live.dynatrace.com",
+        _ => "http://127.0.0.1:8080/logs",
+    };
+    format!(
+        "set endpoint to the intake's URL, e.g. {example} (vendor {})",
+        vendor.name()
+    )
+}
+
+/// Vendor-specific checks: the API key, the site or region, the Splunk channel.
+pub(crate) fn validate(config: &Config) -> Result<(), ConfigError> {
+    if let Some(var) = config.vendor.api_key_env() {
+        if config.api_key.as_ref().is_none_or(Secret::is_empty) {
+            return Err(ConfigError::new(
+                "api_key",
+                "(none)",
+                format!("vendor {} needs an API key", config.vendor.name()),
+            )
+            .fix(format!("set api_key or {var}")));
+        }
+    }
+    match config.vendor {
+        Vendor::Datadog => datadog::validate(config),
+        Vendor::NewRelic => newrelic::validate(config),
+        Vendor::Splunk => splunk::validate(config),
+        Vendor::Ndjson | Vendor::JsonArray | Vendor::Dynatrace => Ok(()),
+    }
+}
+
+/// This machine's host name, for vendors' host fields.
+pub(crate) fn machine_hostname() -> String {
+    ["/proc/sys/kernel/hostname", "/etc/hostname"]
+        .iter()
+        .find_map(|p| std::fs::read_to_string(p).ok())
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok().filter(|s| !s.is_empty()))
+        .unwrap_or_else(|| "localhost".to_owned())
+}
+
+/// `endpoint` with the vendor's standard path appended when it has none.
+fn with_default_path(endpoint: &str, path: &str) -> String {
+    let Ok(uri) = endpoint.parse::<ureq::http::Uri>() else {
+        return endpoint.to_owned();
+    };
+    if uri.path() != "/" && !uri.path().is_empty() {
+        return endpoint.to_owned();
+    }
+    let (Some(scheme), Some(authority)) = (uri.scheme_str(), uri.authority()) else {
+        return endpoint.to_owned();
+    };
+    match uri.query() {
+        Some(q) => format!("{scheme}://{authority}{path}?{q}"),
+        None => format!("{scheme}://{authority}{path}"),
+    }
+}
+
 impl Codec {
-    /// Builds the codec for a validated configuration.
+    /// Builds the codec for a validated configuration (whose API key is resolved).
     pub(crate) fn new(config: &Config) -> Result<Codec, ConfigError> {
-        let url = config
-            .endpoint
-            .clone()
-            .ok_or_else(|| ConfigError::new("endpoint", "(none)", "an endpoint URL is required"))?;
-        let vendor_limits = match config.vendor {
-            Vendor::Ndjson | Vendor::JsonArray => generic::LIMITS,
+        let ctx = Context {
+            service: config.service.clone(),
+            source: config.source.clone().unwrap_or_else(|| "rust".to_owned()),
+            hostname: config.hostname.clone().unwrap_or_else(machine_hostname),
+            tags: config.tags.clone(),
+        };
+        let key = config.api_key.clone().unwrap_or_default();
+        let mut headers = config.headers.clone();
+        let standard_path = match config.vendor {
+            Vendor::Ndjson | Vendor::JsonArray => None,
+            Vendor::Datadog => Some(datadog::PATH),
+            Vendor::Splunk => Some(splunk::PATH),
+            Vendor::NewRelic => Some(newrelic::PATH),
+            Vendor::Dynatrace => Some(dynatrace::PATH),
+        };
+        let url = match (&config.endpoint, standard_path) {
+            (Some(e), Some(path)) if !e.is_empty() => with_default_path(e, path),
+            (Some(e), _) if !e.is_empty() => e.clone(),
+            _ => match config.vendor {
+                Vendor::Datadog => datadog::url(config),
+                Vendor::NewRelic => newrelic::url(config),
+                other => {
+                    return Err(ConfigError::new(
+                        "endpoint",
+                        "(none)",
+                        "an endpoint URL is required",
+                    )
+                    .fix(endpoint_example(other)))
+                }
+            },
+        };
+        let (format, vendor_limits) = match config.vendor {
+            Vendor::Ndjson => (Format::Ndjson, generic::LIMITS),
+            Vendor::JsonArray => (Format::JsonArray, generic::LIMITS),
+            Vendor::Datadog => {
+                headers.push(("DD-API-KEY".into(), key));
+                (
+                    Format::Datadog(datadog::Encoder::new(&ctx)),
+                    datadog::LIMITS,
+                )
+            }
+            Vendor::Splunk => {
+                headers.push((
+                    "Authorization".into(),
+                    Secret::new(format!("Splunk {}", key.expose())),
+                ));
+                if let Some(channel) = splunk::channel(config) {
+                    headers.push(("X-Splunk-Request-Channel".into(), Secret::new(channel)));
+                }
+                let mut limits = splunk::LIMITS;
+                limits.max_body_bytes = config
+                    .max_request_bytes
+                    .unwrap_or(splunk::DEFAULT_MAX_REQUEST_BYTES);
+                (Format::Splunk(splunk::Encoder::new(&ctx, config)), limits)
+            }
+            Vendor::NewRelic => {
+                headers.push(("Api-Key".into(), key));
+                (
+                    Format::NewRelic(newrelic::Encoder::new(&ctx)),
+                    newrelic::LIMITS,
+                )
+            }
+            Vendor::Dynatrace => {
+                headers.push((
+                    "Authorization".into(),
+                    Secret::new(format!("Api-Token {}", key.expose())),
+                ));
+                (
+                    Format::Dynatrace(dynatrace::Encoder::new(&ctx)),
+                    dynatrace::LIMITS,
+                )
+            }
+        };
+        let max_wire_bytes = match (vendor_limits.max_wire_bytes, config.max_request_bytes) {
+            (Some(v), Some(c)) => Some(v.min(c)),
+            (v, _) => v,
         };
         Ok(Codec {
             vendor: config.vendor,
+            format,
             url,
-            headers: config.headers.clone(),
+            headers,
             limits: Limits {
                 max_records: vendor_limits.max_records.min(config.max_batch_records),
                 max_body_bytes: vendor_limits.max_body_bytes.min(config.max_batch_bytes),
+                max_event_bytes: vendor_limits.max_event_bytes.min(config.max_event_bytes),
+                max_wire_bytes,
             },
         })
     }
@@ -58,53 +230,64 @@ impl Codec {
         &self.url
     }
 
-    /// Request headers besides Content-Type, Content-Encoding and User-Agent.
+    /// Request headers besides Content-Type, Content-Encoding and User-Agent, including
+    /// the vendor's auth header.
     pub(crate) fn headers(&self) -> &[(String, Secret)] {
         &self.headers
     }
 
     /// The body's media type.
     pub(crate) fn content_type(&self) -> &'static str {
-        match self.vendor {
-            Vendor::Ndjson => generic::NDJSON_CONTENT_TYPE,
-            Vendor::JsonArray => generic::ARRAY_CONTENT_TYPE,
+        match self.format {
+            Format::Ndjson => generic::NDJSON_CONTENT_TYPE,
+            Format::JsonArray => generic::ARRAY_CONTENT_TYPE,
+            // Every vendor documents plain JSON (New Relic, Dynatrace and Datadog require
+            // it; Splunk does not check it).
+            _ => "application/json",
         }
     }
 
-    /// Effective batch limits: the tighter of the configuration and the vendor's own.
+    /// Effective limits: the tighter of the configuration and the vendor's own.
     pub(crate) fn limits(&self) -> Limits {
         self.limits
     }
 
     /// Writes what comes before the first event.
     pub(crate) fn open(&self, body: &mut Vec<u8>) {
-        match self.vendor {
-            Vendor::Ndjson => {}
-            Vendor::JsonArray => body.push(b'['),
+        match &self.format {
+            Format::Ndjson | Format::Splunk(_) => {}
+            Format::JsonArray | Format::Datadog(_) | Format::Dynatrace(_) => body.push(b'['),
+            Format::NewRelic(e) => e.open(body),
         }
     }
 
     /// Appends one event; `first` is true for the first event of the body.
     pub(crate) fn push(&self, body: &mut Vec<u8>, record: &Record, first: bool) {
-        match self.vendor {
-            Vendor::Ndjson => generic::push_ndjson(body, record),
-            Vendor::JsonArray => generic::push_array_item(body, record, first),
+        match &self.format {
+            Format::Ndjson => generic::push_ndjson(body, record),
+            Format::JsonArray => generic::push_array_item(body, record, first),
+            Format::Datadog(e) => e.push(body, record, first),
+            Format::Splunk(e) => e.push(body, record),
+            Format::NewRelic(e) => e.push(body, record, first),
+            Format::Dynatrace(e) => e.push(body, record, first),
         }
     }
 
     /// Bytes [`Codec::close`] will add, so the byte trigger can be checked before closing.
     pub(crate) fn close_len(&self) -> usize {
-        match self.vendor {
-            Vendor::Ndjson => 0,
-            Vendor::JsonArray => 1,
+        match &self.format {
+            Format::Ndjson | Format::Splunk(_) => 0,
+            Format::JsonArray | Format::Datadog(_) | Format::Dynatrace(_) => 1,
+            Format::NewRelic(_) => newrelic::Encoder::CLOSE.len(),
         }
     }
 
     /// Writes what comes after the last event.
     pub(crate) fn close(&self, body: &mut Vec<u8>) {
-        match self.vendor {
-            Vendor::Ndjson => {}
-            Vendor::JsonArray => body.push(b']'),
+        match &self.format {
+            Format::Ndjson | Format::Splunk(_) => {}
+            Format::JsonArray | Format::Datadog(_) | Format::Dynatrace(_) => body.push(b']'),
+            Format::NewRelic(_) => body.extend_from_slice(newrelic::Encoder::CLOSE),
         }
     }
 
@@ -120,9 +303,16 @@ impl Codec {
     }
 
     /// What a response means for the batch that was sent.
-    pub(crate) fn classify(&self, status: u16) -> Outcome {
+    pub(crate) fn classify(&self, status: u16, body: &str) -> Outcome {
         match self.vendor {
-            Vendor::Ndjson | Vendor::JsonArray => generic::classify(status),
+            Vendor::Datadog => classify::by_table(datadog::RESPONSES, status),
+            Vendor::Splunk => splunk::classify(status, body),
+            Vendor::NewRelic => classify::by_table(newrelic::RESPONSES, status),
+            Vendor::Dynatrace => classify::by_table(dynatrace::RESPONSES, status),
+            _ => generic::classify(status),
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,120 @@
+//! Datadog Logs API v2 (VENDORS.md section 1).
+//!
+//! `POST https://http-intake.logs.<site>/api/v2/logs` with `DD-API-KEY`, a JSON array of
+//! entries: `message`, `status` (Datadog status names), `timestamp` (epoch milliseconds),
+//! `service`, `ddsource`, `ddtags` (one comma-separated string), `hostname`, `logger.name`,
+//! and the event's fields as attributes.
+
+use super::fields::{millis, write_flat, write_opt};
+use super::{Context, Limits};
+use crate::config::Config;
+use crate::error::ConfigError;
+use crate::json;
+use crate::record::{Level, Record};
+use crate::send::classify::{Outcome, Rule};
+
+/// The standard path, appended to an `endpoint` given without one.
+pub(super) const PATH: &str = "/api/v2/logs";
+/// Documented sites (section 1.1); each becomes `http-intake.logs.<site>`.
+pub(super) const SITES: &[&str] = &[
+    "datadoghq.com",
+    "us3.datadoghq.com",
+    "us5.datadoghq.com",
+    "datadoghq.eu",
+    "ap1.datadoghq.com",
+    "ap2.datadoghq.com",
+    "uk1.datadoghq.com",
+    "ddog-gov.com",
+    "us2.ddog-gov.com",
+];
+/// Section 1.4: 1000 entries, 5,000,000 bytes uncompressed per request (the strict reading
+/// of "5MB"), 1 MB per entry.
+pub(super) const LIMITS: Limits = Limits {
+    max_records: 1000,
+    max_body_bytes: 5_000_000,
+    max_event_bytes: 1_000_000,
+    max_wire_bytes: None,
+};
+/// Section 1.5: 2xx delivered; 408, 429, 5xx retried; 413 split; other 4xx permanent.
+pub(super) const RESPONSES: &[Rule] = &[
+    Rule::range(200, 299, Outcome::Delivered),
+    Rule::one(408, Outcome::Retry),
+    Rule::one(413, Outcome::TooLarge),
+    Rule::one(429, Outcome::Retry),
+    Rule::range(500, 599, Outcome::Retry),
+];
+const RESERVED: &[&str] = &[
+    "message",
+    "status",
+    "timestamp",
+    "service",
+    "ddsource",
+    "ddtags",
+    "hostname",
+    "host",
+    "source",
+    "date",
+    "logger.name",
+];
+
+/// The intake URL for a site.
+pub(super) fn url(config: &Config) -> String {
+    let site = config.site.as_deref().unwrap_or("datadoghq.com");
+    format!("https://http-intake.logs.{site}{PATH}")
+}
+
+/// Checks the site.
+pub(super) fn validate(config: &Config) -> Result<(), ConfigError> {
+    match config.site.as_deref() {
+        None => Ok(()),
+        Some(site) if SITES.contains(&site) => Ok(()),
+        Some(site) => Err(ConfigError::new("site", site, "is not a Datadog site")
+            .fix(format!("use one of: {}", SITES.join(", ")))),
+    }
+}
+
+/// Datadog status names (the status remapper maps `warning` and `warn` alike).
+fn status(level: Level) -> &'static str {
+    match level {
+        Level::Trace | Level::Debug => "debug",
+        Level::Info => "info",
+        Level::Warn => "warning",
+        Level::Error => "error",
+    }
+}
+
+/// Encodes entries; the per-pipeline attributes are encoded once.
+#[derive(Debug)]
+pub(super) struct Encoder {
+    common: Vec<u8>,
+}
+
+impl Encoder {
+    pub(super) fn new(ctx: &Context) -> Encoder {
+        let mut common = Vec::new();
+        write_opt(&mut common, "service", ctx.service.as_deref());
+        write_opt(&mut common, "ddsource", Some(&ctx.source));
+        write_opt(&mut common, "hostname", Some(&ctx.hostname));
+        if !ctx.tags.is_empty() {
+            write_opt(&mut common, "ddtags", Some(&ctx.tags.join(",")));
+        }
+        Encoder { common }
+    }
+
+    pub(super) fn push(&self, body: &mut Vec<u8>, record: &Record, first: bool) {
+        if !first {
+            body.push(b',');
+        }
+        body.extend_from_slice(b"{\"message\":");
+        json::string(body, record.message_str());
+        body.extend_from_slice(b",\"status\":\"");
+        body.extend_from_slice(status(record.level()).as_bytes());
+        body.extend_from_slice(b"\",\"timestamp\":");
+        json::unsigned(body, millis(record));
+        body.extend_from_slice(b",\"logger.name\":");
+        json::string(body, record.target());
+        body.extend_from_slice(&self.common);
+        write_flat(body, record, RESERVED, false, json::value);
+        body.push(b'}');
+    }
+}

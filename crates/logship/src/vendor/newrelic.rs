@@ -1,0 +1,105 @@
+//! New Relic Log API (VENDORS.md section 3).
+//!
+//! `POST https://log-api.newrelic.com/log/v1` (or the EU, JP, FedRAMP host) with
+//! `Api-Key`, in the detailed format: `[{"common":{"attributes":{...}},"logs":[...]}]`,
+//! each log with `timestamp` (epoch milliseconds), `message`, and flat `attributes`. New
+//! Relic rejects arrays as attribute values; logship's field values are always scalars
+//! (anything else was already formatted as a string), so none is ever sent. The
+//! 1,000,000-byte limit applies to the body as sent (compressed): senders split a batch
+//! whose compressed body is over it before sending, and split again on 413.
+
+use super::fields::{millis, write_flat, write_opt, write_tags};
+use super::{Context, Limits};
+use crate::config::Config;
+use crate::error::ConfigError;
+use crate::json;
+use crate::record::Record;
+use crate::send::classify::{Outcome, Rule};
+
+/// The standard path, appended to an `endpoint` given without one.
+pub(super) const PATH: &str = "/log/v1";
+/// Regions and their hosts (section 3.1).
+pub(super) const REGIONS: &[(&str, &str)] = &[
+    ("us", "log-api.newrelic.com"),
+    ("eu", "log-api.eu.newrelic.com"),
+    ("jp", "log-api.jp.nr-data.net"),
+    ("fedramp", "gov-log-api.newrelic.com"),
+];
+/// Section 3.4: 10^6 bytes per request as sent (compressed). The sender splits a batch
+/// whose compressed body is over it, and cuts a single event that still does not fit; an
+/// encoded event is capped just under the limit so that, uncompressed, it fits too.
+pub(super) const LIMITS: Limits = Limits {
+    max_records: usize::MAX,
+    max_body_bytes: usize::MAX,
+    max_event_bytes: 1_000_000 - 4096,
+    max_wire_bytes: Some(1_000_000),
+};
+/// Section 3.5: 2xx delivered; 408, 429 and 5xx retried; 413 split; other 4xx permanent.
+pub(super) const RESPONSES: &[Rule] = &[
+    Rule::range(200, 299, Outcome::Delivered),
+    Rule::one(408, Outcome::Retry),
+    Rule::one(413, Outcome::TooLarge),
+    Rule::one(429, Outcome::Retry),
+    Rule::range(500, 599, Outcome::Retry),
+];
+const RESERVED: &[&str] = &["level", "logger.name"];
+
+/// The intake URL for a region.
+pub(super) fn url(config: &Config) -> String {
+    let region = config.region.as_deref().unwrap_or("us");
+    let host = REGIONS
+        .iter()
+        .find(|(r, _)| *r == region)
+        .map_or(REGIONS[0].1, |(_, h)| *h);
+    format!("https://{host}{PATH}")
+}
+
+/// Checks the region.
+pub(super) fn validate(config: &Config) -> Result<(), ConfigError> {
+    match config.region.as_deref() {
+        None => Ok(()),
+        Some(r) if REGIONS.iter().any(|(name, _)| *name == r) => Ok(()),
+        Some(r) => Err(ConfigError::new("region", r, "is not a New Relic region")
+            .fix("use one of: us, eu, jp, fedramp")),
+    }
+}
+
+/// Encodes the detailed format; the common block is encoded once.
+#[derive(Debug)]
+pub(super) struct Encoder {
+    open: Vec<u8>,
+}
+
+impl Encoder {
+    pub(super) fn new(ctx: &Context) -> Encoder {
+        let mut open = b"[{\"common\":{\"attributes\":{\"hostname\":".to_vec();
+        json::string(&mut open, &ctx.hostname);
+        write_opt(&mut open, "service", ctx.service.as_deref());
+        write_opt(&mut open, "logtype", Some(&ctx.source));
+        write_tags(&mut open, &ctx.tags, false);
+        open.extend_from_slice(b"}},\"logs\":[");
+        Encoder { open }
+    }
+
+    pub(super) fn open(&self, body: &mut Vec<u8>) {
+        body.extend_from_slice(&self.open);
+    }
+
+    pub(super) const CLOSE: &'static [u8] = b"]}]";
+
+    pub(super) fn push(&self, body: &mut Vec<u8>, record: &Record, first: bool) {
+        if !first {
+            body.push(b',');
+        }
+        body.extend_from_slice(b"{\"timestamp\":");
+        json::unsigned(body, millis(record));
+        body.extend_from_slice(b",\"message\":");
+        json::string(body, record.message_str());
+        body.extend_from_slice(b",\"attributes\":{\"level\":\"");
+        body.extend_from_slice(record.level().as_str().as_bytes());
+        body.extend_from_slice(b"\",\"logger.name\":");
+        json::string(body, record.target());
+        write_flat(body, record, RESERVED, false, json::value);
+        body.extend_from_slice(b"}}");
+    }
+}

@@ -1,0 +1,174 @@
+//! Splunk HTTP Event Collector (VENDORS.md section 2).
+//!
+//! `POST <endpoint>/services/collector/event` with `Authorization: Splunk <token>`;
+//! concatenated event objects (no array): `time` in epoch seconds with a millisecond
+//! fraction, `host`, `source`, `sourcetype`, `index`, `event` (the message, level, logger
+//! and the event's fields), and `fields` (flat, string values: the service and tags).
+//! A 400 naming an `invalid-event-number` rejects just that event: the others are resent.
+
+use super::fields::{write_flat, write_opt, write_tags};
+use super::{Context, Limits};
+use crate::config::Config;
+use crate::error::ConfigError;
+use crate::json;
+use crate::record::Record;
+use crate::send::classify::{Outcome, Rule};
+
+/// The standard path, appended to an `endpoint` given without one.
+pub(super) const PATH: &str = "/services/collector/event";
+/// Default request cap: 1,000,000 bytes, the pre-6.5 `max_content_length` that hardened
+/// servers still use (section 2.3); configurable with `max_request_bytes`.
+pub(super) const DEFAULT_MAX_REQUEST_BYTES: usize = 1_000_000;
+/// Section 2.3: about 5 MB per event (400 code 6 beyond); no entry count limit.
+pub(super) const LIMITS: Limits = Limits {
+    max_records: usize::MAX,
+    max_body_bytes: DEFAULT_MAX_REQUEST_BYTES,
+    max_event_bytes: 5_000_000,
+    max_wire_bytes: None,
+};
+/// Section 2.4: 200 delivered; 500 (code 8) and 503 (codes 9, 18-20) retried, like other
+/// 5xx; 408 and 429 retried; 413 split; 400 with `invalid-event-number` isolates the event
+/// (handled in [`classify`]); other 4xx permanent.
+pub(super) const RESPONSES: &[Rule] = &[
+    Rule::range(200, 299, Outcome::Delivered),
+    Rule::one(408, Outcome::Retry),
+    Rule::one(413, Outcome::TooLarge),
+    Rule::one(429, Outcome::Retry),
+    Rule::range(500, 599, Outcome::Retry),
+];
+const RESERVED: &[&str] = &["message", "level", "logger"];
+
+/// What a response means, including Splunk's per-event rejection.
+pub(super) fn classify(status: u16, body: &str) -> Outcome {
+    if status == 400 {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(body) {
+            if let Some(i) = v.get("invalid-event-number").and_then(|n| n.as_u64()) {
+                return Outcome::RejectEvent(i as usize);
+            }
+        }
+    }
+    super::classify::by_table(RESPONSES, status)
+}
+
+/// Checks the channel.
+pub(super) fn validate(config: &Config) -> Result<(), ConfigError> {
+    match config.splunk_channel.as_deref() {
+        None | Some("auto") => Ok(()),
+        Some(c) if is_guid(c) => Ok(()),
+        Some(c) => Err(
+            ConfigError::new("splunk_channel", c, "must be a GUID or auto")
+                .fix("use auto to generate one, e.g. splunk_channel = auto"),
+        ),
+    }
+}
+
+/// The channel header value, generating a GUID for `auto`.
+pub(super) fn channel(config: &Config) -> Option<String> {
+    match config.splunk_channel.as_deref() {
+        None => None,
+        Some("auto") => Some(new_guid()),
+        Some(c) => Some(c.to_owned()),
+    }
+}
+
+/// A random version-4 GUID.
+fn new_guid() -> String {
+    let a = fastrand::u64(..);
+    let b = fastrand::u64(..);
+    format!(
+        "{:08x}-{:04x}-4{:03x}-{:x}{:03x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0x0fff,
+        8 + (b >> 62),
+        (b >> 48) & 0x0fff,
+        b & 0xffff_ffff_ffff
+    )
+}
+
+fn is_guid(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('-').collect();
+    parts.len() == 5
+        && parts
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(p, n)| p.len() == n && p.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// Encodes events; the envelope's fixed members are encoded once.
+#[derive(Debug)]
+pub(super) struct Encoder {
+    envelope: Vec<u8>,
+    fields: Vec<u8>,
+}
+
+impl Encoder {
+    pub(super) fn new(ctx: &Context, config: &Config) -> Encoder {
+        let mut envelope = Vec::new();
+        write_opt(&mut envelope, "host", Some(&ctx.hostname));
+        write_opt(&mut envelope, "source", Some(&ctx.source));
+        write_opt(
+            &mut envelope,
+            "sourcetype",
+            Some(config.splunk_sourcetype.as_deref().unwrap_or("_json")),
+        );
+        write_opt(&mut envelope, "index", config.splunk_index.as_deref());
+        let mut fields = Vec::new();
+        if ctx.service.is_some() || !ctx.tags.is_empty() {
+            fields.extend_from_slice(b",\"fields\":{");
+            let mut first = true;
+            if let Some(service) = &ctx.service {
+                json::string(&mut fields, "service");
+                fields.push(b':');
+                json::string(&mut fields, service);
+                first = false;
+            }
+            write_tags(&mut fields, &ctx.tags, first);
+            fields.push(b'}');
+        }
+        Encoder { envelope, fields }
+    }
+
+    pub(super) fn push(&self, body: &mut Vec<u8>, record: &Record) {
+        let nanos = record.timestamp_nanos();
+        body.extend_from_slice(b"{\"time\":");
+        json::unsigned(body, nanos / 1_000_000_000);
+        body.push(b'.');
+        let millis = (nanos / 1_000_000) % 1000;
+        body.extend_from_slice(format!("{millis:03}").as_bytes());
+        body.extend_from_slice(&self.envelope);
+        body.extend_from_slice(b",\"event\":{\"message\":");
+        json::string(body, record.message_str());
+        body.extend_from_slice(b",\"level\":\"");
+        body.extend_from_slice(record.level().as_str().as_bytes());
+        body.extend_from_slice(b"\",\"logger\":");
+        json::string(body, record.target());
+        write_flat(body, record, RESERVED, false, json::value);
+        body.push(b'}');
+        body.extend_from_slice(&self.fields);
+        body.extend_from_slice(b"}\n");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_channels_are_guids() {
+        for _ in 0..100 {
+            let g = new_guid();
+            assert!(is_guid(&g), "{g}");
+        }
+    }
+
+    #[test]
+    fn invalid_event_number_isolates_one_event() {
+        let body = r#"{"text":"Invalid data format","code":6,"invalid-event-number":3}"#;
+        assert_eq!(classify(400, body), Outcome::RejectEvent(3));
+        assert_eq!(
+            classify(400, r#"{"text":"Incorrect index","code":7}"#),
+            Outcome::Permanent
+        );
+    }
+}

@@ -1,0 +1,293 @@
+//! Vendor tables and encoders checked against VENDORS.md.
+
+use super::*;
+use crate::record::Level;
+
+fn config(vendor: Vendor) -> Config {
+    Config {
+        vendor,
+        api_key: Some(Secret::new("k-123")),
+        hostname: Some("web-1".into()),
+        service: Some("checkout".into()),
+        tags: vec!["env:prod".into(), "team:pay".into()],
+        ..Config::default()
+    }
+}
+
+fn with_endpoint(vendor: Vendor, endpoint: &str) -> Config {
+    Config {
+        endpoint: Some(endpoint.into()),
+        ..config(vendor)
+    }
+}
+
+fn sample() -> Record {
+    let mut r = Record::new(Level::Warn, "app::pay");
+    r.set_timestamp_nanos(1_717_171_717_123_456_789)
+        .message("paid \"x\"")
+        .field("order_id", 42u64)
+        .field("status", "shadowed")
+        .span("request")
+        .field("id", 7i64);
+    r
+}
+
+fn body(vendor: Vendor, endpoint: Option<&str>) -> String {
+    let mut c = config(vendor);
+    c.endpoint = endpoint.map(str::to_owned);
+    let codec = Codec::new(&c).unwrap();
+    String::from_utf8(codec.encode(&[sample(), sample()])).unwrap()
+}
+
+#[test]
+fn response_tables_match_vendors_md() {
+    use Outcome::*;
+    let cases: &[(Vendor, u16, Outcome)] = &[
+        (Vendor::Datadog, 202, Delivered),
+        (Vendor::Datadog, 400, Permanent),
+        (Vendor::Datadog, 401, Permanent),
+        (Vendor::Datadog, 403, Permanent),
+        (Vendor::Datadog, 408, Retry),
+        (Vendor::Datadog, 413, TooLarge),
+        (Vendor::Datadog, 429, Retry),
+        (Vendor::Datadog, 500, Retry),
+        (Vendor::Datadog, 503, Retry),
+        (Vendor::Splunk, 200, Delivered),
+        (Vendor::Splunk, 401, Permanent),
+        (Vendor::Splunk, 403, Permanent),
+        (Vendor::Splunk, 400, Permanent),
+        (Vendor::Splunk, 413, TooLarge),
+        (Vendor::Splunk, 500, Retry),
+        (Vendor::Splunk, 503, Retry),
+        (Vendor::NewRelic, 202, Delivered),
+        (Vendor::NewRelic, 400, Permanent),
+        (Vendor::NewRelic, 403, Permanent),
+        (Vendor::NewRelic, 404, Permanent),
+        (Vendor::NewRelic, 408, Retry),
+        (Vendor::NewRelic, 411, Permanent),
+        (Vendor::NewRelic, 413, TooLarge),
+        (Vendor::NewRelic, 415, Permanent),
+        (Vendor::NewRelic, 429, Retry),
+        (Vendor::NewRelic, 500, Retry),
+        (Vendor::Dynatrace, 204, Delivered),
+        (Vendor::Dynatrace, 200, Partial),
+        (Vendor::Dynatrace, 400, Permanent),
+        (Vendor::Dynatrace, 401, Permanent),
+        (Vendor::Dynatrace, 402, Permanent),
+        (Vendor::Dynatrace, 413, TooLarge),
+        (Vendor::Dynatrace, 429, Retry),
+        (Vendor::Dynatrace, 501, Permanent),
+        (Vendor::Dynatrace, 502, Retry),
+        (Vendor::Dynatrace, 503, Retry),
+        (Vendor::Dynatrace, 504, Retry),
+    ];
+    for &(vendor, status, want) in cases {
+        let endpoint = "https://intake.example";
+        let codec = Codec::new(&with_endpoint(vendor, endpoint)).unwrap();
+        assert_eq!(codec.classify(status, ""), want, "{vendor:?} {status}");
+    }
+}
+
+#[test]
+fn default_urls_per_site_and_region() {
+    let dd = |site: Option<&str>| {
+        let mut c = config(Vendor::Datadog);
+        c.site = site.map(str::to_owned);
+        Codec::new(&c).unwrap().url().to_owned()
+    };
+    assert_eq!(
+        dd(None),
+        "https://http-intake.logs.datadoghq.com/api/v2/logs"
+    );
+    assert_eq!(
+        dd(Some("datadoghq.eu")),
+        "https://http-intake.logs.datadoghq.eu/api/v2/logs"
+    );
+    assert_eq!(
+        dd(Some("us2.ddog-gov.com")),
+        "https://http-intake.logs.us2.ddog-gov.com/api/v2/logs"
+    );
+    let nr = |region: &str| {
+        let mut c = config(Vendor::NewRelic);
+        c.region = Some(region.into());
+        Codec::new(&c).unwrap().url().to_owned()
+    };
+    assert_eq!(nr("us"), "https://log-api.newrelic.com/log/v1");
+    assert_eq!(nr("eu"), "https://log-api.eu.newrelic.com/log/v1");
+    assert_eq!(nr("jp"), "https://log-api.jp.nr-data.net/log/v1");
+    assert_eq!(nr("fedramp"), "https://gov-log-api.newrelic.com/log/v1");
+}
+
+#[test]
+fn an_endpoint_without_a_path_gets_the_vendor_path() {
+    let url = |v, e| Codec::new(&with_endpoint(v, e)).unwrap().url().to_owned();
+    assert_eq!(
+        url(Vendor::Splunk, "https://hec:8088"),
+        "https://hec:8088/services/collector/event"
+    );
+    assert_eq!(
+        url(Vendor::Splunk, "https://hec:8088/"),
+        "https://hec:8088/services/collector/event"
+    );
+    assert_eq!(
+        url(Vendor::Dynatrace, "https://x.live.dynatrace.com"),
+        "https://x.live.dynatrace.com/api/v2/logs/ingest"
+    );
+    assert_eq!(
+        url(Vendor::Datadog, "http://127.0.0.1:9"),
+        "http://127.0.0.1:9/api/v2/logs"
+    );
+    assert_eq!(
+        url(Vendor::NewRelic, "http://127.0.0.1:9/custom"),
+        "http://127.0.0.1:9/custom"
+    );
+}
+
+#[test]
+fn validation_names_the_field_and_the_fix() {
+    let mut c = config(Vendor::Datadog);
+    c.api_key = None;
+    assert_eq!(
+        c.validate().unwrap_err().to_string(),
+        "api_key = (none): vendor datadog needs an API key (set api_key or DD_API_KEY)"
+    );
+    let mut c = config(Vendor::Datadog);
+    c.site = Some("datadog.com".into());
+    assert!(c
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .starts_with("site = datadog.com: is not a Datadog site (use one of: datadoghq.com,"));
+    let mut c = config(Vendor::NewRelic);
+    c.region = Some("asia".into());
+    assert_eq!(
+        c.validate().unwrap_err().to_string(),
+        "region = asia: is not a New Relic region (use one of: us, eu, jp, fedramp)"
+    );
+    let c = config(Vendor::Splunk);
+    assert!(c.validate().unwrap_err().to_string().starts_with("endpoint = (none): an endpoint URL is required (set endpoint to the intake's URL, e.g. https://splunk.example.com:8088"));
+}
+
+#[test]
+fn api_key_comes_from_the_vendors_own_variable_then_logship_api_key() {
+    let mut c = config(Vendor::Splunk);
+    c.api_key = None;
+    let env = |vars: &'static [(&'static str, &'static str)]| {
+        move |k: &str| {
+            vars.iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
+    };
+    assert_eq!(
+        c.resolve_api_key(env(&[("SPLUNK_HEC_TOKEN", "a"), ("LOGSHIP_API_KEY", "b")]))
+            .unwrap()
+            .expose(),
+        "a"
+    );
+    assert_eq!(
+        c.resolve_api_key(env(&[("LOGSHIP_API_KEY", "b")]))
+            .unwrap()
+            .expose(),
+        "b"
+    );
+    assert!(c.resolve_api_key(env(&[("DD_API_KEY", "c")])).is_none());
+    c.api_key = Some("explicit".into());
+    assert_eq!(
+        c.resolve_api_key(env(&[("SPLUNK_HEC_TOKEN", "a")]))
+            .unwrap()
+            .expose(),
+        "explicit"
+    );
+}
+
+#[test]
+fn datadog_body_is_an_array_of_documented_entries() {
+    let v: serde_json::Value = serde_json::from_str(&body(Vendor::Datadog, None)).unwrap();
+    let e = &v[0];
+    assert_eq!(v.as_array().unwrap().len(), 2);
+    assert_eq!(e["message"], "paid \"x\"");
+    assert_eq!(e["status"], "warning");
+    assert_eq!(e["timestamp"], 1_717_171_717_123u64);
+    assert_eq!(e["service"], "checkout");
+    assert_eq!(e["ddsource"], "rust");
+    assert_eq!(e["hostname"], "web-1");
+    assert_eq!(e["ddtags"], "env:prod,team:pay");
+    assert_eq!(e["logger.name"], "app::pay");
+    assert_eq!(e["order_id"], 42);
+    assert_eq!(e["field.status"], "shadowed");
+    assert_eq!(e["request.id"], 7);
+}
+
+#[test]
+fn splunk_body_is_concatenated_events_with_seconds() {
+    let text = body(Vendor::Splunk, Some("https://hec:8088"));
+    assert!(!text.starts_with('['));
+    let events: Vec<serde_json::Value> = serde_json::Deserializer::from_str(&text)
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(events.len(), 2);
+    let e = &events[0];
+    assert_eq!(e["time"].as_f64().unwrap(), 1_717_171_717.123);
+    assert_eq!(e["host"], "web-1");
+    assert_eq!(e["source"], "rust");
+    assert_eq!(e["sourcetype"], "_json");
+    assert_eq!(e["event"]["message"], "paid \"x\"");
+    assert_eq!(e["event"]["level"], "WARN");
+    assert_eq!(e["event"]["order_id"], 42);
+    assert_eq!(
+        e["fields"],
+        serde_json::json!({"service": "checkout", "env": "prod", "team": "pay"})
+    );
+}
+
+#[test]
+fn new_relic_body_is_the_detailed_format_in_milliseconds() {
+    let v: serde_json::Value = serde_json::from_str(&body(Vendor::NewRelic, None)).unwrap();
+    let block = &v[0];
+    assert_eq!(
+        block["common"]["attributes"],
+        serde_json::json!({"hostname": "web-1", "service": "checkout", "logtype": "rust", "env": "prod", "team": "pay"})
+    );
+    let log = &block["logs"][0];
+    assert_eq!(log["timestamp"], 1_717_171_717_123u64);
+    assert_eq!(log["message"], "paid \"x\"");
+    assert_eq!(log["attributes"]["level"], "WARN");
+    assert_eq!(log["attributes"]["status"], "shadowed");
+    assert_eq!(log["attributes"]["request.id"], 7);
+    for value in log["attributes"].as_object().unwrap().values() {
+        assert!(!value.is_array() && !value.is_object());
+    }
+}
+
+#[test]
+fn dynatrace_body_is_an_array_of_records() {
+    let v: serde_json::Value =
+        serde_json::from_str(&body(Vendor::Dynatrace, Some("https://x"))).unwrap();
+    let r = &v[1];
+    assert_eq!(r["content"], "paid \"x\"");
+    assert_eq!(r["timestamp"], "2024-05-31T16:08:37.123Z");
+    assert_eq!(r["severity"], "WARN");
+    assert_eq!(r["log.source"], "rust");
+    assert_eq!(r["service.name"], "checkout");
+    assert_eq!(r["host.name"], "web-1");
+    assert_eq!(r["field.status"], "shadowed");
+    assert_eq!(r["env"], "prod");
+}
+
+#[test]
+fn auth_headers_carry_the_key_and_debug_never_shows_it() {
+    let expect = [
+        (Vendor::Datadog, "DD-API-KEY", "k-123"),
+        (Vendor::Splunk, "Authorization", "Splunk k-123"),
+        (Vendor::NewRelic, "Api-Key", "k-123"),
+        (Vendor::Dynatrace, "Authorization", "Api-Token k-123"),
+    ];
+    for (vendor, name, value) in expect {
+        let codec = Codec::new(&with_endpoint(vendor, "https://x")).unwrap();
+        let header = codec.headers().iter().find(|(n, _)| n == name).unwrap();
+        assert_eq!(header.1.expose(), value);
+        assert!(!format!("{codec:?}").contains("k-123"));
+    }
+}
