@@ -18,8 +18,11 @@ use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use clap::Args;
-use logship::{Logship, Stats};
+use logship::{Logship, Stats, Vendor};
 use logship_intake::{Intake, IntakeConfig};
+
+/// The key a vendor demo uses with its emulated intake when none is given.
+const DEMO_KEY: &str = "logship-demo-key";
 use serde::Serialize;
 use tracing_subscriber::prelude::*;
 
@@ -109,12 +112,25 @@ pub struct DemoReport {
 /// Runs `logship demo`.
 pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
     validate(&args)?;
-    // `IntakeConfig` is gaining fields (vendor emulation): leave those at their defaults.
-    #[allow(clippy::needless_update)]
+    if args.pipeline.endpoint.is_some() {
+        return Err(Failure::usage(
+            "--endpoint: logship demo always ships to its embedded local intake; use logship ship to send elsewhere",
+        ));
+    }
+    // A vendor demo runs against the intake's strict emulation of that vendor, with a
+    // demo key (unless one was given) that the intake checks.
+    let vendor = args.pipeline.vendor.unwrap_or_default();
+    let generic = matches!(vendor, Vendor::Ndjson | Vendor::JsonArray);
+    let key = args
+        .pipeline
+        .api_key
+        .clone()
+        .unwrap_or_else(|| DEMO_KEY.to_owned());
     let config = IntakeConfig {
         port: 0,
         delay: Duration::ZERO,
         keep_events: false,
+        api_key: (!generic).then(|| key.clone()),
         ..IntakeConfig::default()
     };
     let intake = Intake::start(config)
@@ -123,7 +139,12 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
     {
         let latency = Arc::clone(&latency);
         intake.set_observer(Box::new(move |event, arrival| {
-            let Some(t_us) = event.get("t_us").and_then(serde_json::Value::as_u64) else {
+            // Where the field sits depends on the vendor's shape (top level, Splunk's
+            // `event`, New Relic's `attributes`).
+            let Some(t_us) = ["/t_us", "/event/t_us", "/attributes/t_us"]
+                .iter()
+                .find_map(|p| event.pointer(p).and_then(serde_json::Value::as_u64))
+            else {
                 return;
             };
             let sample = unix_micros(arrival).saturating_sub(t_us);
@@ -133,9 +154,15 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
         }));
     }
 
-    let builder = args
-        .pipeline
-        .apply(Logship::builder().endpoint(intake.url("/logs")))?;
+    let base = if generic {
+        Logship::builder().endpoint(intake.url("/logs"))
+    } else {
+        // No path: the vendor's standard path is appended, as for a real intake's host.
+        Logship::builder()
+            .endpoint(intake.url(""))
+            .api_key(key.as_str())
+    };
+    let builder = args.pipeline.apply(base)?;
     let (layer, guard) = builder.build_layer()?;
     let logship = layer.logship().clone();
     tracing_subscriber::registry()

@@ -46,6 +46,15 @@ pub struct IntakeArgs {
     #[arg(long)]
     pub keep_events: bool,
 
+    /// The API key or token the vendor endpoints (Datadog, Splunk, New Relic, Dynatrace)
+    /// require. [default: any non-empty key is accepted]
+    #[arg(long, value_name = "KEY")]
+    pub key: Option<String>,
+
+    /// Splunk HEC's max_content_length: the largest request body (uncompressed) accepted.
+    #[arg(long, value_name = "BYTES", default_value_t = 1_000_000)]
+    pub splunk_max_content_length: usize,
+
     /// Stop after this many seconds (default: run until Ctrl-C or SIGTERM).
     #[arg(long, value_name = "SECS")]
     pub duration: Option<f64>,
@@ -71,13 +80,12 @@ pub fn run(args: IntakeArgs) -> Result<ExitCode, Failure> {
     })
     .map_err(|e| Failure::runtime(format!("cannot install the Ctrl-C handler: {e}")))?;
 
-    // `IntakeConfig` is gaining fields (vendor emulation): leave those at their defaults.
-    #[allow(clippy::needless_update)]
     let config = IntakeConfig {
         port: args.port,
         delay: Duration::from_millis(args.delay_ms),
         keep_events: args.keep_events,
-        ..IntakeConfig::default()
+        api_key: args.key.clone(),
+        splunk_max_content_length: args.splunk_max_content_length,
     };
     let intake = Intake::start(config)
         .map_err(|e| Failure::runtime(format!("cannot listen on 127.0.0.1:{}: {e}", args.port)))?;

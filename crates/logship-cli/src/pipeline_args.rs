@@ -18,10 +18,61 @@ pub const DEFAULT_SHUTDOWN_TIMEOUT_MS: u64 = 30_000;
 /// Options that configure the logship pipeline.
 #[derive(Args, Debug, Clone)]
 pub struct PipelineArgs {
-    /// Wire format: ndjson (one JSON object per line) or json (one array per request).
-    /// [default: ndjson]
+    /// Intake: ndjson or json (generic, any --endpoint), or datadog, splunk, newrelic,
+    /// dynatrace. [default: ndjson]
     #[arg(long, value_name = "VENDOR", value_parser = parse_vendor)]
     pub vendor: Option<Vendor>,
+
+    /// The URL to POST to. For a vendor, a URL without a path gets the vendor's standard
+    /// path; datadog and newrelic default to their public intake for --site/--region.
+    #[arg(long, value_name = "URL")]
+    pub endpoint: Option<String>,
+
+    /// The vendor API key or token. [default: from DD_API_KEY, SPLUNK_HEC_TOKEN,
+    /// NEW_RELIC_LICENSE_KEY or DT_API_TOKEN by vendor, then LOGSHIP_API_KEY]
+    #[arg(long, value_name = "KEY")]
+    pub api_key: Option<String>,
+
+    /// Datadog site, e.g. datadoghq.com, datadoghq.eu, us3.datadoghq.com. [default: datadoghq.com]
+    #[arg(long, value_name = "SITE")]
+    pub site: Option<String>,
+
+    /// New Relic region: us, eu, jp, fedramp. [default: us]
+    #[arg(long, value_name = "REGION")]
+    pub region: Option<String>,
+
+    /// Service name attached to every event.
+    #[arg(long, value_name = "NAME")]
+    pub service: Option<String>,
+
+    /// Source attached to every event (ddsource, source, logtype, log.source). [default: rust]
+    #[arg(long, value_name = "NAME")]
+    pub source: Option<String>,
+
+    /// Host name attached to every event. [default: this machine's]
+    #[arg(long, value_name = "NAME")]
+    pub hostname: Option<String>,
+
+    /// Tags as key:value pairs, comma-separated (repeatable), e.g. env:prod,team:pay.
+    #[arg(long, value_name = "K:V,...")]
+    pub tags: Vec<String>,
+
+    /// Splunk index. [default: the token's default index]
+    #[arg(long, value_name = "INDEX")]
+    pub splunk_index: Option<String>,
+
+    /// Splunk sourcetype. [default: _json]
+    #[arg(long, value_name = "TYPE")]
+    pub splunk_sourcetype: Option<String>,
+
+    /// Splunk request channel: a GUID, or auto to generate one.
+    #[arg(long, value_name = "GUID|auto")]
+    pub splunk_channel: Option<String>,
+
+    /// Most uncompressed bytes per request where the server sets it (Splunk's
+    /// max_content_length). [default: 1000000]
+    #[arg(long, value_name = "BYTES")]
+    pub max_request_bytes: Option<usize>,
 
     /// Extra request header as 'Name: value' (repeatable). Values are treated as secrets.
     #[arg(long = "header", value_name = "'NAME: VALUE'")]
@@ -75,6 +126,43 @@ impl PipelineArgs {
     pub fn apply(&self, mut builder: Builder) -> Result<Builder, Failure> {
         if let Some(vendor) = self.vendor {
             builder = builder.vendor(vendor);
+        }
+        if let Some(url) = &self.endpoint {
+            builder = builder.endpoint(url.clone());
+        }
+        if let Some(key) = &self.api_key {
+            builder = builder.api_key(key.as_str());
+        }
+        if let Some(site) = &self.site {
+            builder = builder.site(site.clone());
+        }
+        if let Some(region) = &self.region {
+            builder = builder.region(region.clone());
+        }
+        if let Some(service) = &self.service {
+            builder = builder.service(service.clone());
+        }
+        if let Some(source) = &self.source {
+            builder = builder.source(source.clone());
+        }
+        if let Some(hostname) = &self.hostname {
+            builder = builder.hostname(hostname.clone());
+        }
+        for tag in self.tags.iter().flat_map(|t| t.split(',')) {
+            builder = builder.tag(tag.trim());
+        }
+        if self.splunk_index.is_some()
+            || self.splunk_sourcetype.is_some()
+            || self.splunk_channel.is_some()
+        {
+            builder = builder.splunk(
+                self.splunk_index.clone(),
+                self.splunk_sourcetype.clone(),
+                self.splunk_channel.clone(),
+            );
+        }
+        if let Some(n) = self.max_request_bytes {
+            builder = builder.max_request_bytes(n);
         }
         for header in &self.headers {
             let (name, value) = parse_header(header)?;

@@ -32,10 +32,6 @@ const READ_BUFFER: usize = 256 * 1024;
 /// Options of `logship ship`.
 #[derive(Args, Debug)]
 pub struct ShipArgs {
-    /// The intake URL to POST batches to, e.g. http://127.0.0.1:8080/logs.
-    #[arg(long, value_name = "URL")]
-    pub endpoint: Option<String>,
-
     /// Read events from FILE instead of stdin (repeatable, read in order; '-' is stdin).
     #[arg(long = "input", value_name = "FILE")]
     pub inputs: Vec<PathBuf>,
@@ -74,10 +70,7 @@ struct Input {
 pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
     // Open every input first, so a typo fails before anything is shipped.
     let inputs = open_inputs(&args.inputs)?;
-    let mut builder = Logship::builder().overflow(Overflow::Block(BLOCK_FOR));
-    if let Some(endpoint) = &args.endpoint {
-        builder = builder.endpoint(endpoint.as_str());
-    }
+    let builder = Logship::builder().overflow(Overflow::Block(BLOCK_FOR));
     let (logship, guard) = args.pipeline.apply(builder)?.build()?;
 
     let started = Instant::now();

@@ -507,3 +507,178 @@ fn demo_delivers_everything_it_logs() {
     assert_eq!(report["latency_samples"], 4000);
     assert_eq!(report["stats"]["events_delivered"], 4000);
 }
+
+// ----- vendors ---------------------------------------------------------------------------
+
+const VENDOR_KEY: &str = "cli-vendor-key-0123";
+
+/// `logship ship --vendor V` to the intake's emulation of V: every line arrives, no
+/// violation, exit 0, the key never printed.
+fn ship_to_vendor(vendor: &str, extra: &[&str], message_at: &str) {
+    let intake = Intake::start(IntakeConfig {
+        api_key: Some(VENDOR_KEY.into()),
+        ..IntakeConfig::default()
+    })
+    .expect("start intake");
+    let n = 2500;
+    let input: String = (0..n).map(|i| format!("{vendor} line {i}\n")).collect();
+    let endpoint = intake.url("");
+    let mut args = vec![
+        "ship",
+        "--vendor",
+        vendor,
+        "--endpoint",
+        &endpoint,
+        "--api-key",
+        VENDOR_KEY,
+        "--service",
+        "cli-test",
+        "--hostname",
+        "host-1",
+        "--tags",
+        "env:ci,team:x",
+    ];
+    args.extend_from_slice(extra);
+    let out = run(&args, input.as_bytes());
+    let err = stderr(&out);
+    assert!(out.status.success(), "{vendor}: {err}");
+    assert!(err.contains(&format!("shipped {n} of {n} events")), "{err}");
+    assert!(!err.contains(VENDOR_KEY) && !stdout(&out).contains(VENDOR_KEY));
+    assert!(
+        intake.violations().is_empty(),
+        "{vendor}: {:?}",
+        intake.violations()
+    );
+    assert_eq!(intake.stats().events, n as u64);
+    let mut messages: Vec<String> = intake
+        .events()
+        .iter()
+        .map(|e| {
+            e.value
+                .pointer(message_at)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned()
+        })
+        .collect();
+    messages.sort();
+    let mut want: Vec<String> = (0..n).map(|i| format!("{vendor} line {i}")).collect();
+    want.sort();
+    assert_eq!(messages, want);
+    assert!(intake.requests().iter().all(|r| r.vendor == vendor));
+}
+
+#[test]
+fn ship_to_datadog_delivers_with_zero_violations() {
+    ship_to_vendor(
+        "datadog",
+        &[
+            "--max-batch-records",
+            "100000",
+            "--max-batch-bytes",
+            "100000000",
+        ],
+        "/message",
+    );
+}
+
+#[test]
+fn ship_to_splunk_delivers_with_zero_violations() {
+    ship_to_vendor(
+        "splunk",
+        &["--splunk-channel", "auto", "--splunk-index", "main"],
+        "/event/message",
+    );
+}
+
+#[test]
+fn ship_to_new_relic_delivers_with_zero_violations() {
+    ship_to_vendor("newrelic", &["--region", "eu"], "/message");
+}
+
+#[test]
+fn ship_to_dynatrace_delivers_with_zero_violations() {
+    ship_to_vendor("dynatrace", &["--no-gzip"], "/content");
+}
+
+#[test]
+fn a_vendor_without_an_api_key_fails_at_start_naming_the_variable() {
+    let mut child = logship()
+        .args(["ship", "--vendor", "datadog"])
+        .env_remove("DD_API_KEY")
+        .env_remove("LOGSHIP_API_KEY")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let done = watchdog(&child);
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err)
+        .expect("read");
+    let status = child.wait().expect("wait");
+    let _ = done.send(());
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("api_key") && err.contains("DD_API_KEY"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_api_key_can_come_from_the_vendors_own_variable() {
+    let intake = Intake::start(IntakeConfig {
+        api_key: Some(VENDOR_KEY.into()),
+        ..IntakeConfig::default()
+    })
+    .expect("start intake");
+    let endpoint = intake.url("");
+    let mut child = logship()
+        .args(["ship", "--vendor", "newrelic", "--endpoint", &endpoint])
+        .env("NEW_RELIC_LICENSE_KEY", VENDOR_KEY)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let done = watchdog(&child);
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"one\ntwo\n")
+        .expect("write");
+    let out = child.wait_with_output().expect("wait");
+    let _ = done.send(());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(intake.stats().events, 2);
+    assert_eq!(intake.stats().auth_failures, 0);
+}
+
+#[test]
+fn demo_runs_against_each_emulated_vendor() {
+    for vendor in ["datadog", "splunk", "newrelic", "dynatrace"] {
+        let out = run(
+            &[
+                "demo",
+                "--vendor",
+                vendor,
+                "--duration",
+                "1",
+                "--rate",
+                "1000",
+                "--threads",
+                "1",
+            ],
+            b"",
+        );
+        let table = stdout(&out);
+        assert!(out.status.success(), "{vendor}: {table}\n{}", stderr(&out));
+        assert_eq!(row(&table, "events logged"), 1000, "{table}");
+        assert_eq!(row(&table, "events delivered"), 1000, "{table}");
+    }
+}
