@@ -236,6 +236,14 @@ impl Intake {
                 s.bytes_decoded as f64 / s.bytes_wire as f64
             );
         }
+        if s.largest_request_wire > 0 {
+            let _ = write!(
+                out,
+                "; largest request {} on the wire, {} decoded",
+                human_bytes(s.largest_request_wire),
+                human_bytes(s.largest_request_decoded)
+            );
+        }
         let _ = write!(out, "; max concurrency {}; ", s.max_concurrency);
         if s.violations == 0 {
             out.push_str("no protocol violations.");

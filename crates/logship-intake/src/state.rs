@@ -99,6 +99,10 @@ pub struct IntakeStats {
     pub violations: u64,
     /// Peak number of requests handled at once.
     pub max_concurrency: u64,
+    /// Largest accepted request body as sent on the wire (compressed when gzip is used).
+    pub largest_request_wire: u64,
+    /// Largest accepted request body after decompression.
+    pub largest_request_decoded: u64,
     /// Connections that carried at least one intake request.
     pub connections: u64,
     /// Requests refused because their vendor credential was missing or
@@ -156,6 +160,8 @@ pub(crate) struct Ticket {
     pub fault: Option<Fault>,
     /// Request description used to prefix violation messages.
     label: String,
+    /// Body bytes as received on the wire.
+    wire_bytes: usize,
 }
 
 /// The result of handling a request, to be recorded by [`Ticket::commit`].
@@ -272,6 +278,7 @@ impl Shared {
             arrival,
             fault,
             label: format!("{} {}", req.method, req.target),
+            wire_bytes: req.body.len(),
         }
     }
 
@@ -425,9 +432,15 @@ impl Ticket {
         if inner.epoch == self.epoch {
             let n = outcome.events.len();
             inner.stats.events += n as u64;
-            inner.stats.bytes_decoded += outcome.decoded_bytes.unwrap_or(0) as u64;
+            let decoded = outcome.decoded_bytes.unwrap_or(0) as u64;
+            inner.stats.bytes_decoded += decoded;
             if !(200..300).contains(&outcome.status) {
                 inner.stats.rejected_requests += 1;
+            } else {
+                let wire = self.wire_bytes as u64;
+                inner.stats.largest_request_wire = inner.stats.largest_request_wire.max(wire);
+                inner.stats.largest_request_decoded =
+                    inner.stats.largest_request_decoded.max(decoded);
             }
             if outcome.auth_failure {
                 inner.stats.auth_failures += 1;

@@ -49,7 +49,7 @@ impl Batcher {
         let limits = codec.limits();
         Batcher {
             max_records: limits.max_records.max(1),
-            max_bytes: limits.max_body_bytes,
+            max_bytes: codec.body_budget(),
             max_event_bytes,
             max_encoded_event_bytes: limits.max_event_bytes,
             codec,
@@ -137,6 +137,7 @@ impl Batcher {
 
     fn start(&mut self, now: Instant) {
         self.opened_at = Some(now);
+        self.max_bytes = self.codec.body_budget();
         self.body = Vec::with_capacity(self.max_bytes.min(64 * 1024));
         self.codec.open(&mut self.body);
     }

@@ -75,7 +75,11 @@ impl Sender {
     /// Delivers `records`, whose encoded body is `body`, splitting on "too large".
     fn deliver(&self, records: &[Record], body: Vec<u8>) -> Settled {
         let wire = match self.gzip {
-            Some(level) => gzip(&body, level),
+            Some(level) => {
+                let wire = gzip(&body, level);
+                self.codec.note_compression(body.len(), wire.len());
+                wire
+            }
             None => body.clone(),
         };
         let counters = &self.shared.counters;

@@ -14,6 +14,8 @@ mod generic;
 mod newrelic;
 mod splunk;
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use crate::config::{Config, Vendor};
 use crate::error::ConfigError;
 use crate::record::Record;
@@ -60,7 +62,14 @@ pub(crate) struct Codec {
     url: String,
     headers: Vec<(String, Secret)>,
     limits: Limits,
+    /// The latest compression ratio (raw / wire, in hundredths) the senders saw; lets the
+    /// batcher cut batches whose compressed body will fit an intake's wire limit.
+    wire_ratio: AtomicU32,
 }
+
+/// Share of the predicted raw size a batch may fill when the wire size is limited, so that
+/// a batch that compresses a little worse than the last one still fits.
+const WIRE_HEADROOM: f64 = 0.85;
 
 /// True when the vendor has no default URL (the host is the customer's own).
 pub(crate) fn needs_endpoint(vendor: Vendor) -> bool {
@@ -222,6 +231,7 @@ impl Codec {
                 max_event_bytes: vendor_limits.max_event_bytes.min(config.max_event_bytes),
                 max_wire_bytes,
             },
+            wire_ratio: AtomicU32::new(100),
         })
     }
 
@@ -250,6 +260,30 @@ impl Codec {
     /// Effective limits: the tighter of the configuration and the vendor's own.
     pub(crate) fn limits(&self) -> Limits {
         self.limits
+    }
+
+    /// Records how well a body compressed (called by senders after each compression).
+    pub(crate) fn note_compression(&self, raw: usize, wire: usize) {
+        if wire > 0 {
+            let ratio = (raw as f64 / wire as f64 * 100.0).clamp(100.0, 10_000.0);
+            self.wire_ratio.store(ratio as u32, Ordering::Relaxed);
+        }
+    }
+
+    /// The uncompressed size a new batch may reach: the configured and vendor limit, and
+    /// for intakes that limit the compressed body, what is predicted to compress to fit
+    /// (starting from a ratio of 1, which always fits).
+    pub(crate) fn body_budget(&self) -> usize {
+        match self.limits.max_wire_bytes {
+            None => self.limits.max_body_bytes,
+            Some(wire) => {
+                let ratio = f64::from(self.wire_ratio.load(Ordering::Relaxed)) / 100.0;
+                let predicted = (wire as f64 * (ratio * WIRE_HEADROOM).max(1.0)) as usize;
+                self.limits
+                    .max_body_bytes
+                    .min(predicted.max(wire.min(64 * 1024)))
+            }
+        }
     }
 
     /// Writes what comes before the first event.

@@ -291,3 +291,20 @@ fn auth_headers_carry_the_key_and_debug_never_shows_it() {
         assert!(!format!("{codec:?}").contains("k-123"));
     }
 }
+
+#[test]
+fn batches_for_a_wire_limited_intake_follow_the_observed_compression_ratio() {
+    let mut c = config(Vendor::NewRelic);
+    c.max_batch_bytes = 64 << 20;
+    let codec = Codec::new(&c).unwrap();
+    // Before any compression is seen, a batch may not exceed the wire limit raw.
+    assert_eq!(codec.body_budget(), 1_000_000);
+    codec.note_compression(6_000_000, 1_000_000);
+    assert_eq!(codec.body_budget(), 5_100_000, "6x ratio with 15% headroom");
+    codec.note_compression(1_000, 2_000); // incompressible: never below the wire limit
+    assert_eq!(codec.body_budget(), 1_000_000);
+    // Intakes without a wire limit keep their raw limit.
+    let dd = Codec::new(&config(Vendor::Datadog)).unwrap();
+    dd.note_compression(6_000_000, 1_000_000);
+    assert_eq!(dd.body_budget(), 1 << 20);
+}
