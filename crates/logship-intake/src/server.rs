@@ -185,6 +185,15 @@ impl Intake {
         self.shared.set_paused(true);
     }
 
+    /// Plays dead (`true`) or comes back (`false`): while down, every new connection is
+    /// closed at once without reading it, as an intake that is restarting or unreachable
+    /// behind a load balancer. A request arriving on a connection opened before is
+    /// dropped unanswered, so clients cannot keep using a pooled keep-alive connection.
+    /// Control endpoints keep working on connections that are already open.
+    pub fn set_down(&self, down: bool) {
+        self.shared.set_down(down);
+    }
+
     /// Releases the requests held by [`pause`](Self::pause).
     pub fn resume(&self) {
         self.shared.set_paused(false);
@@ -320,6 +329,11 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
                 continue;
             }
         };
+        if shared.is_down() {
+            // An outage: the connection is closed before a byte is read.
+            drop(stream);
+            continue;
+        }
         let conn = shared.new_connection();
         let Ok(registered) = stream.try_clone() else {
             continue;
@@ -399,6 +413,10 @@ fn serve_connection(shared: &Arc<Shared>, stream: TcpStream, mut conn: ConnTrack
                 return;
             }
         };
+        if shared.is_down() && !req.path().starts_with(control::PREFIX) {
+            // Down while this keep-alive connection was open: drop it unanswered.
+            return;
+        }
         let close = req.wants_close();
         let keep_going = if req.path().starts_with(control::PREFIX) {
             let resp = control::handle(shared, &req);

@@ -134,6 +134,8 @@ pub(crate) struct Shared {
     cond: Condvar,
     keep_events: bool,
     shutdown: AtomicBool,
+    /// Playing dead: every new connection is closed at once, unread.
+    down: AtomicBool,
     observer: Mutex<Option<Observer>>,
     /// Vendor settings (API key, limits), read once per request.
     settings: Mutex<Settings>,
@@ -193,6 +195,7 @@ impl Shared {
             cond: Condvar::new(),
             keep_events,
             shutdown: AtomicBool::new(false),
+            down: AtomicBool::new(false),
             observer: Mutex::new(None),
             settings: Mutex::new(settings),
             next_request_id: AtomicU64::new(1),
@@ -209,6 +212,16 @@ impl Shared {
     }
 
     /// Whether the intake is shutting down.
+    /// True while the intake plays dead (see [`crate::Intake::set_down`]).
+    pub fn is_down(&self) -> bool {
+        self.down.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Starts or stops playing dead.
+    pub fn set_down(&self, down: bool) {
+        self.down.store(down, std::sync::atomic::Ordering::Release);
+    }
+
     pub fn is_shutdown(&self) -> bool {
         self.shutdown.load(Ordering::SeqCst)
     }

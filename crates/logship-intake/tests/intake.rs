@@ -912,3 +912,46 @@ fn a_panicking_observer_only_kills_its_connection() {
     let values: Vec<Value> = intake.events().into_iter().map(|e| e.value).collect();
     assert_eq!(values, vec![json!({"fine": 1})]);
 }
+
+#[test]
+fn down_drops_new_and_pooled_connections_until_it_comes_back() {
+    let intake = start();
+    let mut pooled = Client::connect(&intake);
+    assert_eq!(
+        pooled
+            .post("/logs", "application/x-ndjson", b"{\"a\":1}\n")
+            .status,
+        200
+    );
+    intake.set_down(true);
+    // A new connection is closed before anything is read.
+    let mut fresh = Client::connect(&intake);
+    fresh.send(
+        "POST",
+        "/logs",
+        &[("Content-Type", "application/x-ndjson")],
+        b"{\"a\":2}\n",
+    );
+    assert!(fresh.is_closed_by_server());
+    // A request on a connection opened before is dropped unanswered.
+    pooled.send(
+        "POST",
+        "/logs",
+        &[("Content-Type", "application/x-ndjson")],
+        b"{\"a\":3}\n",
+    );
+    assert!(pooled.is_closed_by_server());
+    intake.set_down(false);
+    let mut back = Client::connect(&intake);
+    assert_eq!(
+        back.post("/logs", "application/x-ndjson", b"{\"a\":4}\n")
+            .status,
+        200
+    );
+    let values: Vec<i64> = intake
+        .events()
+        .iter()
+        .map(|e| e.value["a"].as_i64().unwrap())
+        .collect();
+    assert_eq!(values, vec![1, 4]);
+}
