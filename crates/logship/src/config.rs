@@ -8,8 +8,11 @@
 use std::fmt;
 use std::time::Duration;
 
+use std::path::PathBuf;
+
 use crate::error::ConfigError;
 use crate::secret::Secret;
+use crate::spill::{SpillConfig, SpillFsync, SpillFull};
 
 /// Where and how batches are sent: the wire format of the intake.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -177,6 +180,22 @@ pub struct Config {
     /// Print start-up warnings, permanent delivery errors and the shutdown report to stderr.
     /// Default on.
     pub report_to_stderr: bool,
+    /// Write events that cannot be delivered now (intake down, retries exhausted, a
+    /// backlog the senders cannot drain, shutdown out of time) to disk and replay them
+    /// later. Default on.
+    pub spill_enabled: bool,
+    /// The spill directory (one process at a time). Default: a per-user cache directory
+    /// named after the service: `$XDG_CACHE_HOME/logship/<service>` or
+    /// `~/.cache/logship/<service>` (`default` without a service).
+    pub spill_dir: Option<PathBuf>,
+    /// Most bytes of spilled events on disk. Default 1 GiB.
+    pub spill_max_bytes: u64,
+    /// Size of one spill segment file. Default 16 MiB.
+    pub spill_segment_bytes: u64,
+    /// What happens when the spill is full. Default: drop the oldest segment (counted).
+    pub spill_full: SpillFull,
+    /// When spilled data is synced to the device. Default: when a segment is closed.
+    pub spill_fsync: SpillFsync,
 }
 
 impl Default for Config {
@@ -213,6 +232,12 @@ impl Default for Config {
             shutdown_timeout: Duration::from_secs(5),
             max_event_bytes: 1024 * 1024,
             report_to_stderr: true,
+            spill_enabled: true,
+            spill_dir: None,
+            spill_max_bytes: SpillConfig::DEFAULT_MAX_TOTAL_BYTES,
+            spill_segment_bytes: SpillConfig::DEFAULT_SEGMENT_MAX_BYTES,
+            spill_full: SpillFull::DropOldest,
+            spill_fsync: SpillFsync::OnSegmentClose,
         }
     }
 }
@@ -253,6 +278,12 @@ impl fmt::Debug for Config {
             .field("request_timeout", &self.request_timeout)
             .field("shutdown_timeout", &self.shutdown_timeout)
             .field("max_event_bytes", &self.max_event_bytes)
+            .field("spill_enabled", &self.spill_enabled)
+            .field("spill_dir", &self.spill_dir)
+            .field("spill_max_bytes", &self.spill_max_bytes)
+            .field("spill_segment_bytes", &self.spill_segment_bytes)
+            .field("spill_full", &self.spill_full)
+            .field("spill_fsync", &self.spill_fsync)
             .finish()
     }
 }
@@ -396,6 +427,26 @@ impl Config {
             256 * 1024 * 1024,
             " bytes",
         )?;
+        if self.spill_enabled {
+            range(
+                "spill_segment_bytes",
+                self.spill_segment_bytes,
+                64 * 1024,
+                1 << 30,
+                " bytes",
+            )?;
+            if self.spill_max_bytes < self.spill_segment_bytes * 2 {
+                return Err(ConfigError::new(
+                    "spill_max_bytes",
+                    self.spill_max_bytes,
+                    format!(
+                        "must be at least twice spill_segment_bytes ({})",
+                        self.spill_segment_bytes
+                    ),
+                )
+                .fix("raise spill_max_bytes or lower spill_segment_bytes"));
+            }
+        }
         if let Some(n) = self.max_request_bytes {
             range(
                 "max_request_bytes",
@@ -416,6 +467,24 @@ impl Config {
             }
         }
         Ok(())
+    }
+
+    /// The spill settings, with the default directory filled in; `None` when spill is off.
+    pub fn spill_config(&self) -> Option<SpillConfig> {
+        if !self.spill_enabled {
+            return None;
+        }
+        let dir = self
+            .spill_dir
+            .clone()
+            .unwrap_or_else(|| default_spill_dir(self.service.as_deref()));
+        Some(SpillConfig {
+            dir,
+            segment_max_bytes: self.spill_segment_bytes,
+            max_total_bytes: self.spill_max_bytes,
+            full: self.spill_full,
+            fsync: self.spill_fsync,
+        })
     }
 
     /// The API key: `api_key`, else the vendor's own environment variable, else
@@ -452,6 +521,31 @@ fn validate_url(url: &str) -> Result<(), ConfigError> {
         return Err(ConfigError::new("endpoint", &shown, "has no host"));
     }
     Ok(())
+}
+
+/// The per-user cache directory for a service's spill.
+pub fn default_spill_dir(service: Option<&str>) -> PathBuf {
+    let name: String = service
+        .unwrap_or("default")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|v| !v.is_empty())
+                .map(|h| PathBuf::from(h).join(".cache"))
+        })
+        .unwrap_or_else(std::env::temp_dir);
+    cache.join("logship").join(name)
 }
 
 /// True when `url` targets this machine (so plain HTTP exposes nothing).

@@ -46,6 +46,10 @@ pub enum BuildError {
     /// A configuration value is invalid.
     #[error("invalid logship configuration: {0}")]
     Config(#[from] ConfigError),
+    /// The spill directory cannot be used (another process holds it, or it is not
+    /// writable).
+    #[error("{0}")]
+    Spill(#[from] crate::spill::SpillError),
     /// The operating system refused to start a worker thread.
     #[error("could not start the logship {thread} thread: {source}")]
     Spawn {

@@ -39,15 +39,17 @@ mod pipeline;
 mod queue;
 mod record;
 mod reentrancy;
+mod replay;
 mod report;
 mod secret;
 mod send;
 mod shared;
+pub mod spill;
 mod stats;
 mod vendor;
 mod worker;
 
-pub use config::{Config, Overflow, Vendor};
+pub use config::{default_spill_dir, Config, Overflow, Vendor};
 pub use error::{BuildError, ConfigError, FlushTimeout};
 #[cfg(feature = "log")]
 pub use integrations::log::LogshipLogger;
@@ -59,7 +61,16 @@ pub use record::{Entries, Entry, Level, Record, Value};
 pub use reentrancy::is_logship_thread;
 pub use report::DeliveryError;
 pub use secret::Secret;
-pub use stats::Stats;
+pub use spill::{SpillFsync, SpillFull};
+pub use stats::{Health, Stats};
 
 /// The `User-Agent` header logship sends (`logship/<version>`).
 pub const USER_AGENT: &str = send::http::USER_AGENT;
+
+/// Formats nanoseconds since the Unix epoch as RFC 3339 UTC with milliseconds
+/// (`2026-11-29T21:55:57.123Z`), the timestamp format of generic intakes.
+pub fn rfc3339_millis(unix_nanos: u64) -> String {
+    let mut out = Vec::with_capacity(24);
+    json::rfc3339_millis(&mut out, unix_nanos);
+    String::from_utf8(out).unwrap_or_default()
+}

@@ -22,6 +22,8 @@ use crate::report::{DeliveryError, ErrorCallback, Reporter};
 use crate::secret::Secret;
 use crate::send::backoff::Backoff;
 use crate::shared::{Memory, Shared, Signal, Tracker};
+use crate::spill::handle::SpillHandle;
+use crate::spill::Spill;
 use crate::stats::Stats;
 use crate::vendor::Codec;
 use crate::worker::{self, Control};
@@ -52,7 +54,7 @@ impl std::fmt::Debug for Logship {
 /// What `shutdown` achieved.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ShutdownReport {
-    /// True when every accepted event was delivered and none was dropped.
+    /// True when every accepted event was delivered: none dropped, failed, or left on disk.
     pub complete: bool,
     /// The counters at the end.
     pub stats: Stats,
@@ -74,9 +76,12 @@ impl Logship {
 
     /// A snapshot of the counters.
     pub fn stats(&self) -> Stats {
-        self.inner.shared.counters.snapshot(
+        let shared = &self.inner.shared;
+        shared.counters.snapshot(
             self.inner.queue.len(),
-            self.inner.shared.tracker.in_flight(),
+            shared.tracker.in_flight(),
+            shared.spill.as_ref().map(|s| s.stats()),
+            shared.health(),
         )
     }
 
@@ -128,17 +133,28 @@ impl Logship {
         let shared = &self.inner.shared;
         shared.closed.store(true, Ordering::Release);
         let _ = self.inner.control.send(Control::Shutdown);
+        if let Some(spill) = &shared.spill {
+            spill.wake(); // the replayer stops: shutdown began
+        }
         let finished = shared.tracker.wait_until(deadline, |s| s.idle_and_done());
         if !finished {
             shared.abort.raise();
-            // Settling abandoned batches takes microseconds; in-flight requests are not
-            // waited for (their threads finish on their own, bounded by the request timeout).
-            let grace = Instant::now() + Duration::from_millis(50);
+            // Settling what is left takes microseconds (milliseconds when it is written to
+            // the spill); in-flight requests are not waited for (their threads finish on
+            // their own, bounded by the request timeout).
+            let grace = if shared.spill.is_some() { 2000 } else { 50 };
+            let grace = Instant::now() + Duration::from_millis(grace);
             shared.tracker.wait_until(grace, |s| s.idle_and_done());
+        }
+        if let Some(spill) = &shared.spill {
+            spill.seal(); // what was spilled is durable and replayable by the next run
         }
         let stats = self.stats();
         let report = ShutdownReport {
-            complete: finished && stats.lost() == 0 && stats.pending() == 0,
+            complete: finished
+                && stats.lost() == 0
+                && stats.pending() == 0
+                && stats.events_spilled == 0,
             stats,
             elapsed: started.elapsed(),
         };
@@ -147,6 +163,16 @@ impl Logship {
         }
         let _ = self.inner.report.set(report.clone());
         report
+    }
+
+    /// Waits until every spilled event (from this run or an earlier one) has been
+    /// replayed, at most `timeout`; returns whether the spill is empty. True at once when
+    /// spill is off. The replayer works only while the intake accepts requests.
+    pub fn wait_spill_drained(&self, timeout: Duration) -> bool {
+        match &self.inner.shared.spill {
+            Some(spill) => spill.wait_until_drained(Instant::now() + timeout),
+            None => true,
+        }
     }
 
     /// The configured shutdown timeout (what the guard's drop uses).
@@ -412,6 +438,39 @@ impl Builder {
         self
     }
 
+    /// Spill undeliverable events to disk and replay them later (default on).
+    pub fn spill(mut self, on: bool) -> Self {
+        self.config.spill_enabled = on;
+        self
+    }
+
+    /// The spill directory (default: `~/.cache/logship/<service>`). One process at a time.
+    pub fn spill_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.config.spill_dir = Some(dir.into());
+        self.config.spill_enabled = true;
+        self
+    }
+
+    /// Most bytes of spilled events on disk (default 1 GiB), and what happens when it is
+    /// reached (default: drop the oldest segment, counted).
+    pub fn spill_max_bytes(mut self, n: u64, when_full: crate::spill::SpillFull) -> Self {
+        self.config.spill_max_bytes = n;
+        self.config.spill_full = when_full;
+        self
+    }
+
+    /// Size of one spill segment file (default 16 MiB).
+    pub fn spill_segment_bytes(mut self, n: u64) -> Self {
+        self.config.spill_segment_bytes = n;
+        self
+    }
+
+    /// When spilled data is synced to the device (default: when a segment is closed).
+    pub fn spill_fsync(mut self, policy: crate::spill::SpillFsync) -> Self {
+        self.config.spill_fsync = policy;
+        self
+    }
+
     /// Print problems and the shutdown report to stderr (default on).
     pub fn report_to_stderr(mut self, on: bool) -> Self {
         self.config.report_to_stderr = on;
@@ -441,6 +500,12 @@ impl Builder {
                 ));
             }
         }
+        // Opened here, on the caller's thread, so that a directory another process holds
+        // fails the build with a clear error. Damaged data never does.
+        let spill = match config.spill_config() {
+            Some(spill_config) => Some(SpillHandle::new(Spill::open(spill_config)?)),
+            None => None,
+        };
         let shared = Arc::new(Shared {
             counters: Default::default(),
             reporter,
@@ -448,6 +513,8 @@ impl Builder {
             tracker: Tracker::new(),
             abort: Signal::new(),
             closed: Default::default(),
+            spill,
+            health: Default::default(),
         });
         let (queue, records) = Queue::bounded(config.queue_capacity, config.overflow);
         let (control_tx, control_rx) = crossbeam_channel::unbounded();
@@ -469,6 +536,24 @@ impl Builder {
             spawn(format!("logship-sender-{i}"), move || sender.run(jobs))?;
         }
         drop(jobs_rx);
+        if shared.spill.is_some() {
+            let replayer = crate::send::Sender {
+                shared: shared.clone(),
+                codec: codec.clone(),
+                client: client.clone(),
+                gzip: config.gzip.then_some(config.gzip_level),
+                max_retries: config.max_retries.min(1),
+                backoff: Backoff {
+                    initial: config.retry_initial_backoff,
+                    max: config.retry_max_backoff,
+                },
+            };
+            let (queue, capacity, in_flight) =
+                (queue.clone(), config.queue_capacity, config.max_in_flight);
+            spawn("logship-replayer".into(), move || {
+                crate::replay::run(replayer, queue, capacity, in_flight)
+            })?;
+        }
         let batcher = Batcher::new(codec, config.max_event_bytes);
         let linger = config.linger;
         let worker_shared = shared.clone();

@@ -107,6 +107,11 @@ mod tests {
         r.error(&c, "401", e.clone());
         r.error(&c, "401", e);
         assert_eq!(seen.load(Ordering::SeqCst), 2);
-        assert_eq!(c.snapshot(0, 0).last_error.as_deref(), Some("bad key"));
+        assert_eq!(
+            c.snapshot(0, 0, None, crate::stats::Health::Healthy)
+                .last_error
+                .as_deref(),
+            Some("bad key")
+        );
     }
 }

@@ -6,12 +6,13 @@
 //! time. Each of these is one small type here; none is held across I/O.
 
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::report::Reporter;
-use crate::stats::Counters;
+use crate::spill::handle::SpillHandle;
+use crate::stats::{Counters, Health};
 
 /// Everything the pipeline's threads share.
 pub(crate) struct Shared {
@@ -23,6 +24,22 @@ pub(crate) struct Shared {
     pub abort: Signal,
     /// Set when shutdown begins: log calls are refused and counted.
     pub closed: AtomicBool,
+    /// The disk spill, when enabled.
+    pub spill: Option<SpillHandle>,
+    /// The latest request outcome, as a [`Health`] (see `set_health`).
+    pub health: AtomicU8,
+}
+
+impl Shared {
+    /// Records the latest request outcome.
+    pub(crate) fn set_health(&self, health: Health) {
+        self.health.store(health as u8, Ordering::Relaxed);
+    }
+
+    /// The latest request outcome.
+    pub(crate) fn health(&self) -> Health {
+        Health::from_u8(self.health.load(Ordering::Relaxed))
+    }
 }
 
 /// The byte budget for records held anywhere in the pipeline, and a way for an opt-in

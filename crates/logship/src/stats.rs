@@ -26,6 +26,10 @@ pub(crate) struct Counters {
     pub failed_requests: AtomicU64,
     pub splits: AtomicU64,
     pub partial_requests: AtomicU64,
+    pub events_spilled: AtomicU64,
+    pub events_replayed: AtomicU64,
+    pub spill_dropped: AtomicU64,
+    pub dead_lettered: AtomicU64,
     pub last_error: Mutex<Option<String>>,
 }
 
@@ -40,7 +44,14 @@ impl Counters {
         }
     }
 
-    pub(crate) fn snapshot(&self, queue_depth: usize, batches_in_flight: usize) -> Stats {
+    pub(crate) fn snapshot(
+        &self,
+        queue_depth: usize,
+        batches_in_flight: usize,
+        spill: Option<crate::spill::SpillStats>,
+        health: Health,
+    ) -> Stats {
+        let spill = spill.unwrap_or_default();
         let get = |c: &AtomicU64| c.load(Relaxed);
         Stats {
             enqueued: get(&self.enqueued),
@@ -58,6 +69,14 @@ impl Counters {
             failed_requests: get(&self.failed_requests),
             splits: get(&self.splits),
             partial_requests: get(&self.partial_requests),
+            events_spilled: get(&self.events_spilled),
+            events_replayed: get(&self.events_replayed),
+            spill_dropped: get(&self.spill_dropped),
+            dead_lettered: get(&self.dead_lettered),
+            spill_pending: spill.pending_records,
+            spill_bytes: spill.bytes,
+            spill_corrupt: spill.corrupt_records,
+            health,
             queue_depth: queue_depth as u64,
             batches_in_flight: batches_in_flight as u64,
             last_error: self.last_error.lock().ok().and_then(|e| e.clone()),
@@ -99,6 +118,22 @@ pub struct Stats {
     /// Requests the intake accepted only in part and asked not to resend (Dynatrace's
     /// 200); their events count as delivered.
     pub partial_requests: u64,
+    /// Events written to the disk spill, to be replayed later (not lost).
+    pub events_spilled: u64,
+    /// Spilled events (from this run or an earlier one) delivered by the replayer.
+    pub events_replayed: u64,
+    /// Spilled events dropped because the spill reached `spill_max_bytes`.
+    pub spill_dropped: u64,
+    /// Events the intake rejected for good, kept in the spill's `dead/` area.
+    pub dead_lettered: u64,
+    /// Spilled events waiting on disk right now.
+    pub spill_pending: u64,
+    /// Bytes of spill segments on disk right now.
+    pub spill_bytes: u64,
+    /// Damaged records found in the spill (skipped, the rest replayed).
+    pub spill_corrupt: u64,
+    /// How delivery is going.
+    pub health: Health,
     /// Events waiting in the queue right now.
     pub queue_depth: u64,
     /// Batches cut and not yet settled right now.
@@ -113,14 +148,42 @@ impl Stats {
         self.dropped_queue_full + self.dropped_closed
     }
 
-    /// Events accepted but not (yet) delivered or given up on.
+    /// Events accepted but not (yet) delivered, spilled or given up on.
     pub fn pending(&self) -> u64 {
-        self.enqueued
-            .saturating_sub(self.events_delivered + self.events_failed + self.events_abandoned)
+        self.enqueued.saturating_sub(
+            self.events_delivered
+                + self.events_failed
+                + self.events_abandoned
+                + self.events_spilled,
+        )
     }
 
-    /// Every event that was logged but will not reach the intake.
+    /// Every event that was logged but will not reach the intake (spilled events are not
+    /// lost: they are replayed later, unless the spill's own cap drops them).
     pub fn lost(&self) -> u64 {
-        self.dropped() + self.events_failed + self.events_abandoned
+        self.dropped() + self.events_failed + self.events_abandoned + self.spill_dropped
+    }
+}
+
+/// How delivery is going, from the most recent request's outcome.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Health {
+    /// Nothing sent yet, or the last request was delivered.
+    #[default]
+    Healthy,
+    /// The last request failed with a transient error: retrying (or spilling).
+    Degraded,
+    /// The last request was rejected for good (bad key, wrong endpoint): fix the config.
+    Failing,
+}
+
+impl Health {
+    pub(crate) fn from_u8(v: u8) -> Health {
+        match v {
+            1 => Health::Degraded,
+            2 => Health::Failing,
+            _ => Health::Healthy,
+        }
     }
 }

@@ -39,7 +39,8 @@ pub(crate) fn run(
     jobs: Sender<Job>,
 ) {
     crate::reentrancy::mark_current_thread();
-    let mut emit = |batch: Batch| hand_off(&shared, &jobs, batch);
+    let mut backlogged = false;
+    let mut emit = |batch: Batch| hand_off(&shared, &jobs, batch, &mut backlogged);
     loop {
         let deadline = batcher.deadline(linger);
         let event = match deadline {
@@ -103,23 +104,45 @@ fn drain(
     shared.memory.notify_room();
 }
 
-/// Gives a batch to the senders, waiting while all are busy. If shutdown has run out of
-/// time, the batch is settled as abandoned instead.
-fn hand_off(shared: &Shared, jobs: &Sender<Job>, batch: Batch) {
+/// How long a batch waits for a free sender before it is spilled to disk instead (when
+/// spill is on). Once one batch has been spilled, the following ones are spilled at once
+/// until a sender is free again, so the queue keeps draining during an outage.
+const BACKLOG_SPILL_AFTER: Duration = Duration::from_secs(1);
+
+/// Gives a batch to the senders, waiting while all are busy. With spill on, a backlog
+/// goes to disk rather than stall the queue; if shutdown has run out of time, the batch
+/// is settled at once (spilled, or counted as abandoned).
+fn hand_off(shared: &Shared, jobs: &Sender<Job>, batch: Batch, backlogged: &mut bool) {
     let seq = shared.tracker.open();
     Counters::add(&shared.counters.batches, 1);
     let mut job = Job { seq, batch };
+    let started = Instant::now();
     loop {
         if shared.abort.is_raised() {
             crate::send::abandon(shared, job);
             return;
         }
-        match jobs.send_timeout(job, Duration::from_millis(100)) {
-            Ok(()) => return,
+        let wait = if *backlogged && shared.spill.is_some() {
+            Duration::ZERO
+        } else {
+            Duration::from_millis(100)
+        };
+        match jobs.send_timeout(job, wait) {
+            Ok(()) => {
+                *backlogged = false;
+                return;
+            }
             Err(crossbeam_channel::SendTimeoutError::Timeout(j)) => job = j,
             Err(crossbeam_channel::SendTimeoutError::Disconnected(j)) => {
                 crate::send::abandon(shared, j);
                 return;
+            }
+        }
+        if shared.spill.is_some() && (*backlogged || started.elapsed() >= BACKLOG_SPILL_AFTER) {
+            *backlogged = true;
+            match crate::send::spill_backlog(shared, job) {
+                None => return,
+                Some(j) => job = j,
             }
         }
     }

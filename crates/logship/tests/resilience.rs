@@ -251,6 +251,7 @@ fn shutdown_with_the_intake_down_returns_within_the_timeout_and_reports_the_loss
     let (logship, _guard) = Logship::builder()
         .endpoint(dead_endpoint())
         .report_to_stderr(false)
+        .spill(false)
         .max_retries(100)
         .retry_backoff(Duration::from_millis(50), Duration::from_millis(200))
         .build()

@@ -38,6 +38,7 @@ fn vendor_builder(intake: &Intake, vendor: Vendor) -> Builder {
         .queue_capacity(100_000)
         .shutdown_timeout(WAIT)
         .report_to_stderr(false)
+        .spill(false)
 }
 
 fn event(i: usize, pad: usize) -> Record {

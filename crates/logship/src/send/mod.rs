@@ -5,8 +5,10 @@
 //! connection pool and each carries one batch at a time through its whole life: gzip,
 //! POST, and, depending on the vendor's classification of the answer, done, retried with
 //! backoff (on this sender only; the others keep going), split in halves (413), or given
-//! up on and reported. Every batch ends in exactly one settlement that updates the
-//! counters, releases its memory, and lets `flush` and `shutdown` make progress.
+//! up on. [`Sender::deliver`] only says what happened to each record; the live path
+//! ([`Sender::run`]) and the replayer decide what that means: count, spill to disk, or
+//! keep as a dead letter. Every live batch ends in exactly one settlement that updates
+//! the counters, releases its memory, and lets `flush` and `shutdown` make progress.
 
 pub(crate) mod backoff;
 pub(crate) mod classify;
@@ -22,7 +24,7 @@ use flate2::Compression;
 use crate::record::Record;
 use crate::report::DeliveryError;
 use crate::shared::Shared;
-use crate::stats::Counters;
+use crate::stats::{Counters, Health};
 use crate::vendor::Codec;
 use crate::worker::Job;
 use backoff::Backoff;
@@ -38,19 +40,26 @@ pub(crate) struct Sender {
     pub backoff: Backoff,
 }
 
-/// How a batch (or part of one) ended.
-#[derive(Default, Debug, Clone, Copy, PartialEq, Eq)]
-struct Settled {
-    delivered: usize,
-    failed: usize,
-    abandoned: usize,
+/// What happened to the records of one delivery attempt (including its retries and
+/// splits).
+#[derive(Default, Debug)]
+pub(crate) struct Delivery {
+    /// Records the intake accepted.
+    pub delivered: usize,
+    /// Records the intake rejected for good.
+    pub rejected: Vec<Record>,
+    /// Records still undelivered after every retry.
+    pub exhausted: Vec<Record>,
+    /// Records not sent because shutdown ran out of time.
+    pub aborted: Vec<Record>,
 }
 
-impl std::ops::AddAssign for Settled {
-    fn add_assign(&mut self, o: Settled) {
-        self.delivered += o.delivered;
-        self.failed += o.failed;
-        self.abandoned += o.abandoned;
+impl Delivery {
+    fn merge(&mut self, other: Delivery) {
+        self.delivered += other.delivered;
+        self.rejected.extend(other.rejected);
+        self.exhausted.extend(other.exhausted);
+        self.aborted.extend(other.aborted);
     }
 }
 
@@ -60,20 +69,20 @@ impl Sender {
         crate::reentrancy::mark_current_thread();
         while let Ok(job) = jobs.recv() {
             let Job { seq, batch } = job;
-            let settled = if self.shared.abort.is_raised() {
-                Settled {
-                    abandoned: batch.records.len(),
-                    ..Settled::default()
+            let delivery = if self.shared.abort.is_raised() {
+                Delivery {
+                    aborted: batch.records,
+                    ..Delivery::default()
                 }
             } else {
                 self.deliver(&batch.records, batch.body)
             };
-            settle(&self.shared, seq, batch.held_bytes, settled);
+            settle_live(&self.shared, seq, batch.held_bytes, delivery);
         }
     }
 
-    /// Delivers `records`, whose encoded body is `body`, splitting on "too large".
-    fn deliver(&self, records: &[Record], body: Vec<u8>) -> Settled {
+    /// Delivers `records`, whose encoded body is `body`.
+    pub(crate) fn deliver(&self, records: &[Record], body: Vec<u8>) -> Delivery {
         let wire = match self.gzip {
             Some(level) => {
                 let wire = gzip(&body, level);
@@ -101,43 +110,29 @@ impl Sender {
         let mut retry = 0u32;
         loop {
             if self.shared.abort.is_raised() {
-                return Settled {
-                    abandoned: records.len(),
-                    ..Settled::default()
+                return Delivery {
+                    aborted: records.to_vec(),
+                    ..Delivery::default()
                 };
             }
             Counters::add(&counters.requests, 1);
-            let result = self.shared_post(&wire);
-            let (outcome, retry_after, problem) = match result {
+            let (status, outcome, retry_after, resp_body) = match self.post(&wire) {
                 Ok(resp) => {
                     let outcome = self.codec.classify(resp.status, &resp.body);
-                    (outcome, resp.retry_after, Some((resp.status, resp.body)))
+                    (Some(resp.status), outcome, resp.retry_after, resp.body)
                 }
-                Err(network) => {
-                    Counters::add(&counters.failed_requests, 1);
-                    if retry >= self.max_retries {
-                        self.report(None, &network, records.len(), true);
-                        return Settled {
-                            failed: records.len(),
-                            ..Settled::default()
-                        };
-                    }
-                    self.report(None, &network, records.len(), false);
-                    if self.backoff_sleep(retry, None) {
-                        continue; // aborted: loop top settles as abandoned
-                    }
-                    retry += 1;
-                    Counters::add(&counters.retries, 1);
-                    continue;
-                }
+                Err(network) => (None, Outcome::Retry, None, network),
             };
-            let (status, resp_body) = problem.unwrap_or_default();
+            if !matches!(outcome, Outcome::Delivered | Outcome::Partial) {
+                Counters::add(&counters.failed_requests, 1);
+            }
             match outcome {
                 Outcome::Delivered | Outcome::Partial => {
+                    self.shared.set_health(Health::Healthy);
                     if outcome == Outcome::Partial {
                         Counters::add(&counters.partial_requests, 1);
                         self.report(
-                            Some(status),
+                            status,
                             &format!(
                                 "the intake accepted only part of {} events and asked not to resend: {}",
                                 records.len(),
@@ -147,31 +142,57 @@ impl Sender {
                             false,
                         );
                     }
-                    Counters::add(&counters.events_delivered, records.len() as u64);
                     Counters::add(&counters.bytes_raw, body.len() as u64);
                     Counters::add(&counters.bytes_compressed, wire.len() as u64);
-                    return Settled {
+                    return Delivery {
                         delivered: records.len(),
-                        ..Settled::default()
+                        ..Delivery::default()
                     };
                 }
                 Outcome::Retry if retry < self.max_retries => {
-                    Counters::add(&counters.failed_requests, 1);
-                    if self.backoff_sleep(retry, retry_after) {
-                        continue;
+                    self.shared.set_health(Health::Degraded);
+                    let what = match status {
+                        Some(s) => format!("the intake answered {s}: {}", snippet(&resp_body)),
+                        None => resp_body,
+                    };
+                    self.report(status, &format!("{what}; retrying"), records.len(), false);
+                    if self
+                        .shared
+                        .abort
+                        .sleep(self.backoff.delay(retry, retry_after))
+                    {
+                        continue; // shutdown ran out of time: the loop top gives up
                     }
                     retry += 1;
                     Counters::add(&counters.retries, 1);
                 }
+                Outcome::Retry => {
+                    self.shared.set_health(Health::Degraded);
+                    let what = match status {
+                        Some(s) => format!("the intake answered {s}: {}", snippet(&resp_body)),
+                        None => resp_body,
+                    };
+                    self.report(
+                        status,
+                        &format!(
+                            "{what}; gave up on {} events after {retry} retries",
+                            records.len()
+                        ),
+                        records.len(),
+                        true,
+                    );
+                    return Delivery {
+                        exhausted: records.to_vec(),
+                        ..Delivery::default()
+                    };
+                }
                 Outcome::TooLarge if records.len() > 1 => {
-                    Counters::add(&counters.failed_requests, 1);
                     Counters::add(&counters.splits, 1);
                     return self.deliver_halves(records);
                 }
                 Outcome::RejectEvent(bad) if bad < records.len() => {
-                    Counters::add(&counters.failed_requests, 1);
                     self.report(
-                        Some(status),
+                        status,
                         &format!(
                             "the intake rejected event {bad} of {} as invalid and accepted none; resending the others: {}",
                             records.len(),
@@ -186,40 +207,28 @@ impl Sender {
                         .filter(|(i, _)| *i != bad)
                         .map(|(_, r)| r.clone())
                         .collect();
-                    let mut settled = Settled {
-                        failed: 1,
-                        ..Settled::default()
+                    let mut delivery = Delivery {
+                        rejected: vec![records[bad].clone()],
+                        ..Delivery::default()
                     };
                     if !rest.is_empty() {
-                        settled += self.deliver(&rest, self.codec.encode(&rest));
+                        delivery.merge(self.deliver(&rest, self.codec.encode(&rest)));
                     }
-                    return settled;
+                    return delivery;
                 }
-                Outcome::Retry
-                | Outcome::Permanent
-                | Outcome::TooLarge
-                | Outcome::RejectEvent(_) => {
-                    Counters::add(&counters.failed_requests, 1);
-                    let exhausted = outcome == Outcome::Retry;
-                    let message = if exhausted {
-                        format!(
-                            "the intake answered {status} after {} retries; giving up on {} events: {}",
-                            retry,
-                            records.len(),
-                            snippet(&resp_body)
-                        )
-                    } else {
-                        format!(
-                            "the intake rejected {} events with {status} ({}): {}",
-                            records.len(),
-                            classify::hint(status),
-                            snippet(&resp_body)
-                        )
-                    };
+                Outcome::Permanent | Outcome::TooLarge | Outcome::RejectEvent(_) => {
+                    self.shared.set_health(Health::Failing);
+                    let status = status.unwrap_or(0);
+                    let message = format!(
+                        "the intake rejected {} events with {status} ({}): {}",
+                        records.len(),
+                        classify::hint(status),
+                        snippet(&resp_body)
+                    );
                     self.report(Some(status), &message, records.len(), true);
-                    return Settled {
-                        failed: records.len(),
-                        ..Settled::default()
+                    return Delivery {
+                        rejected: records.to_vec(),
+                        ..Delivery::default()
                     };
                 }
             }
@@ -227,14 +236,14 @@ impl Sender {
     }
 
     /// Delivers the two halves of `records` separately.
-    fn deliver_halves(&self, records: &[Record]) -> Settled {
+    fn deliver_halves(&self, records: &[Record]) -> Delivery {
         let (left, right) = records.split_at(records.len() / 2);
-        let mut settled = self.deliver(left, self.codec.encode(left));
-        settled += self.deliver(right, self.codec.encode(right));
-        settled
+        let mut delivery = self.deliver(left, self.codec.encode(left));
+        delivery.merge(self.deliver(right, self.codec.encode(right)));
+        delivery
     }
 
-    fn shared_post(&self, wire: &[u8]) -> Result<http::Response, String> {
+    fn post(&self, wire: &[u8]) -> Result<http::Response, String> {
         self.client.post(
             self.codec.url(),
             self.codec.content_type(),
@@ -242,13 +251,6 @@ impl Sender {
             self.codec.headers(),
             wire,
         )
-    }
-
-    /// Sleeps before a retry; true if shutdown ran out of time meanwhile.
-    fn backoff_sleep(&self, retry: u32, retry_after: Option<std::time::Duration>) -> bool {
-        self.shared
-            .abort
-            .sleep(self.backoff.delay(retry, retry_after))
     }
 
     fn report(&self, status: Option<u16>, message: &str, events: usize, permanent: bool) {
@@ -269,19 +271,53 @@ impl Sender {
     }
 }
 
-/// Settles a batch that will not be sent (shutdown out of time, no sender left).
+/// Settles a live batch that will not be sent (shutdown out of time, no sender left):
+/// spilled when spill is on, otherwise counted as abandoned.
 pub(crate) fn abandon(shared: &Shared, job: Job) {
-    let settled = Settled {
-        abandoned: job.batch.records.len(),
-        ..Settled::default()
+    let delivery = Delivery {
+        aborted: job.batch.records,
+        ..Delivery::default()
     };
-    settle(shared, job.seq, job.batch.held_bytes, settled);
+    settle_live(shared, job.seq, job.batch.held_bytes, delivery);
 }
 
-fn settle(shared: &Shared, seq: u64, held_bytes: usize, settled: Settled) {
+/// Spills a live batch the senders cannot take now (a backlog): it will be replayed.
+/// Returns the job when there is no spill or the spill refused it.
+pub(crate) fn spill_backlog(shared: &Shared, job: Job) -> Option<Job> {
+    let spill = shared.spill.as_ref()?;
+    let written = spill.store(&job.batch.records, &shared.counters, &shared.reporter);
+    if written < job.batch.records.len() {
+        // Partly on disk is still counted per record: the rest is dropped and counted by
+        // the spill (cap) or reported (I/O). Never resend what is already on disk.
+        let lost = (job.batch.records.len() - written) as u64;
+        Counters::add(&shared.counters.events_failed, lost);
+    }
+    shared.memory.release(job.batch.held_bytes);
+    shared.tracker.settle(job.seq);
+    None
+}
+
+/// Counts a live batch's outcome, keeps what can be kept on disk, frees its memory.
+fn settle_live(shared: &Shared, seq: u64, held_bytes: usize, delivery: Delivery) {
     let c = &shared.counters;
-    Counters::add(&c.events_failed, settled.failed as u64);
-    Counters::add(&c.events_abandoned, settled.abandoned as u64);
+    Counters::add(&c.events_delivered, delivery.delivered as u64);
+    Counters::add(&c.events_failed, delivery.rejected.len() as u64);
+    match &shared.spill {
+        Some(spill) => {
+            spill.dead_letter(&delivery.rejected, c, &shared.reporter);
+            for (records, unspilled_counter) in [
+                (&delivery.exhausted, &c.events_failed),
+                (&delivery.aborted, &c.events_abandoned),
+            ] {
+                let written = spill.store(records, c, &shared.reporter);
+                Counters::add(unspilled_counter, (records.len() - written) as u64);
+            }
+        }
+        None => {
+            Counters::add(&c.events_failed, delivery.exhausted.len() as u64);
+            Counters::add(&c.events_abandoned, delivery.aborted.len() as u64);
+        }
+    }
     shared.memory.release(held_bytes);
     shared.tracker.settle(seq);
 }

@@ -14,20 +14,44 @@ pub fn intake() -> Intake {
     Intake::start(IntakeConfig::default()).expect("start intake")
 }
 
-/// A builder pointed at `intake`, quiet on stderr, with short linger so tests don't idle.
+/// A builder pointed at `intake`, quiet on stderr, with short linger so tests don't idle,
+/// and no disk spill (tests that spill use their own directory: see `temp_dir`).
 pub fn builder(intake: &Intake) -> Builder {
     Logship::builder()
         .endpoint(intake.url("/logs"))
         .linger(Duration::from_millis(50))
         .report_to_stderr(false)
+        .spill(false)
 }
 
-/// A loopback URL where nothing listens (connections are refused).
+/// A fresh, empty directory under the system temp dir, removed on drop.
+pub struct TempDir(pub std::path::PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> TempDir {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir =
+            std::env::temp_dir().join(format!("logship-test-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        TempDir(dir)
+    }
+
+    pub fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A loopback URL where nothing listens (connections are refused). Port 1 is outside the
+/// ephemeral range, so no test's intake can ever be given it.
 pub fn dead_endpoint() -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    drop(listener);
-    format!("http://127.0.0.1:{port}/logs")
+    "http://127.0.0.1:1/logs".to_owned()
 }
 
 pub fn rec(message: &str) -> Record {

@@ -1,0 +1,69 @@
+//! The replayer thread: ships spilled records once delivery works again.
+//!
+//! Why it exists: records spilled during an outage (or left by a previous run) must reach
+//! the intake without a person doing anything, oldest first, at-least-once: a spilled
+//! batch is acknowledged on disk only after the intake accepted it, so a crash in between
+//! sends it again rather than losing it. Live traffic comes first: the replayer waits
+//! while the senders are all busy or the queue is backing up, and it backs off while the
+//! intake keeps failing.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::queue::Queue;
+use crate::send::Sender;
+use crate::stats::Counters;
+
+/// Longest pause between replay attempts while the intake keeps failing.
+const MAX_PAUSE: Duration = Duration::from_secs(10);
+
+/// Runs until shutdown begins.
+pub(crate) fn run(sender: Sender, queue: Queue, queue_capacity: usize, max_in_flight: usize) {
+    crate::reentrancy::mark_current_thread();
+    let shared = Arc::clone(&sender.shared);
+    let Some(spill) = shared.spill.as_ref() else {
+        return;
+    };
+    let limits = sender.codec.limits();
+    let mut failures = 0u32;
+    while !shared.closed.load(Ordering::Acquire) {
+        // Live traffic first.
+        if queue.len() > queue_capacity / 2 || shared.tracker.in_flight() >= max_in_flight {
+            if shared.abort.sleep(Duration::from_millis(50)) {
+                break;
+            }
+            continue;
+        }
+        let Some(batch) = spill.next_batch(limits.max_records, limits.max_body_bytes) else {
+            spill.wait_for_data(Duration::from_secs(1));
+            continue;
+        };
+        let body = sender.codec.encode(batch.records());
+        let delivery = sender.deliver(batch.records(), body);
+        let c = &shared.counters;
+        Counters::add(&c.events_replayed, delivery.delivered as u64);
+        if delivery.delivered == 0 && delivery.rejected.is_empty() {
+            // Nothing got through: keep it on disk and try again later.
+            spill.nack(batch);
+            failures += 1;
+            let pause = sender
+                .backoff
+                .delay(failures.min(16), None)
+                .max(Duration::from_millis(100));
+            if shared.abort.sleep(pause.min(MAX_PAUSE)) {
+                break;
+            }
+            continue;
+        }
+        failures = 0;
+        // Whatever part did not get through is written again before the batch is
+        // acknowledged, so nothing is lost if the process dies in between.
+        spill.dead_letter(&delivery.rejected, c, &shared.reporter);
+        for records in [&delivery.exhausted, &delivery.aborted] {
+            let written = spill.restore(records, c, &shared.reporter);
+            Counters::add(&c.spill_dropped, (records.len() - written) as u64);
+        }
+        spill.ack(batch, c, &shared.reporter);
+    }
+}

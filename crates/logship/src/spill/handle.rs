@@ -1,0 +1,214 @@
+//! The pipeline's side of the spill: one lock around [`Spill`], counting, and a wake-up
+//! for the replayer.
+//!
+//! Why it exists: the batcher, every sender and the replayer use the same spill
+//! directory. They share it through this handle, which turns each spill outcome into the
+//! pipeline's counters and reports I/O errors once (rate-limited), so a full or broken
+//! disk degrades to counted loss instead of a dead worker. Only logship's own threads
+//! call it: a log call never touches the disk.
+
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::Duration;
+
+use super::{ReplayBatch, Spill, SpillStats};
+use crate::record::Record;
+use crate::report::{DeliveryError, Reporter};
+use crate::stats::Counters;
+
+/// A spill shared by the pipeline's threads.
+pub(crate) struct SpillHandle {
+    spill: Mutex<Spill>,
+    has_data: Condvar,
+    /// Signalled after every acknowledgement, for callers waiting for the spill to drain.
+    progress: Condvar,
+}
+
+impl SpillHandle {
+    pub(crate) fn new(spill: Spill) -> SpillHandle {
+        SpillHandle {
+            spill: Mutex::new(spill),
+            has_data: Condvar::new(),
+            progress: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Spill> {
+        self.spill.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Appends records to be replayed later; returns how many reached the disk. The caller
+    /// counts the rest (refused by the cap, or lost to an I/O error; both reported); older
+    /// spilled records evicted to make room are counted here as `spill_dropped`.
+    pub(crate) fn store(
+        &self,
+        records: &[Record],
+        counters: &Counters,
+        reporter: &Reporter,
+    ) -> usize {
+        self.append(records, counters, reporter, true)
+    }
+
+    /// Writes back records that came from the spill and were not delivered on replay:
+    /// like [`SpillHandle::store`], but they were already counted as spilled.
+    pub(crate) fn restore(
+        &self,
+        records: &[Record],
+        counters: &Counters,
+        reporter: &Reporter,
+    ) -> usize {
+        self.append(records, counters, reporter, false)
+    }
+
+    fn append(
+        &self,
+        records: &[Record],
+        counters: &Counters,
+        reporter: &Reporter,
+        new: bool,
+    ) -> usize {
+        if records.is_empty() {
+            return 0;
+        }
+        let result = self.lock().append(records);
+        match result {
+            Ok(outcome) => {
+                if new {
+                    Counters::add(&counters.events_spilled, outcome.written as u64);
+                }
+                // This call's refused records are the caller's to count (as failed or
+                // abandoned); what else was dropped is older, already-spilled records.
+                let refused = (records.len() - outcome.written) as u64;
+                Counters::add(
+                    &counters.spill_dropped,
+                    outcome.dropped_records.saturating_sub(refused),
+                );
+                if outcome.dropped_records > 0 {
+                    reporter.error(
+                        counters,
+                        "spill-full",
+                        DeliveryError {
+                            status: None,
+                            message: format!(
+                                "the spill directory reached spill_max_bytes; {} events were dropped (raise spill_max_bytes to keep more)",
+                                outcome.dropped_records
+                            ),
+                            events: outcome.dropped_records as usize,
+                            permanent: true,
+                        },
+                    );
+                }
+                self.has_data.notify_all();
+                outcome.written
+            }
+            Err(e) => {
+                reporter.error(
+                    counters,
+                    "spill-io",
+                    DeliveryError {
+                        status: None,
+                        message: format!("could not spill {} events to disk: {e}", records.len()),
+                        events: records.len(),
+                        permanent: true,
+                    },
+                );
+                0
+            }
+        }
+    }
+
+    /// Keeps records the intake rejected for good, for a person to look at.
+    pub(crate) fn dead_letter(&self, records: &[Record], counters: &Counters, reporter: &Reporter) {
+        if records.is_empty() {
+            return;
+        }
+        let result = self.lock().dead_letter(records);
+        match result {
+            Ok(()) => Counters::add(&counters.dead_lettered, records.len() as u64),
+            Err(e) => reporter.error(
+                counters,
+                "spill-io",
+                DeliveryError {
+                    status: None,
+                    message: format!("could not write {} dead letters: {e}", records.len()),
+                    events: records.len(),
+                    permanent: true,
+                },
+            ),
+        }
+    }
+
+    /// The oldest spilled records not handed out yet, if any.
+    pub(crate) fn next_batch(&self, max_records: usize, max_bytes: usize) -> Option<ReplayBatch> {
+        self.lock()
+            .next_batch(max_records, max_bytes)
+            .ok()
+            .flatten()
+    }
+
+    /// The batch was delivered (or dealt with): it will not be replayed again.
+    pub(crate) fn ack(&self, batch: ReplayBatch, counters: &Counters, reporter: &Reporter) {
+        let result = self.lock().ack(batch);
+        self.progress.notify_all();
+        if let Err(e) = result {
+            reporter.error(
+                counters,
+                "spill-io",
+                DeliveryError {
+                    status: None,
+                    message: format!(
+                        "could not record replay progress: {e} (the events may be sent again)"
+                    ),
+                    events: 0,
+                    permanent: false,
+                },
+            );
+        }
+    }
+
+    /// The batch could not be delivered: it will be handed out again.
+    pub(crate) fn nack(&self, batch: ReplayBatch) {
+        self.lock().nack(batch);
+    }
+
+    /// Makes everything written so far durable and replayable (at shutdown).
+    pub(crate) fn seal(&self) {
+        let _ = self.lock().seal();
+    }
+
+    /// Counters and gauges of the spill.
+    pub(crate) fn stats(&self) -> SpillStats {
+        self.lock().stats()
+    }
+
+    /// Waits until nothing is left to replay (every spilled record acknowledged), or until
+    /// `deadline`; returns whether the spill is empty.
+    pub(crate) fn wait_until_drained(&self, deadline: std::time::Instant) -> bool {
+        let mut guard = self.lock();
+        loop {
+            if guard.stats().pending_records == 0 {
+                return true;
+            }
+            let now = std::time::Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            guard = match self.progress.wait_timeout(guard, deadline - now) {
+                Ok((g, _)) => g,
+                Err(e) => e.into_inner().0,
+            };
+        }
+    }
+
+    /// Waits up to `timeout` for new spilled data.
+    pub(crate) fn wait_for_data(&self, timeout: Duration) {
+        let guard = self.lock();
+        if guard.is_empty() {
+            let _ = self.has_data.wait_timeout(guard, timeout);
+        }
+    }
+
+    /// Wakes the replayer (at shutdown).
+    pub(crate) fn wake(&self) {
+        self.has_data.notify_all();
+    }
+}

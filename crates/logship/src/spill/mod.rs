@@ -1,0 +1,404 @@
+//! Disk spill: records the intake could not take yet, kept on disk until replayed.
+//!
+//! Why it exists: when the intake is down or slow, the in-memory queue fills and records
+//! would be dropped. Instead the worker appends them to rotating segment files under a
+//! byte budget, and a replayer ships them later, at-least-once, even across a crash or a
+//! restart. Records that the intake rejects for good go to `dead/` so they can be looked
+//! at instead of vanishing.
+//!
+//! Layout of a spill directory (created 0700, files 0600):
+//!
+//! ```text
+//! <dir>/LOCK                        exclusive lock of the owning `Spill`
+//! <dir>/ACK                         replay progress (see `ack`)
+//! <dir>/<20-digit id>.seg           segments, oldest id first (see `segment`)
+//! <dir>/<20-digit id>.seg.bad       quarantined segments whose header was damaged
+//! <dir>/dead/<20-digit id>.seg      dead letters, same format
+//! ```
+//!
+//! Must never: panic on any bytes found on disk; refuse to open because of damaged data
+//! (damage is skipped, counted in `corrupt_records`, and quarantined when it is a header);
+//! delete a segment before its acknowledgement is durable; or hold a whole segment in
+//! memory.
+
+mod ack;
+pub(crate) mod handle;
+mod inspect;
+mod lock;
+mod replay;
+mod segment;
+mod store;
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+pub(crate) mod testutil;
+
+use std::collections::VecDeque;
+use std::io;
+use std::path::{Path, PathBuf};
+
+pub use inspect::{inspect, remove_all, SegmentInfo};
+pub use replay::ReplayBatch;
+
+use crate::record::Record;
+use lock::DirLock;
+use segment::{FrameReader, HEADER_LEN, QUARANTINE_SUFFIX};
+use store::{Caps, Evicted, Seg, SegmentStore};
+
+/// Name of the dead-letter subdirectory.
+pub(crate) const DEAD_DIR: &str = "dead";
+
+/// What to do when an append would push the spill past `max_total_bytes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SpillFull {
+    /// Delete the oldest segment (its unreplayed records are counted as dropped). Keeps the
+    /// most recent logs, which are usually the ones wanted after an outage.
+    #[default]
+    DropOldest,
+    /// Refuse the new records (counted as dropped) and keep what is on disk.
+    DropNewest,
+}
+
+/// When spilled data is forced to the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SpillFsync {
+    /// When a segment is sealed (rotation, `seal`, shutdown): a crash can lose the segment
+    /// being written, but costs one sync per segment.
+    #[default]
+    OnSegmentClose,
+    /// After every append call: survives power loss, at one sync per call.
+    Always,
+    /// Never for segments (the OS writes them back eventually). The ACK file is always
+    /// synced, because deleting segments depends on it.
+    Never,
+}
+
+/// Where and how much to spill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpillConfig {
+    /// The spill directory, created (0700) if missing. One process at a time.
+    pub dir: PathBuf,
+    /// Size at which the segment being written is sealed and a new one started (default
+    /// 16 MiB). Keep it well below `max_total_bytes`: eviction works a segment at a time.
+    pub segment_max_bytes: u64,
+    /// Budget for all live segments (default 1 GiB). Dead letters get a separate budget of
+    /// an eighth of this.
+    pub max_total_bytes: u64,
+    /// What happens when the budget is reached.
+    pub full: SpillFull,
+    /// When data is synced to the device.
+    pub fsync: SpillFsync,
+}
+
+impl SpillConfig {
+    /// Default segment size: 16 MiB.
+    pub const DEFAULT_SEGMENT_MAX_BYTES: u64 = 16 * 1024 * 1024;
+    /// Default budget: 1 GiB.
+    pub const DEFAULT_MAX_TOTAL_BYTES: u64 = 1024 * 1024 * 1024;
+
+    /// A configuration for `dir` with the defaults.
+    pub fn new(dir: impl Into<PathBuf>) -> SpillConfig {
+        SpillConfig {
+            dir: dir.into(),
+            segment_max_bytes: Self::DEFAULT_SEGMENT_MAX_BYTES,
+            max_total_bytes: Self::DEFAULT_MAX_TOTAL_BYTES,
+            full: SpillFull::default(),
+            fsync: SpillFsync::default(),
+        }
+    }
+}
+
+/// Why the spill could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SpillError {
+    /// Another `Spill` (in this or another process) holds the directory's lock.
+    #[error("spill directory {} is in use by another logship process (or another logship pipeline in this process); give each process its own spill_dir", dir.display())]
+    Locked {
+        /// The spill directory.
+        dir: PathBuf,
+    },
+    /// The operating system refused a file operation.
+    #[error("could not {action} in spill directory {}: {source} (check that the directory is writable by this user and the disk is not full, or point spill_dir elsewhere)", dir.display())]
+    Io {
+        /// The spill directory.
+        dir: PathBuf,
+        /// What was being done, e.g. "write a segment file".
+        action: &'static str,
+        /// The OS error.
+        source: io::Error,
+    },
+}
+
+impl SpillError {
+    pub(crate) fn io(dir: &Path, action: &'static str, source: io::Error) -> SpillError {
+        SpillError::Io {
+            dir: dir.to_path_buf(),
+            action,
+            source,
+        }
+    }
+}
+
+/// What one append call did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct AppendOutcome {
+    /// Records of this call written to disk.
+    pub(crate) written: usize,
+    /// Records lost because of this call: refused new ones (`DropNewest`, or a record too
+    /// large for the whole budget) plus the unreplayed records of evicted segments.
+    pub(crate) dropped_records: u64,
+    /// Segments deleted to make room (`DropOldest`).
+    pub(crate) dropped_segments: u64,
+}
+
+/// Counters and gauges of a spill, for `Logship::stats` and the CLI.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SpillStats {
+    /// Live segments, the one being written included.
+    pub segments: u64,
+    /// Records on disk not acknowledged yet (handed out or not).
+    pub pending_records: u64,
+    /// Bytes of the live segments.
+    pub bytes: u64,
+    /// Records appended since open.
+    pub written_records: u64,
+    /// Records acknowledged since open.
+    pub acked_records: u64,
+    /// Damaged regions found since open (torn tails and quarantined segments count one).
+    pub corrupt_records: u64,
+    /// Records lost to the byte budget since open.
+    pub dropped_records: u64,
+    /// Segments deleted to make room since open.
+    pub dropped_segments: u64,
+    /// Records written to `dead/` since open.
+    pub dead_letter_records: u64,
+    /// Dead letters lost to the dead-letter budget since open.
+    pub dead_letter_dropped_records: u64,
+}
+
+/// The owner of a spill directory: appends, replay, acknowledgements, dead letters.
+///
+/// Holds the directory's lock for its whole life; dropping it seals the segment being
+/// written (so that a new `Spill` on the same directory replays it) and releases the lock.
+pub(crate) struct Spill {
+    dir: PathBuf,
+    store: SegmentStore,
+    dead: SegmentStore,
+    /// Refused batches waiting to be handed out again, by (segment, first frame).
+    retry: Vec<ReplayBatch>,
+    /// Reader of the segment being replayed.
+    cursor: Option<(u64, FrameReader)>,
+    stats: SpillStats,
+    /// Declared last: released only after everything above is closed.
+    _lock: DirLock,
+}
+
+impl std::fmt::Debug for Spill {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Spill")
+            .field("dir", &self.dir)
+            .field("stats", &self.stats())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Spill {
+    /// Opens (creating if needed) and locks the directory, and picks up segments and
+    /// progress left by an earlier run. Damaged segments are skipped over or quarantined,
+    /// never a reason to fail; the unacknowledged part of each existing segment is read
+    /// once, a frame at a time, to count it.
+    pub(crate) fn open(cfg: SpillConfig) -> Result<Spill, SpillError> {
+        let dir = cfg.dir.clone();
+        lock::create_dir(&dir)?;
+        let lock = DirLock::acquire(&dir)?;
+        let dead_dir = dir.join(DEAD_DIR);
+        lock::create_dir(&dead_dir)?;
+        let _ = std::fs::remove_file(dir.join(ack::ACK_TMP));
+        let acks = ack::load(&dir).map_err(|e| SpillError::io(&dir, "read the ACK file", e))?;
+
+        let mut stats = SpillStats::default();
+        let quarantined = segment::max_quarantined_id(&dir)
+            .map_err(|e| SpillError::io(&dir, "list the directory", e))?;
+        let mut max_id = acks
+            .keys()
+            .next_back()
+            .copied()
+            .unwrap_or(0)
+            .max(quarantined);
+        let mut sealed = VecDeque::new();
+        let files =
+            segment::list(&dir).map_err(|e| SpillError::io(&dir, "list the directory", e))?;
+        for (id, path) in files {
+            max_id = max_id.max(id);
+            let opened = open_existing(&path, acks.get(&id).copied(), id);
+            match opened.map_err(|e| SpillError::io(&dir, "read a segment file", e))? {
+                Some((seg, corrupt)) => {
+                    stats.corrupt_records += corrupt;
+                    sealed.push_back(seg);
+                }
+                None => {
+                    quarantine(&path);
+                    stats.corrupt_records += 1;
+                }
+            }
+        }
+
+        let mut dead_max = 0;
+        let mut dead_sealed = VecDeque::new();
+        let dead_files = segment::list(&dead_dir)
+            .map_err(|e| SpillError::io(&dir, "list the dead-letter directory", e))?;
+        for (id, path) in dead_files {
+            dead_max = dead_max.max(id);
+            if let Ok(meta) = std::fs::metadata(&path) {
+                let mut seg = Seg::new(id, meta.len(), 0);
+                seg.records_known = false;
+                dead_sealed.push_back(seg);
+            }
+        }
+
+        let caps = Caps {
+            segment_max_bytes: cfg.segment_max_bytes,
+            max_total_bytes: cfg.max_total_bytes,
+            full: cfg.full,
+            fsync: cfg.fsync,
+        };
+        let dead_budget = cfg.max_total_bytes / 8;
+        let dead_caps = Caps {
+            segment_max_bytes: cfg.segment_max_bytes.min(dead_budget),
+            max_total_bytes: dead_budget,
+            ..caps
+        };
+        let mut spill = Spill {
+            store: SegmentStore::new(dir.clone(), caps, sealed, max_id.saturating_add(1)),
+            dead: SegmentStore::new(dead_dir, dead_caps, dead_sealed, dead_max.saturating_add(1)),
+            dir,
+            retry: Vec::new(),
+            cursor: None,
+            stats,
+            _lock: lock,
+        };
+        // Segments an earlier run finished (fully acknowledged, or nothing intact left)
+        // but had not deleted yet: the ACK file already records that.
+        let mut i = 0;
+        while i < spill.store.sealed.len() {
+            if !spill.finish_if_done(i)? {
+                i += 1;
+            }
+        }
+        Ok(spill)
+    }
+
+    /// Appends records to the segment being written, rotating and applying the byte budget.
+    /// On `Err`, part of `records` may have been written (see `stats`); the rest were not.
+    pub(crate) fn append(&mut self, records: &[Record]) -> Result<AppendOutcome, SpillError> {
+        let mut out = AppendOutcome::default();
+        let mut evicted = Vec::new();
+        let result = self.store.append(records, &mut out, &mut evicted);
+        self.stats.written_records += out.written as u64;
+        self.stats.dropped_records += out.dropped_records;
+        self.stats.dropped_segments += out.dropped_segments;
+        self.forget_evicted(&evicted);
+        result.map(|()| out)
+    }
+
+    /// Seals the segment being written so that replay can read it. No-op when nothing has
+    /// been appended since the last seal.
+    pub(crate) fn seal(&mut self) -> Result<(), SpillError> {
+        self.store.seal_active()
+    }
+
+    /// Appends records the intake refused for good to `dead/` (same format, budget of an
+    /// eighth of `max_total_bytes`, same full and fsync policies). Never replayed.
+    pub(crate) fn dead_letter(&mut self, records: &[Record]) -> Result<(), SpillError> {
+        let mut out = AppendOutcome::default();
+        let mut evicted = Vec::new();
+        let result = self.dead.append(records, &mut out, &mut evicted);
+        self.stats.dead_letter_records += out.written as u64;
+        self.stats.dead_letter_dropped_records += out.dropped_records;
+        result
+    }
+
+    /// A snapshot of the counters.
+    pub(crate) fn stats(&self) -> SpillStats {
+        let mut s = self.stats.clone();
+        s.segments = self.store.segments() as u64;
+        s.pending_records = self.pending_records();
+        s.bytes = self.store.total_bytes;
+        s
+    }
+
+    /// True when nothing is left to replay or acknowledge.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.pending_records() == 0
+    }
+
+    fn pending_records(&self) -> u64 {
+        self.store.sealed.iter().map(Seg::pending).sum::<u64>() + self.store.active_records()
+    }
+
+    /// Drops replay state of segments the byte budget deleted.
+    fn forget_evicted(&mut self, evicted: &[Evicted]) {
+        for e in evicted {
+            self.retry.retain(|b| b.segment != e.id);
+            if self.cursor.as_ref().is_some_and(|(id, _)| *id == e.id) {
+                self.cursor = None;
+            }
+        }
+    }
+
+    /// Writes the ACK file from the in-memory progress of every live segment.
+    fn persist_acks(&self) -> Result<(), SpillError> {
+        let entries = self.store.sealed.iter().filter(|s| s.acked > 0).map(|s| {
+            let e = ack::AckEntry {
+                frames: s.acked,
+                offset: s.acked_offset,
+            };
+            (s.id, e)
+        });
+        ack::store(&self.dir, entries)
+            .map_err(|e| SpillError::io(&self.dir, "write the ACK file", e))
+    }
+}
+
+impl Drop for Spill {
+    fn drop(&mut self) {
+        let _ = self.store.seal_active();
+        let _ = self.dead.seal_active();
+    }
+}
+
+/// Reads an existing segment: `None` when its header is damaged, else the segment with its
+/// acknowledged prefix applied and the number of damaged regions past it.
+fn open_existing(
+    path: &Path,
+    acked: Option<ack::AckEntry>,
+    id: u64,
+) -> io::Result<Option<(Seg, u64)>> {
+    let mut reader = FrameReader::open(path)?;
+    if reader.check_header()?.is_err() {
+        return Ok(None);
+    }
+    let len = reader.len();
+    let (frames, offset) = match acked {
+        Some(a) if a.offset > HEADER_LEN => (a.frames, a.offset.min(len)),
+        _ => (0, HEADER_LEN),
+    };
+    let totals = segment::scan(&mut reader, offset)?;
+    let mut seg = Seg::new(id, len, frames + totals.records);
+    seg.acked = frames;
+    seg.acked_offset = offset;
+    seg.settled = frames;
+    seg.next_frame = frames;
+    seg.next_offset = offset;
+    seg.counted_to = len;
+    seg.exhausted = totals.records == 0;
+    Ok(Some((seg, totals.corrupt)))
+}
+
+/// Renames a segment with a damaged header to `*.seg.bad`, out of replay's way. A failed
+/// rename leaves it to be found again next time.
+fn quarantine(path: &Path) {
+    let mut bad = path.as_os_str().to_owned();
+    bad.push(QUARANTINE_SUFFIX);
+    let _ = std::fs::rename(path, bad);
+}

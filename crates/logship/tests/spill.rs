@@ -1,0 +1,315 @@
+//! Delivery guarantees with the disk spill: outages, restarts, kill -9, corruption, caps,
+//! dead letters, and one directory per process. Real HTTP on loopback; faults come from
+//! the intake's controls or from the intake not being there, never from timing luck.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::*;
+use logship::{BuildError, Builder, Logship, SpillFull};
+use logship_intake::{Fault, Intake};
+
+/// A pipeline that spills to `dir`, retries once, quickly, and is quiet.
+fn spilling(endpoint: String, dir: &TempDir) -> Builder {
+    Logship::builder()
+        .endpoint(endpoint)
+        .spill_dir(dir.path())
+        .max_retries(1)
+        .retry_backoff(Duration::from_millis(1), Duration::from_millis(20))
+        .linger(Duration::from_millis(20))
+        .max_batch_records(50)
+        .shutdown_timeout(WAIT)
+        .report_to_stderr(false)
+}
+
+/// Every seq in 0..n arrived; returns how many arrived more than once.
+fn all_arrived(intake: &Intake, n: u64) -> u64 {
+    let seqs = received_seqs(intake);
+    let unique: BTreeSet<u64> = seqs.iter().copied().collect();
+    assert_eq!(unique, (0..n).collect::<BTreeSet<_>>(), "missing events");
+    seqs.len() as u64 - n
+}
+
+#[test]
+fn an_outage_spills_to_disk_and_everything_arrives_after_recovery() {
+    let dir = TempDir::new("outage");
+    let intake = intake();
+    intake.set_down(true); // every connection is dropped unread
+    let (logship, _guard) = spilling(intake.url("/logs"), &dir).build().unwrap();
+    let n = 2000u64;
+    for i in 0..n / 2 {
+        logship.push(numbered(i as usize)).unwrap();
+    }
+    logship.flush(WAIT).unwrap();
+    let during = logship.stats();
+    assert_eq!(during.events_delivered, 0);
+    assert_eq!(during.events_spilled, n / 2, "{during:?}");
+    assert_eq!(during.spill_pending, n / 2);
+    assert_eq!(during.health, logship::Health::Degraded);
+    assert!(during.lost() == 0);
+    // The intake comes back; the stream goes on.
+    intake.set_down(false);
+    for i in n / 2..n {
+        logship.push(numbered(i as usize)).unwrap();
+    }
+    assert!(
+        intake.wait_for_events(n as usize, WAIT),
+        "only {} arrived",
+        intake.stats().events
+    );
+    let duplicates = all_arrived(&intake, n);
+    let stats = logship.stats();
+    assert_eq!(
+        stats.events_replayed + stats.events_delivered,
+        n + duplicates
+    );
+    assert!(duplicates <= 100, "{duplicates} duplicates");
+    assert_eq!(stats.lost(), 0);
+}
+
+#[test]
+fn connections_dropped_by_the_intake_are_recovered_without_loss() {
+    let dir = TempDir::new("drops");
+    let intake = intake();
+    intake.fail_next(40, Fault::CloseConnection);
+    let (logship, _guard) = spilling(intake.url("/logs"), &dir).build().unwrap();
+    let n = 1500u64;
+    for i in 0..n {
+        logship.push(numbered(i as usize)).unwrap();
+    }
+    assert!(
+        intake.wait_for_events(n as usize, WAIT),
+        "only {} arrived",
+        intake.stats().events
+    );
+    let duplicates = all_arrived(&intake, n);
+    assert!(duplicates <= 100, "{duplicates} duplicates");
+    assert_eq!(logship.stats().lost(), 0);
+}
+
+#[test]
+fn what_a_run_spilled_is_replayed_by_the_next_run() {
+    let dir = TempDir::new("restart");
+    let n = 300u64;
+    {
+        let (logship, guard) = spilling(dead_endpoint(), &dir).build().unwrap();
+        for i in 0..n {
+            logship.push(numbered(i as usize)).unwrap();
+        }
+        drop(guard);
+        let stats = logship.stats();
+        assert_eq!(stats.events_spilled, n, "{stats:?}");
+        assert_eq!(stats.lost(), 0);
+    }
+    let intake = intake();
+    let (logship, _guard) = spilling(intake.url("/logs"), &dir).build().unwrap();
+    assert!(logship.wait_spill_drained(WAIT));
+    assert_eq!(all_arrived(&intake, n), 0);
+    assert_eq!(logship.stats().events_replayed, n);
+}
+
+/// Runs in a child process (see the test below): logs with the intake down and spill on,
+/// reports, and waits to be killed.
+#[test]
+#[ignore = "run as a child process by a_process_killed_with_sigkill_loses_nothing_it_spilled"]
+fn child_logs_with_the_intake_down_then_waits_to_be_killed() {
+    let dir = std::env::var("LOGSHIP_CHILD_SPILL_DIR").expect("spill dir");
+    let n: u64 = std::env::var("LOGSHIP_CHILD_EVENTS")
+        .expect("events")
+        .parse()
+        .unwrap();
+    let (logship, _guard) = Logship::builder()
+        .endpoint(dead_endpoint())
+        .spill_dir(dir)
+        .max_retries(0)
+        .max_batch_records(25)
+        .report_to_stderr(false)
+        .build()
+        .unwrap();
+    for i in 0..n {
+        logship.push(numbered(i as usize)).unwrap();
+    }
+    logship.flush(WAIT).unwrap();
+    println!("SPILLED {}", logship.stats().events_spilled);
+    // Wait for SIGKILL: the guard never runs.
+    let _ = std::io::stdin().read_line(&mut String::new());
+    std::process::abort();
+}
+
+#[test]
+fn a_process_killed_with_sigkill_loses_nothing_it_spilled() {
+    let dir = TempDir::new("kill9");
+    let n = 400u64;
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_logs_with_the_intake_down_then_waits_to_be_killed",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("LOGSHIP_CHILD_SPILL_DIR", dir.path())
+        .env("LOGSHIP_CHILD_EVENTS", n.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut spilled = None;
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        // libtest prints the test's name first, on the same line.
+        if let Some((_, count)) = line.split_once("SPILLED ") {
+            spilled = Some(count.trim().parse::<u64>().unwrap());
+            break;
+        }
+    }
+    assert_eq!(
+        spilled,
+        Some(n),
+        "the child spilled everything before being killed"
+    );
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    // A new process (here: a new pipeline) with the same directory, and the intake back.
+    let intake = intake();
+    let (logship, _guard) = spilling(intake.url("/logs"), &dir).build().unwrap();
+    assert!(
+        logship.wait_spill_drained(WAIT),
+        "only {} arrived",
+        intake.stats().events
+    );
+    assert_eq!(all_arrived(&intake, n), 0);
+    assert_eq!(logship.stats().events_replayed, n);
+}
+
+#[test]
+fn a_damaged_spill_replays_every_intact_record_and_counts_the_rest() {
+    let dir = TempDir::new("corrupt");
+    let n = 200u64;
+    {
+        let (logship, guard) = spilling(dead_endpoint(), &dir)
+            .spill_segment_bytes(64 * 1024)
+            .build()
+            .unwrap();
+        for i in 0..n {
+            logship.push(numbered(i as usize)).unwrap();
+        }
+        drop(guard);
+    }
+    let mut segments: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "seg"))
+        .collect();
+    segments.sort();
+    assert!(!segments.is_empty());
+    let seg = &segments[0];
+    let mut bytes = std::fs::read(seg).unwrap();
+    let len = bytes.len();
+    for at in [len / 3, len / 2] {
+        bytes[at] ^= 0xff; // flip bytes in the middle
+    }
+    bytes.truncate(len - 7); // and tear the tail
+    std::fs::write(seg, &bytes).unwrap();
+
+    let intake = intake();
+    let (logship, guard) = spilling(intake.url("/logs"), &dir).build().unwrap();
+    let corrupt = logship.stats().spill_corrupt;
+    assert!(corrupt >= 2, "damage must be counted, got {corrupt}");
+    // Everything intact arrives: at most one record per damaged region is lost.
+    let expected = n - corrupt;
+    assert!(intake.wait_for_events(expected as usize, WAIT));
+    let seqs: BTreeSet<u64> = received_seqs(&intake).into_iter().collect();
+    assert!(
+        seqs.len() as u64 >= expected,
+        "{} of {expected}",
+        seqs.len()
+    );
+    assert!(seqs.iter().all(|s| *s < n), "no invented records");
+    drop(guard);
+}
+
+#[test]
+fn a_full_spill_drops_the_oldest_and_counts_it() {
+    let dir = TempDir::new("cap");
+    let cap = 256 * 1024u64;
+    let (logship, guard) = spilling(dead_endpoint(), &dir)
+        .spill_segment_bytes(64 * 1024)
+        .spill_max_bytes(cap, SpillFull::DropOldest)
+        .build()
+        .unwrap();
+    let n = 3000u64;
+    for i in 0..n {
+        let mut r = numbered(i as usize);
+        r.field("pad", "x".repeat(300).as_str());
+        logship.push(r).unwrap();
+    }
+    logship.flush(WAIT).unwrap();
+    let stats = logship.stats();
+    assert!(
+        stats.spill_bytes <= cap,
+        "{} bytes on disk over the cap",
+        stats.spill_bytes
+    );
+    assert!(stats.spill_dropped > 0, "{stats:?}");
+    assert_eq!(stats.events_spilled, n, "every event went to disk first");
+    assert_eq!(stats.spill_pending + stats.spill_dropped, n, "{stats:?}");
+    drop(guard);
+}
+
+#[test]
+fn rejected_events_are_dead_lettered_not_retried() {
+    let dir = TempDir::new("dead");
+    let intake = intake();
+    intake.fail_next(
+        1000,
+        Fault::Status {
+            status: 401,
+            headers: vec![],
+            body: "{\"error\":\"bad key\"}".into(),
+        },
+    );
+    let (logship, guard) = spilling(intake.url("/logs"), &dir).build().unwrap();
+    for i in 0..100 {
+        logship.push(numbered(i)).unwrap();
+    }
+    logship.flush(WAIT).unwrap();
+    let stats = logship.stats();
+    assert_eq!(stats.events_failed, 100);
+    assert_eq!(stats.dead_lettered, 100);
+    assert_eq!(stats.events_spilled, 0, "permanent errors are not replayed");
+    assert_eq!(stats.retries, 0);
+    assert_eq!(stats.health, logship::Health::Failing);
+    assert_eq!(intake.requests().len(), 2, "one attempt per batch of 50");
+    drop(guard);
+    let dead: u64 = logship::spill::inspect(dir.path())
+        .unwrap()
+        .iter()
+        .filter(|s| s.dead_letter)
+        .map(|s| s.records)
+        .sum();
+    assert_eq!(dead, 100);
+}
+
+#[test]
+fn two_pipelines_cannot_share_a_spill_directory() {
+    let dir = TempDir::new("lock");
+    let intake = intake();
+    let (_first, _guard) = spilling(intake.url("/logs"), &dir).build().unwrap();
+    let second = spilling(intake.url("/logs"), &dir).build();
+    let err = second.expect_err("the second pipeline must be refused");
+    assert!(matches!(err, BuildError::Spill(_)), "{err:?}");
+    let message = err.to_string();
+    assert!(
+        message.contains(&dir.path().display().to_string()),
+        "{message}"
+    );
+    assert!(
+        message.contains("spill_dir"),
+        "the message says how to fix it: {message}"
+    );
+}
