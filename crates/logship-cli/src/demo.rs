@@ -154,6 +154,10 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
         }));
     }
 
+    // The demo spills (when it has to) to a private directory removed at the end, so that
+    // it never collides with, or replays, another program's spill.
+    let spill_dir =
+        PrivateSpillDir::new(args.pipeline.spill_dir.is_none() && !args.pipeline.no_spill);
     let base = if generic {
         Logship::builder().endpoint(intake.url("/logs"))
     } else {
@@ -161,6 +165,10 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
         Logship::builder()
             .endpoint(intake.url(""))
             .api_key(key.as_str())
+    };
+    let base = match &spill_dir.0 {
+        Some(dir) => base.spill_dir(dir.clone()),
+        None => base,
     };
     let builder = args.pipeline.apply(base)?;
     let (layer, guard) = builder.build_layer()?;
@@ -490,4 +498,24 @@ fn table(r: &DemoReport) -> String {
         ),
     );
     out
+}
+
+/// A fresh spill directory under the system temp dir, removed on drop.
+struct PrivateSpillDir(Option<PathBuf>);
+
+impl PrivateSpillDir {
+    fn new(wanted: bool) -> PrivateSpillDir {
+        PrivateSpillDir(
+            wanted
+                .then(|| std::env::temp_dir().join(format!("logship-demo-{}", std::process::id()))),
+        )
+    }
+}
+
+impl Drop for PrivateSpillDir {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.0 {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 }

@@ -41,7 +41,7 @@ impl From<BuildError> for Failure {
     /// An invalid configuration is a usage error; a thread that could not start is not.
     fn from(e: BuildError) -> Failure {
         match e {
-            BuildError::Config(_) => Failure::usage(e.to_string()),
+            BuildError::Config(_) | BuildError::Spill(_) => Failure::usage(e.to_string()),
             _ => Failure::runtime(e.to_string()),
         }
     }

@@ -17,6 +17,7 @@ mod histogram;
 mod intake;
 mod pipeline_args;
 mod ship;
+mod spill;
 mod units;
 
 use std::process::ExitCode;
@@ -45,6 +46,9 @@ enum Command {
     Intake(intake::IntakeArgs),
     /// Run a synthetic service logging through logship into a local intake, and report.
     Demo(demo::DemoArgs),
+    /// Inspect, verify, replay or remove a spill directory.
+    #[command(subcommand)]
+    Spill(spill::SpillCommand),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +57,7 @@ fn main() -> ExitCode {
         Command::Ship(args) => ship::run(args),
         Command::Intake(args) => intake::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Spill(cmd) => spill::run(cmd),
     };
     match result {
         Ok(code) => code,

@@ -110,6 +110,19 @@ pub struct PipelineArgs {
     #[arg(long)]
     pub no_gzip: bool,
 
+    /// Spill directory: events that cannot be delivered now are kept there and replayed
+    /// later (also by the next run). [default: ~/.cache/logship/<service>]
+    #[arg(long, value_name = "DIR", conflicts_with = "no_spill")]
+    pub spill_dir: Option<std::path::PathBuf>,
+
+    /// Do not spill to disk: undeliverable events are counted as lost.
+    #[arg(long)]
+    pub no_spill: bool,
+
+    /// Most bytes of spilled events on disk. [default: 1073741824]
+    #[arg(long, value_name = "BYTES")]
+    pub spill_max_bytes: Option<u64>,
+
     /// How long to keep delivering what is queued once input ends.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_SHUTDOWN_TIMEOUT_MS)]
     pub shutdown_timeout_ms: u64,
@@ -191,6 +204,15 @@ impl PipelineArgs {
         }
         if self.no_gzip {
             builder = builder.gzip(false);
+        }
+        if self.no_spill {
+            builder = builder.spill(false);
+        }
+        if let Some(dir) = &self.spill_dir {
+            builder = builder.spill_dir(dir.clone());
+        }
+        if let Some(n) = self.spill_max_bytes {
+            builder = builder.spill_max_bytes(n, logship::SpillFull::DropOldest);
         }
         Ok(builder.shutdown_timeout(self.shutdown_timeout()))
     }

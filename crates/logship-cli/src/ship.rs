@@ -132,6 +132,10 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
     let all_delivered = report.complete && stats.events_delivered == read && read_error.is_none();
     Ok(if all_delivered {
         ExitCode::SUCCESS
+    } else if stats.events_spilled > 0 && stats.lost() == 0 && read_error.is_none() {
+        // Nothing lost, but some events wait on disk for the next run (or `logship spill
+        // replay`).
+        ExitCode::from(crate::exit::USAGE)
     } else {
         ExitCode::FAILURE
     })
@@ -284,6 +288,18 @@ fn summary(read: u64, parse_errors: u64, s: &Stats, gzip: bool, elapsed: Duratio
         s.dropped(),
         s.events_failed,
     );
+    if s.events_spilled > 0 {
+        line.push_str(&format!(
+            ", {} written to the spill directory for replay",
+            s.events_spilled
+        ));
+    }
+    if s.events_replayed > 0 {
+        line.push_str(&format!(
+            ", {} replayed from the spill directory",
+            s.events_replayed
+        ));
+    }
     let late = s.events_abandoned + s.pending();
     if late > 0 {
         line.push_str(&format!(

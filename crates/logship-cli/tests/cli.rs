@@ -19,8 +19,12 @@ use serde_json::Value;
 /// Longest any child may run before the watchdog kills it.
 const WATCHDOG: Duration = Duration::from_secs(120);
 
+/// The binary, with its own cache directory so that default spill directories of tests
+/// running in parallel never collide.
 fn logship() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_logship"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_logship"));
+    command.env("XDG_CACHE_HOME", temp_path("cache"));
+    command
 }
 
 /// A fresh path under the target's temporary directory.
@@ -681,4 +685,133 @@ fn demo_runs_against_each_emulated_vendor() {
         assert_eq!(row(&table, "events logged"), 1000, "{table}");
         assert_eq!(row(&table, "events delivered"), 1000, "{table}");
     }
+}
+
+// ----- spill ---------------------------------------------------------------------------------
+
+#[test]
+fn ship_spills_what_it_cannot_deliver_exits_2_and_spill_replay_ships_it() {
+    let dir = temp_path("spill");
+    let dir_arg = dir.to_string_lossy().into_owned();
+    let n = 120;
+    let input: String = (0..n).map(|i| format!("spilled line {i}\n")).collect();
+    // The intake is down (nothing listens on port 1).
+    let out = run(
+        &[
+            "ship",
+            "--endpoint",
+            "http://127.0.0.1:1/logs",
+            "--spill-dir",
+            &dir_arg,
+            "--max-retries",
+            "0",
+            "--shutdown-timeout-ms",
+            "10000",
+        ],
+        input.as_bytes(),
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{n} written to the spill directory")),
+        "{err}"
+    );
+
+    let ls = run(&["spill", "ls", "--dir", &dir_arg], b"");
+    assert!(ls.status.success());
+    assert!(
+        stdout(&ls).contains(&format!("{n} events waiting for replay")),
+        "{}",
+        stdout(&ls)
+    );
+    let verify = run(&["spill", "verify", "--dir", &dir_arg], b"");
+    assert!(verify.status.success(), "{}", stdout(&verify));
+
+    let intake = Intake::start(IntakeConfig::default()).expect("start intake");
+    let endpoint = intake.url("/logs");
+    let replay = run(
+        &[
+            "spill",
+            "replay",
+            "--dir",
+            &dir_arg,
+            "--endpoint",
+            &endpoint,
+        ],
+        b"",
+    );
+    assert!(replay.status.success(), "{}", stderr(&replay));
+    assert!(
+        stderr(&replay).contains(&format!("replayed {n} events")),
+        "{}",
+        stderr(&replay)
+    );
+    let mut got = messages(&intake);
+    got.sort();
+    let mut want: Vec<String> = (0..n).map(|i| format!("spilled line {i}")).collect();
+    want.sort();
+    assert_eq!(got, want);
+
+    let ls = run(&["spill", "ls", "--dir", &dir_arg], b"");
+    assert!(
+        stdout(&ls).contains("0 events waiting for replay"),
+        "{}",
+        stdout(&ls)
+    );
+    let rm = run(&["spill", "rm", "--dir", &dir_arg], b"");
+    assert!(rm.status.success(), "{}", stderr(&rm));
+}
+
+#[test]
+fn spill_verify_reports_damage_with_exit_1() {
+    let dir = temp_path("spill-damaged");
+    let dir_arg = dir.to_string_lossy().into_owned();
+    let input: String = (0..50).map(|i| format!("line {i}\n")).collect();
+    let out = run(
+        &[
+            "ship",
+            "--endpoint",
+            "http://127.0.0.1:1/logs",
+            "--spill-dir",
+            &dir_arg,
+            "--max-retries",
+            "0",
+        ],
+        input.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let seg = std::fs::read_dir(&dir)
+        .expect("spill dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|x| x == "seg"))
+        .expect("a segment");
+    let mut bytes = std::fs::read(&seg).expect("read segment");
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x5a;
+    std::fs::write(&seg, bytes).expect("write segment");
+    let verify = run(&["spill", "verify", "--dir", &dir_arg], b"");
+    assert_eq!(verify.status.code(), Some(1), "{}", stdout(&verify));
+    assert!(
+        stdout(&verify).contains("damaged region"),
+        "{}",
+        stdout(&verify)
+    );
+}
+
+#[test]
+fn no_spill_counts_undelivered_events_as_failed_with_exit_1() {
+    let out = run(
+        &[
+            "ship",
+            "--endpoint",
+            "http://127.0.0.1:1/logs",
+            "--no-spill",
+            "--max-retries",
+            "0",
+        ],
+        b"a\nb\n",
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("shipped 0 of 2 events"), "{err}");
 }
