@@ -51,6 +51,15 @@ pub struct DemoArgs {
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
     pub duration: f64,
 
+    /// Take the embedded intake down this many seconds into the run (every connection is
+    /// dropped), to show spill and replay. Use with --outage-for.
+    #[arg(long, value_name = "SECS", requires = "outage_for")]
+    pub outage_after: Option<f64>,
+
+    /// How long the outage lasts, in seconds.
+    #[arg(long, value_name = "SECS", requires = "outage_after")]
+    pub outage_for: Option<f64>,
+
     /// Also write the results to FILE as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -105,8 +114,61 @@ pub struct DemoReport {
     pub call_cost_p99_ns: u64,
     /// Time spent in the log call, largest, nanoseconds.
     pub call_cost_max_ns: u64,
+    /// Peak resident memory of the whole demo process (intake included), bytes.
+    pub peak_rss_bytes: u64,
+    /// What happened around the outage, when one was staged.
+    pub outage: Option<OutageReport>,
     /// The pipeline's final counters.
     pub stats: Stats,
+}
+
+/// Results of a run with `--outage-after`/`--outage-for`.
+#[derive(Debug, Serialize, Clone, Default)]
+pub struct OutageReport {
+    /// When the intake went down, seconds into the run.
+    pub after_s: f64,
+    /// How long it stayed down, seconds.
+    pub for_s: f64,
+    /// Distinct events that reached the intake.
+    pub unique_delivered: u64,
+    /// Events that reached the intake more than once (extra copies).
+    pub duplicates: u64,
+    /// Events logged that never reached the intake.
+    pub lost: u64,
+    /// Events written to the spill.
+    pub spilled: u64,
+    /// Spilled events delivered by the replayer.
+    pub replayed: u64,
+    /// Most bytes the spill held at once (sampled every progress tick).
+    pub peak_spill_bytes: u64,
+    /// Log calls made while the intake was down.
+    pub calls_during_outage: u64,
+    /// Cost of those log calls, median, nanoseconds.
+    pub call_cost_p50_ns: u64,
+    /// Cost of those log calls, 99th percentile, nanoseconds.
+    pub call_cost_p99_ns: u64,
+}
+
+/// Longest the demo waits, after logging, for spilled events to be replayed.
+const REPLAY_WAIT: Duration = Duration::from_secs(300);
+
+/// Distinct events seen by the intake, by `request_id`, and the extra copies.
+#[derive(Default)]
+struct Arrivals {
+    seen: std::collections::HashSet<u64>,
+    duplicates: u64,
+}
+
+/// Peak resident memory of this process (Linux `VmHWM`), bytes; 0 where unknown.
+fn peak_rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
 }
 
 /// Runs `logship demo`.
@@ -136,9 +198,28 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
     let intake = Intake::start(config)
         .map_err(|e| Failure::runtime(format!("cannot start the local intake: {e}")))?;
     let latency = Arc::new(Mutex::new(Histogram::new()));
+    let staged_outage = args.outage_after.zip(args.outage_for);
+    let arrivals = Arc::new(Mutex::new(Arrivals::default()));
     {
         let latency = Arc::clone(&latency);
+        let arrivals = Arc::clone(&arrivals);
+        let track = staged_outage.is_some();
         intake.set_observer(Box::new(move |event, arrival| {
+            if track {
+                let id = [
+                    "/spans/0/request_id",
+                    "/request.request_id",
+                    "/event/request.request_id",
+                    "/attributes/request.request_id",
+                ]
+                .iter()
+                .find_map(|p| event.pointer(p).and_then(serde_json::Value::as_u64));
+                if let (Some(id), Ok(mut a)) = (id, arrivals.lock()) {
+                    if !a.seen.insert(id) {
+                        a.duplicates += 1;
+                    }
+                }
+            }
             // Where the field sits depends on the vendor's shape (top level, Splunk's
             // `event`, New Relic's `attributes`).
             let Some(t_us) = ["/t_us", "/event/t_us", "/attributes/t_us"]
@@ -179,7 +260,8 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
         .map_err(|e| Failure::runtime(format!("cannot install the tracing subscriber: {e}")))?;
 
     let logged = Arc::new(AtomicU64::new(0));
-    let (done_tx, done_rx) = mpsc::channel::<Histogram>();
+    let outage_now = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (done_tx, done_rx) = mpsc::channel::<(Histogram, Histogram)>();
     let total = (args.rate as f64 * args.duration).round() as u64;
     let per_thread_rate = args.rate as f64 / args.threads as f64;
     let started = Instant::now();
@@ -188,11 +270,19 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
         let quota =
             total / args.threads as u64 + u64::from((i as u64) < total % args.threads as u64);
         let logged = Arc::clone(&logged);
+        let outage_now = Arc::clone(&outage_now);
         let done = done_tx.clone();
         let handle = thread::Builder::new()
             .name(format!("demo-service-{i}"))
             .spawn(move || {
-                let costs = service(i as u64, quota, per_thread_rate, started, &logged);
+                let costs = service(
+                    i as u64,
+                    quota,
+                    per_thread_rate,
+                    started,
+                    &logged,
+                    &outage_now,
+                );
                 let _ = done.send(costs);
             })
             .map_err(|e| Failure::runtime(format!("cannot start a demo thread: {e}")))?;
@@ -202,17 +292,28 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
 
     // Progress until every service thread has finished.
     let mut costs = Histogram::new();
+    let mut outage_costs = Histogram::new();
     let mut finished = 0;
     let mut progress = Progress::new(started);
     let mut next_tick = started + PROGRESS_EVERY;
+    let mut peak_spill_bytes = 0;
     while finished < args.threads {
         match done_rx.recv_timeout(next_tick.saturating_duration_since(Instant::now())) {
-            Ok(h) => {
+            Ok((h, o)) => {
                 costs.merge(&h);
+                outage_costs.merge(&o);
                 finished += 1;
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 next_tick += PROGRESS_EVERY;
+                if let Some((after, length)) = staged_outage {
+                    let t = started.elapsed().as_secs_f64();
+                    let down = t >= after && t < after + length;
+                    if down != outage_now.swap(down, Relaxed) {
+                        intake.set_down(down);
+                    }
+                }
+                peak_spill_bytes = peak_spill_bytes.max(logship.stats().spill_bytes);
                 progress.show(
                     logged.load(Relaxed),
                     intake.stats().events,
@@ -234,6 +335,16 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
         logship.stats().queue_depth,
     );
 
+    if staged_outage.is_some() {
+        // The run may end inside the outage: bring the intake back, let the replayer
+        // finish what is on disk, and watch the spill's size meanwhile.
+        outage_now.store(false, Relaxed);
+        intake.set_down(false);
+        let deadline = Instant::now() + REPLAY_WAIT;
+        while Instant::now() < deadline && !logship.wait_spill_drained(PROGRESS_EVERY) {
+            peak_spill_bytes = peak_spill_bytes.max(logship.stats().spill_bytes);
+        }
+    }
     let report = logship.shutdown(args.pipeline.shutdown_timeout());
     drop(guard); // returns the same report at once
     let delivered_by_logship = usize::try_from(report.stats.events_delivered).unwrap_or(usize::MAX);
@@ -268,6 +379,26 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
         call_cost_p50_ns: costs.quantile(0.5),
         call_cost_p99_ns: costs.quantile(0.99),
         call_cost_max_ns: costs.max(),
+        peak_rss_bytes: peak_rss_bytes(),
+        outage: staged_outage.map(|(after_s, for_s)| {
+            let a = arrivals
+                .lock()
+                .map(|a| (a.seen.len() as u64, a.duplicates))
+                .unwrap_or_default();
+            OutageReport {
+                after_s,
+                for_s,
+                unique_delivered: a.0,
+                duplicates: a.1,
+                lost: logged.load(Relaxed).saturating_sub(a.0),
+                spilled: s.events_spilled,
+                replayed: s.events_replayed,
+                peak_spill_bytes,
+                calls_during_outage: outage_costs.count(),
+                call_cost_p50_ns: outage_costs.quantile(0.5),
+                call_cost_p99_ns: outage_costs.quantile(0.99),
+            }
+        }),
         stats: s,
     };
     {
@@ -282,7 +413,11 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
             Failure::runtime(format!("cannot write --json {}: {e}", path.display()))
         })?;
     }
-    Ok(if result.events_delivered == result.events_logged {
+    let complete = match &result.outage {
+        Some(o) => o.lost == 0,
+        None => result.events_delivered == result.events_logged,
+    };
+    Ok(if complete {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
@@ -325,8 +460,16 @@ const UPSTREAMS: [&str; 4] = ["orders-db-2", "users-cache-1", "payments-gw", "in
 
 /// One service thread: logs `quota` events paced at `rate` per second from `start`, and
 /// returns the cost of each log call in nanoseconds.
-fn service(thread: u64, quota: u64, rate: f64, start: Instant, logged: &AtomicU64) -> Histogram {
+fn service(
+    thread: u64,
+    quota: u64,
+    rate: f64,
+    start: Instant,
+    logged: &AtomicU64,
+    outage_now: &std::sync::atomic::AtomicBool,
+) -> (Histogram, Histogram) {
     let mut costs = Histogram::new();
+    let mut outage_costs = Histogram::new();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (thread + 1).wrapping_mul(0xD1B5_4A32_D192_ED03));
     let interval = 1.0 / rate;
     for n in 0..quota {
@@ -370,10 +513,14 @@ fn service(thread: u64, quota: u64, rate: f64, start: Instant, logged: &AtomicU6
                 "GET {route} completed for user {user_id} with status {status} in {duration_ms} ms (cache {cache}, upstream {upstream}, {bytes} bytes)"
             );
         }
-        costs.record(u64::try_from(call.elapsed().as_nanos()).unwrap_or(u64::MAX));
+        let cost = u64::try_from(call.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        costs.record(cost);
+        if outage_now.load(Relaxed) {
+            outage_costs.record(cost);
+        }
         logged.fetch_add(1, Relaxed);
     }
-    costs
+    (costs, outage_costs)
 }
 
 /// A small xorshift generator: the demo needs variety, not quality.
@@ -497,6 +644,30 @@ fn table(r: &DemoReport) -> String {
             units::nanos(r.call_cost_max_ns),
         ),
     );
+    out += &row("peak RSS", units::bytes(r.peak_rss_bytes));
+    if let Some(o) = &r.outage {
+        out += &format!(
+            "  outage: intake down from {} s for {} s\n",
+            o.after_s, o.for_s
+        );
+        out += &row("  unique delivered", o.unique_delivered.to_string());
+        out += &row("  duplicates", o.duplicates.to_string());
+        out += &row("  lost", o.lost.to_string());
+        out += &row(
+            "  spilled / replayed",
+            format!("{} / {}", o.spilled, o.replayed),
+        );
+        out += &row("  peak spill size", units::bytes(o.peak_spill_bytes));
+        out += &row(
+            "  call cost in outage",
+            format!(
+                "p50 {:<10}p99 {:<10}({} calls)",
+                units::nanos(o.call_cost_p50_ns),
+                units::nanos(o.call_cost_p99_ns),
+                o.calls_during_outage
+            ),
+        );
+    }
     out
 }
 

@@ -815,3 +815,32 @@ fn no_spill_counts_undelivered_events_as_failed_with_exit_1() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("shipped 0 of 2 events"), "{err}");
 }
+
+#[test]
+fn demo_survives_a_staged_outage_without_losing_events() {
+    let out = run(
+        &[
+            "demo",
+            "--duration",
+            "3",
+            "--rate",
+            "1000",
+            "--threads",
+            "2",
+            "--outage-after",
+            "0.5",
+            "--outage-for",
+            "1.5",
+        ],
+        b"",
+    );
+    let table = stdout(&out);
+    assert!(out.status.success(), "{table}\n{}", stderr(&out));
+    assert!(
+        table.contains("outage: intake down from 0.5 s for 1.5 s"),
+        "{table}"
+    );
+    assert_eq!(row(&table, "events logged"), 3000, "{table}");
+    assert_eq!(row(&table, "unique delivered"), 3000, "{table}");
+    assert_eq!(row(&table, "lost"), 0, "{table}");
+}

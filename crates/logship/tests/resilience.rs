@@ -153,7 +153,7 @@ fn a_connection_closed_by_the_intake_is_retried_not_lost() {
 #[test]
 fn retry_after_is_honoured() {
     let intake = intake();
-    intake.fail_next(1, Fault::retry_after(429, 1));
+    intake.fail_next(1, Fault::retry_after(429, 2));
     let (logship, _guard) = builder(&intake)
         .retry_backoff(Duration::from_millis(1), Duration::from_secs(10))
         .build()
@@ -163,7 +163,31 @@ fn retry_after_is_honoured() {
     let requests = intake.requests();
     assert_eq!(requests.len(), 2);
     let gap = requests[1].arrival_instant - requests[0].arrival_instant;
-    assert!(gap >= Duration::from_secs(1), "retried after {gap:?}");
+    assert!(
+        gap >= Duration::from_secs(2),
+        "retried after {gap:?}, before Retry-After: 2"
+    );
+}
+
+#[test]
+fn a_retry_after_above_the_ceiling_is_capped() {
+    let intake = intake();
+    // An hour: a sender honouring it blindly would still be waiting when flush gives up.
+    intake.fail_next(1, Fault::retry_after(503, 3600));
+    let (logship, _guard) = builder(&intake)
+        .retry_backoff(Duration::from_millis(1), Duration::from_millis(300))
+        .build()
+        .unwrap();
+    logship.push(numbered(0)).unwrap();
+    logship.flush(WAIT).unwrap();
+    let requests = intake.requests();
+    assert_eq!(requests.len(), 2);
+    let gap = requests[1].arrival_instant - requests[0].arrival_instant;
+    assert!(
+        gap >= Duration::from_millis(300),
+        "the capped delay is still waited: {gap:?}"
+    );
+    assert_eq!(received_seqs(&intake), vec![0]);
 }
 
 #[test]
