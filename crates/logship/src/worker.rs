@@ -13,7 +13,7 @@ use crossbeam_channel::{select, Receiver, Sender};
 use crate::batch::{Batch, Batcher};
 use crate::record::Record;
 use crate::shared::Shared;
-use crate::stats::Counters;
+use crate::stats::{Counters, Health};
 
 /// A batch on its way to a sender, with its sequence number for flush tracking.
 pub(crate) struct Job {
@@ -104,9 +104,10 @@ fn drain(
     shared.memory.notify_room();
 }
 
-/// How long a batch waits for a free sender before it is spilled to disk instead (when
-/// spill is on). Once one batch has been spilled, the following ones are spilled at once
-/// until a sender is free again, so the queue keeps draining during an outage.
+/// How long a batch waits for a free sender before it is spilled to disk instead, while
+/// delivery is healthy (a slow intake, not a failing one). While the last request failed,
+/// or once one batch has been spilled for want of a sender, batches that find every
+/// sender busy go to disk at once, so the queue keeps draining during an outage.
 const BACKLOG_SPILL_AFTER: Duration = Duration::from_secs(1);
 
 /// Gives a batch to the senders, waiting while all are busy. With spill on, a backlog
@@ -122,14 +123,18 @@ fn hand_off(shared: &Shared, jobs: &Sender<Job>, batch: Batch, backlogged: &mut 
             crate::send::abandon(shared, job);
             return;
         }
-        let wait = if *backlogged && shared.spill.is_some() {
+        let spill_now =
+            shared.spill.is_some() && (*backlogged || shared.health() != Health::Healthy);
+        let wait = if spill_now {
             Duration::ZERO
         } else {
             Duration::from_millis(100)
         };
         match jobs.send_timeout(job, wait) {
             Ok(()) => {
-                *backlogged = false;
+                if shared.health() == Health::Healthy {
+                    *backlogged = false;
+                }
                 return;
             }
             Err(crossbeam_channel::SendTimeoutError::Timeout(j)) => job = j,
@@ -138,7 +143,7 @@ fn hand_off(shared: &Shared, jobs: &Sender<Job>, batch: Batch, backlogged: &mut 
                 return;
             }
         }
-        if shared.spill.is_some() && (*backlogged || started.elapsed() >= BACKLOG_SPILL_AFTER) {
+        if spill_now || (shared.spill.is_some() && started.elapsed() >= BACKLOG_SPILL_AFTER) {
             *backlogged = true;
             match crate::send::spill_backlog(shared, job) {
                 None => return,

@@ -150,19 +150,25 @@ fn a_connection_closed_by_the_intake_is_retried_not_lost() {
     assert_eq!(logship.stats().retries, 1);
 }
 
-#[test]
-fn retry_after_is_honoured() {
+/// Serves `fault` once, then measures the gap between that request and its retry.
+fn retry_gap(fault: Fault, max_backoff: Duration) -> Duration {
     let intake = intake();
-    intake.fail_next(1, Fault::retry_after(429, 2));
+    intake.fail_next(1, fault);
     let (logship, _guard) = builder(&intake)
-        .retry_backoff(Duration::from_millis(1), Duration::from_secs(10))
+        .retry_backoff(Duration::from_millis(1), max_backoff)
         .build()
         .unwrap();
     logship.push(numbered(0)).unwrap();
     logship.flush(WAIT).unwrap();
+    assert_eq!(received_seqs(&intake), vec![0]);
     let requests = intake.requests();
     assert_eq!(requests.len(), 2);
-    let gap = requests[1].arrival_instant - requests[0].arrival_instant;
+    requests[1].arrival_instant - requests[0].arrival_instant
+}
+
+#[test]
+fn retry_after_is_honoured() {
+    let gap = retry_gap(Fault::retry_after(429, 2), Duration::from_secs(10));
     assert!(
         gap >= Duration::from_secs(2),
         "retried after {gap:?}, before Retry-After: 2"
@@ -171,23 +177,12 @@ fn retry_after_is_honoured() {
 
 #[test]
 fn a_retry_after_above_the_ceiling_is_capped() {
-    let intake = intake();
     // An hour: a sender honouring it blindly would still be waiting when flush gives up.
-    intake.fail_next(1, Fault::retry_after(503, 3600));
-    let (logship, _guard) = builder(&intake)
-        .retry_backoff(Duration::from_millis(1), Duration::from_millis(300))
-        .build()
-        .unwrap();
-    logship.push(numbered(0)).unwrap();
-    logship.flush(WAIT).unwrap();
-    let requests = intake.requests();
-    assert_eq!(requests.len(), 2);
-    let gap = requests[1].arrival_instant - requests[0].arrival_instant;
+    let gap = retry_gap(Fault::retry_after(503, 3600), Duration::from_millis(300));
     assert!(
         gap >= Duration::from_millis(300),
         "the capped delay is still waited: {gap:?}"
     );
-    assert_eq!(received_seqs(&intake), vec![0]);
 }
 
 #[test]

@@ -313,3 +313,34 @@ fn two_pipelines_cannot_share_a_spill_directory() {
         "the message says how to fix it: {message}"
     );
 }
+
+#[test]
+fn during_an_outage_batches_go_to_disk_at_once_instead_of_waiting_for_busy_senders() {
+    let dir = TempDir::new("outage-rate");
+    // Senders keep cycling: each batch is retried once after up to 300 ms, then spilled,
+    // and the sender takes the next. Batches that wait for such a sender drain at a few
+    // per second; going to disk at once, they drain as fast as the disk takes them.
+    let (logship, _guard) = Logship::builder()
+        .endpoint(dead_endpoint())
+        .spill_dir(dir.path())
+        .max_retries(1)
+        .retry_backoff(Duration::from_millis(300), Duration::from_millis(300))
+        .max_batch_records(50)
+        .queue_capacity(100_000)
+        .queue_max_bytes(1 << 30)
+        .report_to_stderr(false)
+        .build()
+        .unwrap();
+    let n = 20_000u64;
+    for i in 0..n {
+        logship.push(numbered(i as usize)).unwrap();
+    }
+    // Every batch settles (here: onto disk) well within the time 400 batches would need
+    // at a few per second.
+    logship
+        .flush(Duration::from_secs(10))
+        .expect("all batches settled in time");
+    let stats = logship.stats();
+    assert_eq!(stats.events_spilled, n, "{stats:?}");
+    assert_eq!(stats.dropped_queue_full, 0);
+}
