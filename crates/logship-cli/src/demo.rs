@@ -18,7 +18,7 @@ use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use clap::Args;
-use logship::{Logship, Stats, Vendor};
+use logship::{Builder, Config, Stats, Vendor};
 use logship_intake::{Intake, IntakeConfig};
 
 /// The key a vendor demo uses with its emulated intake when none is given.
@@ -181,12 +181,14 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
     }
     // A vendor demo runs against the intake's strict emulation of that vendor, with a
     // demo key (unless one was given) that the intake checks.
-    let vendor = args.pipeline.vendor.unwrap_or_default();
+    // Flags, LOGSHIP_* variables and --config apply as for `ship`, except the endpoint.
+    let resolved = args.pipeline.resolve(Config::default())?;
+    let vendor = resolved.vendor;
     let generic = matches!(vendor, Vendor::Ndjson | Vendor::JsonArray);
-    let key = args
-        .pipeline
+    let key = resolved
         .api_key
-        .clone()
+        .as_ref()
+        .map(|k| k.expose().to_owned())
         .unwrap_or_else(|| DEMO_KEY.to_owned());
     let config = IntakeConfig {
         port: 0,
@@ -237,21 +239,18 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
 
     // The demo spills (when it has to) to a private directory removed at the end, so that
     // it never collides with, or replays, another program's spill.
-    let spill_dir =
-        PrivateSpillDir::new(args.pipeline.spill_dir.is_none() && !args.pipeline.no_spill);
+    let spill_dir = PrivateSpillDir::new(resolved.spill_dir.is_none() && resolved.spill_enabled);
+    let base = Builder::from_config(resolved);
     let base = if generic {
-        Logship::builder().endpoint(intake.url("/logs"))
+        base.endpoint(intake.url("/logs"))
     } else {
         // No path: the vendor's standard path is appended, as for a real intake's host.
-        Logship::builder()
-            .endpoint(intake.url(""))
-            .api_key(key.as_str())
+        base.endpoint(intake.url("")).api_key(key.as_str())
     };
-    let base = match &spill_dir.0 {
+    let builder = match &spill_dir.0 {
         Some(dir) => base.spill_dir(dir.clone()),
         None => base,
     };
-    let builder = args.pipeline.apply(base)?;
     let (layer, guard) = builder.build_layer()?;
     let logship = layer.logship().clone();
     tracing_subscriber::registry()
@@ -345,7 +344,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
             peak_spill_bytes = peak_spill_bytes.max(logship.stats().spill_bytes);
         }
     }
-    let report = logship.shutdown(args.pipeline.shutdown_timeout());
+    let report = logship.shutdown(logship.shutdown_timeout());
     drop(guard); // returns the same report at once
     let delivered_by_logship = usize::try_from(report.stats.events_delivered).unwrap_or(usize::MAX);
     intake.wait_for_events(delivered_by_logship, INTAKE_SETTLE);

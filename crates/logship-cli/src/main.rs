@@ -6,11 +6,14 @@
 //! - `logship demo`: run a synthetic multi-threaded service that logs through `tracing`
 //!   into logship and a local in-process intake, and print what it cost and what arrived.
 //!   Needs no network and no account.
+//! - `logship config check FILE` / `logship config example`: validate a config file and
+//!   show where each value comes from, or print an annotated example.
 //!
 //! This file holds the clap definitions and the dispatch; each command lives in its own
 //! module. Exit codes: 0 success, 1 delivery or runtime failure, 2 bad usage or
 //! configuration.
 
+mod config;
 mod demo;
 mod exit;
 mod histogram;
@@ -49,6 +52,9 @@ enum Command {
     /// Inspect, verify, replay or remove a spill directory.
     #[command(subcommand)]
     Spill(spill::SpillCommand),
+    /// Check a config file, or print an annotated example.
+    #[command(subcommand)]
+    Config(config::ConfigCommand),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +64,7 @@ fn main() -> ExitCode {
         Command::Intake(args) => intake::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Spill(cmd) => spill::run(cmd),
+        Command::Config(cmd) => config::run(cmd),
     };
     match result {
         Ok(code) => code,

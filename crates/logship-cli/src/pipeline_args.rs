@@ -1,13 +1,15 @@
 //! Pipeline options shared by `logship ship` and `logship demo`.
 //!
-//! Each option maps to one [`logship::Builder`] setter; an option left out keeps the
-//! library's default. Range checks are the library's: an unusable value comes back from
-//! `build` as an error that names the field and what is allowed.
+//! Each option maps to one [`logship::Builder`] setter; an option left out keeps the value
+//! from `LOGSHIP_*` environment variables, else from the `--config` file, else the
+//! library's default (flags > environment > file > defaults). Range checks are the
+//! library's: an unusable value comes back as an error that names the field and what is
+//! allowed.
 
 use std::time::Duration;
 
 use clap::Args;
-use logship::{Builder, Vendor};
+use logship::{Builder, Config, Layered, Origin, Vendor};
 
 use crate::exit::Failure;
 
@@ -18,6 +20,11 @@ pub const DEFAULT_SHUTDOWN_TIMEOUT_MS: u64 = 30_000;
 /// Options that configure the logship pipeline.
 #[derive(Args, Debug, Clone)]
 pub struct PipelineArgs {
+    /// A TOML config file (see `logship config example`). Flags override LOGSHIP_*
+    /// environment variables, which override the file.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
+
     /// Intake: ndjson or json (generic, any --endpoint), or datadog, splunk, newrelic,
     /// dynatrace. [default: ndjson]
     #[arg(long, value_name = "VENDOR", value_parser = parse_vendor)]
@@ -123,20 +130,52 @@ pub struct PipelineArgs {
     #[arg(long, value_name = "BYTES")]
     pub spill_max_bytes: Option<u64>,
 
-    /// How long to keep delivering what is queued once input ends.
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_SHUTDOWN_TIMEOUT_MS)]
-    pub shutdown_timeout_ms: u64,
+    /// How long to keep delivering what is queued once input ends. [default: 30000]
+    #[arg(long, value_name = "MS")]
+    pub shutdown_timeout_ms: Option<u64>,
 }
 
 impl PipelineArgs {
-    /// The shutdown timeout as a duration.
-    pub fn shutdown_timeout(&self) -> Duration {
-        Duration::from_millis(self.shutdown_timeout_ms)
+    /// Layers `base` (its values count as defaults), the `--config` file, `LOGSHIP_*`
+    /// environment variables and the flags, in that order of precedence. Fails (usage
+    /// error) on an unreadable or invalid file or variable, or a bad `--header`; the
+    /// whole is validated by `build`.
+    pub fn resolve(&self, base: Config) -> Result<Config, Failure> {
+        let mut layered = Layered::from_config(base);
+        if let Some(path) = &self.config {
+            layered = layered.file(path.clone());
+        }
+        let resolved = layered
+            .resolve()
+            .map_err(|e| Failure::usage(format!("invalid logship configuration: {e}")))?;
+        let timeout_is_default = resolved.origin("shutdown_timeout_ms") == Origin::Default;
+        let mut config = resolved.config;
+        // A command-line run can afford to wait longer than an application's exit.
+        if timeout_is_default {
+            config.shutdown_timeout = Duration::from_millis(DEFAULT_SHUTDOWN_TIMEOUT_MS);
+        }
+        // Lists given as flags replace those of the file or environment.
+        if !self.tags.is_empty() {
+            config.tags.clear();
+        }
+        if !self.headers.is_empty() {
+            config.headers.clear();
+        }
+        Ok(self
+            .apply_flags(Builder::from_config(config))?
+            .config()
+            .clone())
     }
 
-    /// Applies every given option to `builder`. Fails (usage error) only on a `--header`
-    /// that is not of the form `Name: value`; everything else is validated by `build`.
-    pub fn apply(&self, mut builder: Builder) -> Result<Builder, Failure> {
+    /// [`PipelineArgs::resolve`] over `builder`'s configuration.
+    pub fn apply(&self, builder: Builder) -> Result<Builder, Failure> {
+        Ok(Builder::from_config(
+            self.resolve(builder.config().clone())?,
+        ))
+    }
+
+    /// Applies every given flag to `builder`.
+    fn apply_flags(&self, mut builder: Builder) -> Result<Builder, Failure> {
         if let Some(vendor) = self.vendor {
             builder = builder.vendor(vendor);
         }
@@ -214,7 +253,10 @@ impl PipelineArgs {
         if let Some(n) = self.spill_max_bytes {
             builder = builder.spill_max_bytes(n, logship::SpillFull::DropOldest);
         }
-        Ok(builder.shutdown_timeout(self.shutdown_timeout()))
+        if let Some(ms) = self.shutdown_timeout_ms {
+            builder = builder.shutdown_timeout(Duration::from_millis(ms));
+        }
+        Ok(builder)
     }
 }
 

@@ -109,7 +109,7 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
         }
     }
 
-    let report = logship.shutdown(args.pipeline.shutdown_timeout());
+    let report = logship.shutdown(logship.shutdown_timeout());
     drop(guard); // returns the same report at once
     let stats = &report.stats;
     eprintln!(

@@ -164,7 +164,7 @@ fn replay(args: ReplayArgs) -> Result<ExitCode, Failure> {
             .spill_dir(dir.clone());
         let (logship, guard) = builder.build()?;
         let drained = logship.wait_spill_drained(timeout);
-        let report = logship.shutdown(args.pipeline.shutdown_timeout());
+        let report = logship.shutdown(logship.shutdown_timeout());
         drop(guard);
         let s = &report.stats;
         eprintln!(

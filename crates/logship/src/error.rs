@@ -8,7 +8,11 @@ use std::time::Duration;
 
 /// A configuration value that cannot work.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{field} = {value}: {problem}{}", fix.as_ref().map(|f| format!(" ({f})")).unwrap_or_default())]
+#[error(
+    "{field} = {value}: {problem}{}{}",
+    fix.as_ref().map(|f| format!(" ({f})")).unwrap_or_default(),
+    origin.as_ref().map(|o| format!(" [from {o}]")).unwrap_or_default()
+)]
 pub struct ConfigError {
     /// The option's name, as spelled in the builder, the CLI (with dashes) and config files.
     pub field: &'static str,
@@ -18,6 +22,9 @@ pub struct ConfigError {
     pub problem: String,
     /// What to do about it, when there is something more specific than `problem`.
     pub fix: Option<String>,
+    /// Where the value came from (`file logship.toml`, `env LOGSHIP_LINGER_MS`), when it
+    /// was read from a config file or the environment.
+    pub origin: Option<String>,
 }
 
 impl ConfigError {
@@ -31,11 +38,20 @@ impl ConfigError {
             value: value.to_string(),
             problem: problem.into(),
             fix: None,
+            origin: None,
         }
     }
 
     pub(crate) fn fix(mut self, fix: impl Into<String>) -> Self {
         self.fix = Some(fix.into());
+        self
+    }
+
+    /// Records where the value came from (kept if already set).
+    pub(crate) fn origin(mut self, origin: impl ToString) -> Self {
+        if self.origin.is_none() {
+            self.origin = Some(origin.to_string());
+        }
         self
     }
 }

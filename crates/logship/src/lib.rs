@@ -22,6 +22,12 @@
 //! // `_guard` flushes what is queued when main returns, bounded by a timeout.
 //! ```
 //!
+//! Deployed programs can be configured without code: [`Config::load`] reads a TOML file,
+//! [`Config::apply_env`] reads `LOGSHIP_<KEY>` variables, and [`Layered`] combines
+//! defaults < file < environment < explicit builder settings, reporting where each value
+//! came from. Unknown keys and bad values fail with the key, the value (secrets hidden),
+//! what is allowed and the source.
+//!
 //! Design choices a user should know:
 //! - No async runtime inside: the HTTP client is blocking `ureq` on threads logship owns,
 //!   so the same code works in `fn main` and inside tokio, and dropping the guard inside a
@@ -32,6 +38,7 @@
 
 mod batch;
 mod config;
+mod config_file;
 mod error;
 mod integrations;
 mod json;
@@ -50,6 +57,7 @@ mod vendor;
 mod worker;
 
 pub use config::{default_spill_dir, Config, Overflow, Vendor};
+pub use config_file::{config_keys, env_var_name, example_toml, Layered, Origin, Resolved};
 pub use error::{BuildError, ConfigError, FlushTimeout};
 #[cfg(feature = "log")]
 pub use integrations::log::LogshipLogger;

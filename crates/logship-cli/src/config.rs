@@ -1,0 +1,81 @@
+//! `logship config`: check a config file, or print an annotated example.
+//!
+//! `check` resolves the file with the `LOGSHIP_*` environment over it, validates the result
+//! as `logship ship --config FILE` would, and prints every option's effective value with
+//! where it came from (secrets as `[redacted]`). `example` prints a commented TOML file for
+//! a vendor that passes `check` as it is.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use logship::{Layered, Vendor};
+
+use crate::exit::Failure;
+
+/// The `config` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Validate a config file (with LOGSHIP_* variables over it) and print the effective
+    /// configuration with the source of each value. Exits 2 when it is invalid.
+    Check(CheckArgs),
+    /// Print an annotated example config file for a vendor.
+    Example(ExampleArgs),
+}
+
+/// Options of `logship config check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The TOML file to check.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+}
+
+/// Options of `logship config example`.
+#[derive(Debug, Args)]
+pub struct ExampleArgs {
+    /// ndjson, json, datadog, splunk, newrelic or dynatrace.
+    #[arg(long, value_name = "VENDOR", default_value = "ndjson", value_parser = parse_vendor)]
+    pub vendor: Vendor,
+}
+
+fn parse_vendor(s: &str) -> Result<Vendor, logship::ConfigError> {
+    s.parse()
+}
+
+/// Runs `logship config`.
+pub fn run(cmd: ConfigCommand) -> Result<ExitCode, Failure> {
+    match cmd {
+        ConfigCommand::Check(args) => check(&args),
+        ConfigCommand::Example(args) => {
+            print!("{}", logship::example_toml(args.vendor));
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn check(args: &CheckArgs) -> Result<ExitCode, Failure> {
+    let invalid =
+        |e: logship::ConfigError| Failure::usage(format!("invalid logship configuration: {e}"));
+    let resolved = Layered::new()
+        .file(args.file.clone())
+        .resolve()
+        .map_err(invalid)?;
+    // As `build` does: the API key may come from the vendor's own variable.
+    let mut effective = resolved.config.clone();
+    effective.api_key = effective.resolve_api_key(|v| std::env::var(v).ok());
+    effective.validate().map_err(invalid)?;
+    let mut out = format!(
+        "# {}: valid. Effective configuration (value  # source):\n",
+        args.file.display()
+    );
+    for (key, value) in resolved.config.effective_values() {
+        let origin = resolved.origin(key);
+        match value {
+            Some(v) => out.push_str(&format!("{key} = {v}  # {origin}\n")),
+            None => out.push_str(&format!("# {key} (unset)  # {origin}\n")),
+        }
+    }
+    print!("{out}");
+    Ok(ExitCode::SUCCESS)
+}

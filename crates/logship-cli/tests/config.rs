@@ -1,0 +1,290 @@
+//! End-to-end tests of `logship config` and `--config`: each runs the real executable;
+//! `ship` talks real HTTP to a `logship_intake::Intake` in the test process. Every child
+//! gets its own XDG_CACHE_HOME and an environment without LOGSHIP_* or vendor key
+//! variables, so the developer's environment cannot change the outcome.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use logship_intake::{Intake, IntakeConfig};
+use serde_json::Value;
+
+const SECRET: &str = "sk-live-config-test-0123";
+
+/// A fresh path under the target's temporary directory.
+fn temp_path(name: &str) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}-{n}", std::process::id()))
+}
+
+/// Writes `text` to a fresh `.toml` file.
+fn config_file(text: &str) -> PathBuf {
+    let path = temp_path("logship").with_extension("toml");
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(&path, text).expect("write config");
+    path
+}
+
+/// Runs `logship args...` with `env` (and nothing of the caller's LOGSHIP_* or keys).
+fn run(args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_logship"));
+    command.env("XDG_CACHE_HOME", temp_path("cache"));
+    for (var, _) in std::env::vars() {
+        if var.starts_with("LOGSHIP_")
+            || [
+                "DD_API_KEY",
+                "SPLUNK_HEC_TOKEN",
+                "NEW_RELIC_LICENSE_KEY",
+                "DT_API_TOKEN",
+            ]
+            .contains(&var.as_str())
+        {
+            command.env_remove(var);
+        }
+    }
+    command.envs(env.iter().copied());
+    let mut child = command
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn logship");
+    let mut input = child.stdin.take().expect("stdin");
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().expect("wait for logship");
+    let _ = writer.join();
+    out
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn config_check_prints_the_effective_configuration_and_its_sources() {
+    let file = config_file(&format!(
+        "vendor = \"datadog\"\napiKey = \"{SECRET}\"\nservice = \"pay\"\nmaxBatchRecords = 50\n\
+         [headers]\nX-Token = \"{SECRET}\"\n"
+    ));
+    let path = file.to_string_lossy().into_owned();
+    let out = run(
+        &["config", "check", &path],
+        &[("LOGSHIP_LINGER_MS", "250")],
+        b"",
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    for line in [
+        format!("vendor = \"datadog\"  # file {path}"),
+        format!("api_key = \"[redacted]\"  # file {path}"),
+        format!("headers = {{ \"X-Token\" = \"[redacted]\" }}  # file {path}"),
+        format!("max_batch_records = 50  # file {path}"),
+        "linger_ms = 250  # env LOGSHIP_LINGER_MS".to_owned(),
+        "queue_capacity = 10000  # default".to_owned(),
+        "# endpoint (unset)  # default".to_owned(),
+    ] {
+        assert!(
+            stdout.lines().any(|l| l == line),
+            "missing {line:?} in\n{stdout}"
+        );
+    }
+    assert!(
+        !stdout.contains(SECRET) && !stderr.contains(SECRET),
+        "{stdout}{stderr}"
+    );
+}
+
+#[test]
+fn config_check_rejects_bad_files_with_exit_2_and_the_reason() {
+    type Vars<'a> = &'a [(&'a str, &'a str)];
+    let cases: &[(&str, Vars, &str)] = &[
+        (
+            "lingerms = 5\n",
+            &[],
+            "key = lingerms: is not a logship option (did you mean linger_ms?)",
+        ),
+        (
+            "linger_ms = -5\n",
+            &[],
+            "linger_ms = -5: must be 0..=600000 milliseconds",
+        ),
+        (
+            "spill_fsync = \"often\"\n",
+            &[],
+            "spill_fsync = \"often\": must be one of on_segment_close, always, never",
+        ),
+        (
+            "endpoint = \"http://127.0.0.1:9/x\"\n",
+            &[("LOGSHIP_MAX_IN_FLIGHT", "100")],
+            "max_in_flight = 100: must be 1..=64 (set max_in_flight to a whole number from 1 to 64) [from env LOGSHIP_MAX_IN_FLIGHT]",
+        ),
+        (
+            // Valid values, invalid whole: checked as `ship` would.
+            &format!("vendor = \"datadog\"\napi_key = \"{SECRET}\"\nsite = \"example.com\"\n"),
+            &[],
+            "site = example.com",
+        ),
+        (
+            &format!("api_key = \"{SECRET}\"\nendpoint = \"${{env:INTAKE_URL}}\"\n"),
+            &[],
+            "endpoint = ${env:INTAKE_URL}: environment variable INTAKE_URL is not set",
+        ),
+    ];
+    for (contents, env, want) in cases {
+        let file = config_file(contents);
+        let out = run(&["config", "check", &file.to_string_lossy()], env, b"");
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{contents}: {stderr}");
+        assert!(
+            stderr.starts_with("logship: invalid logship configuration: ") && stderr.contains(want),
+            "{contents}: want {want:?}, got {stderr}"
+        );
+        assert!(text(&out.stdout).is_empty());
+        assert!(!stderr.contains(SECRET), "{stderr}");
+    }
+    let out = run(&["config", "check", "/nonexistent/logship.toml"], &[], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("cannot be read"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn config_example_passes_check_for_every_vendor() {
+    for vendor in [
+        "datadog",
+        "ndjson",
+        "json",
+        "splunk",
+        "newrelic",
+        "dynatrace",
+    ] {
+        let out = run(&["config", "example", "--vendor", vendor], &[], b"");
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let example = text(&out.stdout);
+        assert!(
+            example.contains(&format!("vendor = \"{vendor}\"")),
+            "{example}"
+        );
+        let file = config_file(&example);
+        let check = run(&["config", "check", &file.to_string_lossy()], &[], b"");
+        assert_eq!(
+            check.status.code(),
+            Some(0),
+            "{vendor}: {}",
+            text(&check.stderr)
+        );
+    }
+}
+
+#[test]
+fn ship_with_config_delivers_and_flags_beat_env_beat_file() {
+    let key = "cli-config-key-0123";
+    let intake = Intake::start(IntakeConfig {
+        api_key: Some(key.into()),
+        ..IntakeConfig::default()
+    })
+    .expect("start intake");
+    // The file's endpoint is wrong: the environment's must win. The file's service loses
+    // to the environment's, which loses to the flag.
+    let file = config_file(
+        "vendor = \"datadog\"\nendpoint = \"http://127.0.0.1:9\"\napi_key = \"${env:MY_KEY}\"\n\
+         service = \"from-file\"\nhostname = \"file-host\"\ntags = [\"env:file\"]\n\
+         max_batch_records = 2\nspill_enabled = false\n",
+    );
+    let endpoint = intake.url("");
+    let out = run(
+        &[
+            "ship",
+            "--config",
+            &file.to_string_lossy(),
+            "--service",
+            "from-flag",
+        ],
+        &[
+            ("LOGSHIP_ENDPOINT", endpoint.as_str()),
+            ("LOGSHIP_SERVICE", "from-env"),
+            ("MY_KEY", key),
+        ],
+        b"one\ntwo\nthree\n",
+    );
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("shipped 3 of 3 events"), "{stderr}");
+    assert!(!stderr.contains(key));
+    assert_eq!(intake.stats().events, 3);
+    assert_eq!(intake.stats().auth_failures, 0);
+    assert!(intake.violations().is_empty(), "{:?}", intake.violations());
+    assert!(
+        intake.requests().len() >= 2,
+        "max_batch_records = 2 from the file"
+    );
+    for e in intake.events() {
+        assert_eq!(e.value["service"], Value::from("from-flag"));
+        assert_eq!(e.value["hostname"], Value::from("file-host"));
+        assert_eq!(e.value["ddtags"], Value::from("env:file"));
+    }
+}
+
+#[test]
+fn ship_with_an_invalid_config_exits_2_before_reading_input() {
+    let file = config_file("max_batch_records = \"lots\"\n");
+    let out = run(&["ship", "--config", &file.to_string_lossy()], &[], b"x\n");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr)
+            .contains("max_batch_records = \"lots\": must be a whole number 1..=1000000"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// The number in the demo table's row `label`.
+fn row(table: &str, label: &str) -> u64 {
+    table
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(label))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no {label:?} row in:\n{table}"))
+}
+
+#[test]
+fn demo_takes_settings_from_the_config_but_keeps_its_own_intake() {
+    // The file's endpoint is ignored: the demo always ships to its embedded intake.
+    let file = config_file(
+        "vendor = \"datadog\"\nendpoint = \"http://127.0.0.1:9\"\nmax_batch_records = 20\n",
+    );
+    let out = run(
+        &[
+            "demo",
+            "--config",
+            &file.to_string_lossy(),
+            "--duration",
+            "0.5",
+            "--rate",
+            "400",
+            "--threads",
+            "1",
+        ],
+        &[],
+        b"",
+    );
+    let table = text(&out.stdout);
+    assert!(out.status.success(), "{table}\n{}", text(&out.stderr));
+    assert_eq!(row(&table, "events logged"), 200, "{table}");
+    assert_eq!(row(&table, "events delivered"), 200, "{table}");
+    assert!(
+        row(&table, "batches") >= 10,
+        "max_batch_records = 20: {table}"
+    );
+}
