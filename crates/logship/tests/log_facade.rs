@@ -1,4 +1,4 @@
-//! The `log` facade from plain threads, and the feedback-loop guard: the HTTP client's
+//! The `log` facade from plain threads and tokio tasks, and the feedback-loop guard: the HTTP client's
 //! own `log` output (ureq, rustls) happens on logship's threads and is never shipped.
 //! One test per binary, since the global logger can be set only once per process.
 
@@ -56,13 +56,42 @@ fn log_records_from_threads_arrive_with_key_values_and_the_http_stack_is_not_shi
     for t in threads {
         t.join().unwrap();
     }
+    // And from tasks on a tokio runtime: logship needs no runtime and disturbs none.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let tasks: Vec<_> = (0..5u64)
+            .map(|t| {
+                tokio::spawn(async move {
+                    for i in 0..10u64 {
+                        log::info!(seq = 9000 + t * 10 + i; "from task {t}");
+                        tokio::task::yield_now().await;
+                    }
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.unwrap();
+        }
+    });
+    drop(runtime);
     drop(guard);
 
     let events: Vec<_> = intake.events().into_iter().map(|e| e.value).collect();
     assert_eq!(
         events.len(),
-        404,
+        454,
         "exactly the application's events, nothing else"
+    );
+    let from_tasks = events
+        .iter()
+        .filter(|e| e["seq"].as_u64().is_some_and(|s| s >= 9000))
+        .count();
+    assert_eq!(
+        from_tasks, 50,
+        "every event logged from tokio tasks arrived"
     );
     assert!(
         http_stack_records.load(Ordering::SeqCst) > 0,
