@@ -41,6 +41,9 @@ struct Inner {
     shutdown_timeout: Duration,
     report: OnceLock<ShutdownReport>,
     shutting_down: Mutex<()>,
+    /// The senders' hand-off channel, so that shutdown can settle batches no sender took
+    /// before the spill is closed.
+    jobs: crossbeam_channel::Receiver<crate::worker::Job>,
 }
 
 impl std::fmt::Debug for Logship {
@@ -142,12 +145,26 @@ impl Logship {
             // Settling what is left takes microseconds (milliseconds when it is written to
             // the spill); in-flight requests are not waited for (their threads finish on
             // their own, bounded by the request timeout).
-            let grace = if shared.spill.is_some() { 2000 } else { 50 };
+            let grace = if shared.spill.is_some() { 500 } else { 50 };
             let grace = Instant::now() + Duration::from_millis(grace);
+            // Batches waiting for a sender that is stuck in a request would otherwise be
+            // settled only when it returns, after the spill is closed: settle them here
+            // (spilled, or counted as abandoned), before and after the batcher stops (it
+            // may hand one more over while this drains).
+            let drain = || {
+                while let Ok(job) = self.inner.jobs.try_recv() {
+                    crate::send::abandon(shared, job);
+                }
+            };
+            drain();
+            shared.tracker.wait_until(grace, |s| s.batcher_done);
+            drain();
             shared.tracker.wait_until(grace, |s| s.idle_and_done());
         }
         if let Some(spill) = &shared.spill {
-            spill.seal(); // what was spilled is durable and replayable by the next run
+            // What was spilled is durable and replayable, and the directory is released
+            // for the next pipeline even if a request of this one is still in flight.
+            spill.close();
         }
         let stats = self.stats();
         let report = ShutdownReport {
@@ -535,7 +552,6 @@ impl Builder {
             let jobs = jobs_rx.clone();
             spawn(format!("logship-sender-{i}"), move || sender.run(jobs))?;
         }
-        drop(jobs_rx);
         if shared.spill.is_some() {
             let replayer = crate::send::Sender {
                 shared: shared.clone(),
@@ -568,6 +584,7 @@ impl Builder {
                 shutdown_timeout: config.shutdown_timeout,
                 report: OnceLock::new(),
                 shutting_down: Mutex::new(()),
+                jobs: jobs_rx,
             }),
         };
         let guard = logship.guard();

@@ -344,3 +344,31 @@ fn during_an_outage_batches_go_to_disk_at_once_instead_of_waiting_for_busy_sende
     assert_eq!(stats.events_spilled, n, "{stats:?}");
     assert_eq!(stats.dropped_queue_full, 0);
 }
+
+#[test]
+fn a_pipeline_taking_over_a_directory_after_shutdown_replays_exactly_what_was_left() {
+    let dir = TempDir::new("handover");
+    let intake = intake();
+    intake.pause();
+    let (a, a_guard) = spilling(intake.url("/logs"), &dir)
+        .max_batch_records(5)
+        .shutdown_timeout(Duration::from_millis(500))
+        .build()
+        .unwrap();
+    for i in 0..40usize {
+        a.push(numbered(i)).unwrap();
+    }
+    let report = a.shutdown(Duration::from_millis(500));
+    drop(a_guard);
+    let spilled = report.stats.events_spilled;
+    assert!(spilled > 0, "{:?}", report.stats);
+    // A's senders still hold requests to the paused intake; the directory is free anyway.
+    let (b, _b_guard) = spilling(intake.url("/logs"), &dir).build().unwrap();
+    intake.resume();
+    assert!(b.wait_spill_drained(WAIT));
+    assert_eq!(b.stats().events_replayed, spilled);
+    let arrived = intake.wait_for_events(40, WAIT);
+    let seqs = received_seqs(&intake);
+    assert!(arrived, "{seqs:?} {:?} {:?}", b.stats(), intake.stats());
+    assert_eq!(seqs, (0..40).collect::<Vec<_>>(), "each event exactly once");
+}

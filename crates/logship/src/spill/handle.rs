@@ -17,7 +17,8 @@ use crate::stats::Counters;
 
 /// A spill shared by the pipeline's threads.
 pub(crate) struct SpillHandle {
-    spill: Mutex<Spill>,
+    /// `Err` once closed: the directory is released, the last counters kept.
+    spill: Mutex<Result<Spill, SpillStats>>,
     has_data: Condvar,
     /// Signalled after every acknowledgement, for callers waiting for the spill to drain.
     progress: Condvar,
@@ -26,13 +27,13 @@ pub(crate) struct SpillHandle {
 impl SpillHandle {
     pub(crate) fn new(spill: Spill) -> SpillHandle {
         SpillHandle {
-            spill: Mutex::new(spill),
+            spill: Mutex::new(Ok(spill)),
             has_data: Condvar::new(),
             progress: Condvar::new(),
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, Spill> {
+    fn lock(&self) -> MutexGuard<'_, Result<Spill, SpillStats>> {
         self.spill.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -69,7 +70,10 @@ impl SpillHandle {
         if records.is_empty() {
             return 0;
         }
-        let result = self.lock().append(records);
+        let result = match self.lock().as_mut() {
+            Ok(spill) => spill.append(records),
+            Err(_) => return 0, // closed at shutdown: the caller counts them
+        };
         match result {
             Ok(outcome) => {
                 if new {
@@ -121,7 +125,10 @@ impl SpillHandle {
         if records.is_empty() {
             return;
         }
-        let result = self.lock().dead_letter(records);
+        let result = match self.lock().as_mut() {
+            Ok(spill) => spill.dead_letter(records),
+            Err(_) => return,
+        };
         match result {
             Ok(()) => Counters::add(&counters.dead_lettered, records.len() as u64),
             Err(e) => reporter.error(
@@ -139,15 +146,18 @@ impl SpillHandle {
 
     /// The oldest spilled records not handed out yet, if any.
     pub(crate) fn next_batch(&self, max_records: usize, max_bytes: usize) -> Option<ReplayBatch> {
-        self.lock()
-            .next_batch(max_records, max_bytes)
-            .ok()
-            .flatten()
+        match self.lock().as_mut() {
+            Ok(spill) => spill.next_batch(max_records, max_bytes).ok().flatten(),
+            Err(_) => None,
+        }
     }
 
     /// The batch was delivered (or dealt with): it will not be replayed again.
     pub(crate) fn ack(&self, batch: ReplayBatch, counters: &Counters, reporter: &Reporter) {
-        let result = self.lock().ack(batch);
+        let result = match self.lock().as_mut() {
+            Ok(spill) => spill.ack(batch),
+            Err(_) => Ok(()), // closed: the next run replays it (at-least-once)
+        };
         self.progress.notify_all();
         if let Err(e) = result {
             reporter.error(
@@ -167,17 +177,33 @@ impl SpillHandle {
 
     /// The batch could not be delivered: it will be handed out again.
     pub(crate) fn nack(&self, batch: ReplayBatch) {
-        self.lock().nack(batch);
+        if let Ok(spill) = self.lock().as_mut() {
+            spill.nack(batch);
+        }
     }
 
-    /// Makes everything written so far durable and replayable (at shutdown).
-    pub(crate) fn seal(&self) {
-        let _ = self.lock().seal();
+    /// Makes everything written so far durable and replayable, and releases the directory
+    /// (at the end of shutdown), so that a new pipeline can take it over at once even while
+    /// a request of this one is still in flight. Later appends are refused (counted by
+    /// their callers).
+    pub(crate) fn close(&self) {
+        let mut guard = self.lock();
+        if let Ok(spill) = guard.as_mut() {
+            let _ = spill.seal();
+            let stats = spill.stats();
+            *guard = Err(stats); // drops the Spill: segment closed, lock released
+        }
+        drop(guard);
+        self.progress.notify_all();
+        self.has_data.notify_all();
     }
 
-    /// Counters and gauges of the spill.
+    /// Counters and gauges of the spill (the last ones, once closed).
     pub(crate) fn stats(&self) -> SpillStats {
-        self.lock().stats()
+        match &*self.lock() {
+            Ok(spill) => spill.stats(),
+            Err(last) => last.clone(),
+        }
     }
 
     /// Waits until nothing is left to replay (every spilled record acknowledged), or until
@@ -185,8 +211,10 @@ impl SpillHandle {
     pub(crate) fn wait_until_drained(&self, deadline: std::time::Instant) -> bool {
         let mut guard = self.lock();
         loop {
-            if guard.stats().pending_records == 0 {
-                return true;
+            match &*guard {
+                Ok(spill) if spill.stats().pending_records > 0 => {}
+                Ok(_) => return true,
+                Err(last) => return last.pending_records == 0,
             }
             let now = std::time::Instant::now();
             if now >= deadline {
@@ -202,7 +230,7 @@ impl SpillHandle {
     /// Waits up to `timeout` for new spilled data.
     pub(crate) fn wait_for_data(&self, timeout: Duration) {
         let guard = self.lock();
-        if guard.is_empty() {
+        if matches!(&*guard, Ok(spill) if spill.is_empty()) {
             let _ = self.has_data.wait_timeout(guard, timeout);
         }
     }
