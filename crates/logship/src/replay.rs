@@ -15,6 +15,9 @@ use crate::queue::Queue;
 use crate::send::Sender;
 use crate::stats::Counters;
 
+/// Longest wait for spilled data before looking again (see the loop).
+const IDLE_WAIT: Duration = Duration::from_secs(60);
+
 /// Longest pause between replay attempts while the intake keeps failing.
 const MAX_PAUSE: Duration = Duration::from_secs(10);
 
@@ -36,7 +39,9 @@ pub(crate) fn run(sender: Sender, queue: Queue, queue_capacity: usize, max_in_fl
             continue;
         }
         let Some(batch) = spill.next_batch(limits.max_records, limits.max_body_bytes) else {
-            spill.wait_for_data(Duration::from_secs(1));
+            // Woken by new spilled data, by shutdown and by the spill closing; the timeout
+            // is only a safety net, so an idle pipeline does not wake every second.
+            spill.wait_for_data(IDLE_WAIT);
             continue;
         };
         let body = sender.codec.encode(batch.records());
