@@ -537,33 +537,26 @@ impl Builder {
         let (control_tx, control_rx) = crossbeam_channel::unbounded();
         let (jobs_tx, jobs_rx) = crossbeam_channel::bounded(config.max_in_flight);
         let client = crate::send::http::Client::new(&config);
+        // Live senders and the replayer differ only in how often they retry.
+        let new_sender = |max_retries: u32| crate::send::Sender {
+            shared: shared.clone(),
+            codec: codec.clone(),
+            client: client.clone(),
+            gzip: config.gzip.then_some(config.gzip_level),
+            max_retries,
+            backoff: Backoff {
+                initial: config.retry_initial_backoff,
+                max: config.retry_max_backoff,
+            },
+        };
         for i in 0..config.max_in_flight {
-            let sender = crate::send::Sender {
-                shared: shared.clone(),
-                codec: codec.clone(),
-                client: client.clone(),
-                gzip: config.gzip.then_some(config.gzip_level),
-                max_retries: config.max_retries,
-                backoff: Backoff {
-                    initial: config.retry_initial_backoff,
-                    max: config.retry_max_backoff,
-                },
-            };
+            let sender = new_sender(config.max_retries);
             let jobs = jobs_rx.clone();
             spawn(format!("logship-sender-{i}"), move || sender.run(jobs))?;
         }
         if shared.spill.is_some() {
-            let replayer = crate::send::Sender {
-                shared: shared.clone(),
-                codec: codec.clone(),
-                client: client.clone(),
-                gzip: config.gzip.then_some(config.gzip_level),
-                max_retries: config.max_retries.min(1),
-                backoff: Backoff {
-                    initial: config.retry_initial_backoff,
-                    max: config.retry_max_backoff,
-                },
-            };
+            // A failed replay stays on disk and is tried again later: one retry is enough.
+            let replayer = new_sender(config.max_retries.min(1));
             let (queue, capacity, in_flight) =
                 (queue.clone(), config.queue_capacity, config.max_in_flight);
             spawn("logship-replayer".into(), move || {

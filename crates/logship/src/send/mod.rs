@@ -151,10 +151,7 @@ impl Sender {
                 }
                 Outcome::Retry if retry < self.max_retries => {
                     self.shared.set_health(Health::Degraded);
-                    let what = match status {
-                        Some(s) => format!("the intake answered {s}: {}", snippet(&resp_body)),
-                        None => resp_body,
-                    };
+                    let what = failure(status, resp_body);
                     self.report(status, &format!("{what}; retrying"), records.len(), false);
                     if self
                         .shared
@@ -168,10 +165,7 @@ impl Sender {
                 }
                 Outcome::Retry => {
                     self.shared.set_health(Health::Degraded);
-                    let what = match status {
-                        Some(s) => format!("the intake answered {s}: {}", snippet(&resp_body)),
-                        None => resp_body,
-                    };
+                    let what = failure(status, resp_body);
                     self.report(
                         status,
                         &format!(
@@ -281,10 +275,13 @@ pub(crate) fn abandon(shared: &Shared, job: Job) {
     settle_live(shared, job.seq, job.batch.held_bytes, delivery);
 }
 
-/// Spills a live batch the senders cannot take now (a backlog): it will be replayed.
-/// Returns the job when there is no spill or the spill refused it.
+/// Spills a live batch the senders cannot take now (a backlog): it will be replayed, and
+/// the batch is settled (records the spill refused are counted as failed). Returns the job
+/// untouched when there is no spill, for the caller to keep waiting for a sender.
 pub(crate) fn spill_backlog(shared: &Shared, job: Job) -> Option<Job> {
-    let spill = shared.spill.as_ref()?;
+    let Some(spill) = shared.spill.as_ref() else {
+        return Some(job);
+    };
     let written = spill.store(&job.batch.records, &shared.counters, &shared.reporter);
     if written < job.batch.records.len() {
         // Partly on disk is still counted per record: the rest is dropped and counted by
@@ -331,6 +328,14 @@ pub(crate) fn gzip(body: &[u8], level: u32) -> Vec<u8> {
     // Writing to a Vec cannot fail.
     let _ = enc.write_all(body);
     enc.finish().unwrap_or_default()
+}
+
+/// What a failed attempt was: the intake's status and answer, or the network error.
+fn failure(status: Option<u16>, body_or_error: String) -> String {
+    match status {
+        Some(s) => format!("the intake answered {s}: {}", snippet(&body_or_error)),
+        None => body_or_error,
+    }
 }
 
 fn snippet(body: &str) -> String {
