@@ -185,6 +185,16 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// Counts one more intake request, and its connection once per epoch (since the last
+/// reset).
+fn count_request(inner: &mut Inner, conn: &mut ConnTrack) {
+    if conn.counted_epoch != Some(inner.epoch) {
+        conn.counted_epoch = Some(inner.epoch);
+        inner.stats.connections += 1;
+    }
+    inner.stats.requests += 1;
+}
+
 impl Shared {
     pub fn new(keep_events: bool, delay: Duration, settings: Settings) -> Shared {
         Shared {
@@ -254,11 +264,7 @@ impl Shared {
         let arrival_instant = Instant::now();
         let mut inner = lock(&self.inner);
         let epoch = inner.epoch;
-        if conn.counted_epoch != Some(epoch) {
-            conn.counted_epoch = Some(epoch);
-            inner.stats.connections += 1;
-        }
-        inner.stats.requests += 1;
+        count_request(&mut inner, conn);
         inner.stats.bytes_wire += req.body.len() as u64;
         inner.in_flight += 1;
         let in_flight = inner.in_flight as u64;
@@ -313,12 +319,7 @@ impl Shared {
             format!("{} {}", partial.method, partial.target)
         };
         let mut inner = lock(&self.inner);
-        let epoch = inner.epoch;
-        if conn.counted_epoch != Some(epoch) {
-            conn.counted_epoch = Some(epoch);
-            inner.stats.connections += 1;
-        }
-        inner.stats.requests += 1;
+        count_request(&mut inner, conn);
         inner.stats.rejected_requests += 1;
         push_violation(&mut inner, format!("{label}: {message}"));
         if self.keep_events {
