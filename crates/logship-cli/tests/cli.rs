@@ -4,15 +4,16 @@
 //! condition variable; nothing sleeps to wait. Every child has a generous watchdog so a
 //! hang fails the test instead of stalling the run.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
+use common::{row, temp_path};
 use logship_intake::{Fault, Intake, IntakeConfig};
 use serde_json::Value;
 
@@ -25,13 +26,6 @@ fn logship() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_logship"));
     command.env("XDG_CACHE_HOME", temp_path("cache"));
     command
-}
-
-/// A fresh path under the target's temporary directory.
-fn temp_path(name: &str) -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}-{n}", std::process::id()))
 }
 
 /// Kills the child if it is still running after `WATCHDOG`.
@@ -459,16 +453,6 @@ fn intake_command_serves_injected_failures_then_stops_on_sigterm() {
     out.read_to_string(&mut rest).expect("rest of stdout");
     assert!(rest.contains("2 requests (1 rejected)"), "stdout: {rest}");
     assert!(rest.contains("carried 1 event;"), "stdout: {rest}");
-}
-
-/// The integer after `label` on its table row.
-fn row(table: &str, label: &str) -> u64 {
-    table
-        .lines()
-        .find_map(|l| l.trim_start().strip_prefix(label))
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no {label:?} row in:\n{table}"))
 }
 
 #[test]

@@ -3,22 +3,17 @@
 //! gets its own XDG_CACHE_HOME and an environment without LOGSHIP_* or vendor key
 //! variables, so the developer's environment cannot change the outcome.
 
+mod common;
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
+use common::{row, temp_path};
 use logship_intake::{Intake, IntakeConfig};
 use serde_json::Value;
 
 const SECRET: &str = "sk-live-config-test-0123";
-
-/// A fresh path under the target's temporary directory.
-fn temp_path(name: &str) -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}-{n}", std::process::id()))
-}
 
 /// Writes `text` to a fresh `.toml` file.
 fn config_file(text: &str) -> PathBuf {
@@ -246,16 +241,6 @@ fn ship_with_an_invalid_config_exits_2_before_reading_input() {
         "{}",
         text(&out.stderr)
     );
-}
-
-/// The number in the demo table's row `label`.
-fn row(table: &str, label: &str) -> u64 {
-    table
-        .lines()
-        .find_map(|l| l.trim().strip_prefix(label))
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no {label:?} row in:\n{table}"))
 }
 
 #[test]
