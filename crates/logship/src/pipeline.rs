@@ -22,8 +22,7 @@ use crate::report::{DeliveryError, ErrorCallback, Reporter};
 use crate::secret::Secret;
 use crate::send::backoff::Backoff;
 use crate::shared::{Memory, Shared, Signal, Tracker};
-use crate::spill::handle::SpillHandle;
-use crate::spill::Spill;
+use crate::spill::handover;
 use crate::stats::Stats;
 use crate::vendor::Codec;
 use crate::worker::{self, Control};
@@ -163,8 +162,9 @@ impl Logship {
         }
         if let Some(spill) = &shared.spill {
             // What was spilled is durable and replayable, and the directory is released
-            // for the next pipeline even if a request of this one is still in flight.
-            spill.close();
+            // for the next pipeline even if a request of this one is still in flight
+            // (unless a pipeline it was handed over to still uses it).
+            handover::release(spill);
         }
         let stats = self.stats();
         let report = ShutdownReport {
@@ -270,6 +270,7 @@ impl Drop for Guard {
 pub struct Builder {
     config: Config,
     on_error: Option<ErrorCallback>,
+    spill_handover: bool,
 }
 
 impl std::fmt::Debug for Builder {
@@ -286,6 +287,7 @@ impl Builder {
         Builder {
             config,
             on_error: None,
+            spill_handover: false,
         }
     }
 
@@ -501,6 +503,17 @@ impl Builder {
         self
     }
 
+    /// Lets this pipeline share its spill directory with another pipeline of this process
+    /// that allowed hand-over too, instead of failing because the directory is held
+    /// (default off). The two write to and replay from one spill, and the directory is
+    /// released when the last of them shuts down. Meant for configuration reloads that
+    /// build the new pipeline before the old one is dropped (the log4rs appender sets it);
+    /// the spill settings of whichever pipeline opened the directory first stay in force.
+    pub fn spill_handover(mut self, on: bool) -> Self {
+        self.spill_handover = on;
+        self
+    }
+
     /// Validates the configuration and starts the pipeline's threads.
     pub fn build(self) -> Result<(Logship, Guard), BuildError> {
         let mut config = self.config;
@@ -520,7 +533,7 @@ impl Builder {
         // Opened here, on the caller's thread, so that a directory another process holds
         // fails the build with a clear error. Damaged data never does.
         let spill = match config.spill_config() {
-            Some(spill_config) => Some(SpillHandle::new(Spill::open(spill_config)?)),
+            Some(spill_config) => Some(handover::open(spill_config, self.spill_handover)?),
             None => None,
         };
         let shared = Arc::new(Shared {

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::report::Reporter;
@@ -24,8 +24,9 @@ pub(crate) struct Shared {
     pub abort: Signal,
     /// Set when shutdown begins: log calls are refused and counted.
     pub closed: AtomicBool,
-    /// The disk spill, when enabled.
-    pub spill: Option<SpillHandle>,
+    /// The disk spill, when enabled (shared with other pipelines of this process only
+    /// when hand-over is allowed; see `spill::handover`).
+    pub spill: Option<Arc<SpillHandle>>,
     /// The latest request outcome, as a [`Health`] (see `set_health`).
     pub health: AtomicU8,
 }

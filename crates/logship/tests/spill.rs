@@ -26,6 +26,17 @@ fn spilling(endpoint: String, dir: &TempDir) -> Builder {
         .report_to_stderr(false)
 }
 
+/// Waits for n events, then checks every seq in 0..n arrived; returns how many arrived
+/// more than once.
+fn wait_all_arrived(intake: &Intake, n: u64) -> u64 {
+    assert!(
+        intake.wait_for_events(n as usize, WAIT),
+        "only {} arrived",
+        intake.stats().events
+    );
+    all_arrived(intake, n)
+}
+
 /// Every seq in 0..n arrived; returns how many arrived more than once.
 fn all_arrived(intake: &Intake, n: u64) -> u64 {
     let seqs = received_seqs(intake);
@@ -56,12 +67,7 @@ fn an_outage_spills_to_disk_and_everything_arrives_after_recovery() {
     for i in n / 2..n {
         logship.push(numbered(i as usize)).unwrap();
     }
-    assert!(
-        intake.wait_for_events(n as usize, WAIT),
-        "only {} arrived",
-        intake.stats().events
-    );
-    let duplicates = all_arrived(&intake, n);
+    let duplicates = wait_all_arrived(&intake, n);
     let stats = logship.stats();
     assert_eq!(
         stats.events_replayed + stats.events_delivered,
@@ -81,12 +87,7 @@ fn connections_dropped_by_the_intake_are_recovered_without_loss() {
     for i in 0..n {
         logship.push(numbered(i as usize)).unwrap();
     }
-    assert!(
-        intake.wait_for_events(n as usize, WAIT),
-        "only {} arrived",
-        intake.stats().events
-    );
-    let duplicates = all_arrived(&intake, n);
+    let duplicates = wait_all_arrived(&intake, n);
     assert!(duplicates <= 100, "{duplicates} duplicates");
     assert_eq!(logship.stats().lost(), 0);
 }
@@ -371,4 +372,51 @@ fn a_pipeline_taking_over_a_directory_after_shutdown_replays_exactly_what_was_le
     let seqs = received_seqs(&intake);
     assert!(arrived, "{seqs:?} {:?} {:?}", b.stats(), intake.stats());
     assert_eq!(seqs, (0..40).collect::<Vec<_>>(), "each event exactly once");
+}
+
+#[test]
+fn with_handover_a_second_pipeline_joins_the_directory_and_replays_what_the_first_left() {
+    // What a log4rs reload does: the new pipeline is built while the old one still runs,
+    // then the old one is shut down.
+    let dir = TempDir::new("handover-live");
+    let intake = intake();
+    intake.set_down(true);
+    let (a, _a_guard) = spilling(intake.url("/logs"), &dir)
+        .spill_handover(true)
+        .build()
+        .unwrap();
+    let n = 500u64;
+    for i in 0..n / 2 {
+        a.push(numbered(i as usize)).unwrap();
+    }
+    // Without hand-over the directory is refused, as before.
+    let strict = spilling(intake.url("/logs"), &dir).build();
+    assert!(
+        matches!(strict, Err(BuildError::Spill(_))),
+        "a pipeline without hand-over must not join"
+    );
+    let (b, _b_guard) = spilling(intake.url("/logs"), &dir)
+        .spill_handover(true)
+        .build()
+        .expect("a pipeline with hand-over joins the owner");
+    for i in n / 2..n {
+        a.push(numbered(i as usize)).unwrap();
+    }
+    // A stops while the intake is still down: what it holds goes to the shared spill.
+    let report = a.shutdown(Duration::from_secs(2));
+    assert_eq!(report.stats.lost(), 0, "{:?}", report.stats);
+    assert_eq!(report.stats.events_spilled, n, "{:?}", report.stats);
+    // The directory is still B's: a strict pipeline is still refused.
+    assert!(spilling(intake.url("/logs"), &dir).build().is_err());
+    intake.set_down(false);
+    assert!(b.wait_spill_drained(WAIT), "{:?}", b.stats());
+    let duplicates = wait_all_arrived(&intake, n);
+    assert!(duplicates <= 100, "{duplicates} duplicates");
+    assert!(b.stats().events_replayed >= n);
+    // When the last user shuts down the directory is sealed and released.
+    b.shutdown(WAIT);
+    let (c, _c_guard) = spilling(intake.url("/logs"), &dir)
+        .build()
+        .expect("the directory is free once every sharing pipeline stopped");
+    assert_eq!(c.stats().spill_pending, 0);
 }

@@ -23,6 +23,7 @@
 
 mod ack;
 pub(crate) mod handle;
+pub(crate) mod handover;
 mod inspect;
 mod lock;
 mod replay;
