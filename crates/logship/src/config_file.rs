@@ -799,6 +799,7 @@ pub struct Layered {
     base: Config,
     files: Vec<std::path::PathBuf>,
     texts: Vec<(String, String)>,
+    tables: Vec<(String, toml::Table)>,
     env: Option<EnvLookup>,
     explicit: Vec<Explicit>,
 }
@@ -847,6 +848,7 @@ impl Layered {
             base,
             files: Vec::new(),
             texts: Vec::new(),
+            tables: Vec::new(),
             env: None,
             explicit: Vec::new(),
         }
@@ -861,6 +863,14 @@ impl Layered {
     /// Adds TOML text; `label` names it in messages and origins.
     pub fn toml_str(mut self, label: impl Into<String>, text: impl Into<String>) -> Self {
         self.texts.push((label.into(), text.into()));
+        self
+    }
+
+    /// Adds options already parsed from another format (a log4rs appender's map), at the
+    /// precedence of a file; `label` names it in messages and origins.
+    #[cfg(feature = "log4rs")]
+    pub(crate) fn table(mut self, label: impl Into<String>, table: toml::Table) -> Self {
+        self.tables.push((label.into(), table));
         self
     }
 
@@ -891,6 +901,9 @@ impl Layered {
         for (label, text) in &self.texts {
             let table = parse_toml(text, label)?;
             apply_table(&mut config, &mut origins, &table, label, &*env)?;
+        }
+        for (label, table) in &self.tables {
+            apply_table(&mut config, &mut origins, table, label, &*env)?;
         }
         apply_env(&mut config, &mut origins, &*env)?;
         if !self.explicit.is_empty() {
@@ -1156,6 +1169,86 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{key} from apply_env: {e}"));
             assert!(check(&direct), "{key} via Config::apply_env");
         }
+    }
+
+    /// Captures an appender's map as log4rs hands it over, instead of building it.
+    #[cfg(feature = "log4rs")]
+    #[derive(Clone, Default)]
+    struct Capture(std::sync::Arc<std::sync::Mutex<Option<toml::Table>>>);
+
+    #[cfg(feature = "log4rs")]
+    impl log4rs::config::Deserialize for Capture {
+        type Trait = dyn log4rs::append::Append;
+        type Config = toml::Table;
+        fn deserialize(
+            &self,
+            config: toml::Table,
+            _: &log4rs::config::Deserializers,
+        ) -> anyhow::Result<Box<dyn log4rs::append::Append>> {
+            *self.0.lock().unwrap() = Some(config);
+            Ok(Box::new(Noop))
+        }
+    }
+
+    #[cfg(feature = "log4rs")]
+    #[derive(Debug)]
+    struct Noop;
+
+    #[cfg(feature = "log4rs")]
+    impl log4rs::append::Append for Noop {
+        fn append(&self, _: &log::Record<'_>) -> anyhow::Result<()> {
+            Ok(())
+        }
+        fn flush(&self) {}
+    }
+
+    #[cfg(feature = "log4rs")]
+    #[test]
+    fn every_key_is_read_from_a_log4rs_yaml_and_json_file() {
+        let dir = std::env::temp_dir().join(format!("logship-log4rs-keys-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (key, toml_value, _, check) in EVERY_KEY {
+            // The TOML literals are YAML and JSON too, but for the inline table's `=`.
+            let value = toml_value
+                .replace(" = ", ": ")
+                .replace("X-A", "\"X-A\"")
+                .replace("X-B", "\"X-B\"");
+            let files = [
+                (
+                    "log4rs.yaml",
+                    format!("appenders:\n  ship:\n    kind: batch_http\n    {key}: {value}\n"),
+                ),
+                (
+                    "log4rs.json",
+                    format!(
+                        r#"{{"appenders": {{"ship": {{"kind": "batch_http", "{key}": {value}}}}}}}"#
+                    ),
+                ),
+            ];
+            for (name, text) in files {
+                let path = dir.join(name);
+                std::fs::write(&path, &text).unwrap();
+                let capture = Capture::default();
+                let mut deserializers = log4rs::config::Deserializers::empty();
+                deserializers.insert("batch_http", capture.clone());
+                let _ = log4rs::config::load_config_file(&path, deserializers);
+                let table = capture
+                    .0
+                    .lock()
+                    .unwrap()
+                    .take()
+                    .unwrap_or_else(|| panic!("{key}: log4rs did not read {text}"));
+                let builder = crate::log4rs::BatchHttpAppenderDeserializer::with_env(env_of(&[]))
+                    .builder(table)
+                    .unwrap_or_else(|e| panic!("{key} from {name}: {e}"));
+                assert!(
+                    check(builder.config()),
+                    "{key} from {name}: {:?}",
+                    builder.config()
+                );
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -61,6 +61,9 @@ pub use config_file::{config_keys, env_var_name, example_toml, Layered, Origin, 
 pub use error::{BuildError, ConfigError, FlushTimeout};
 #[cfg(feature = "log")]
 pub use integrations::log::LogshipLogger;
+/// The log4rs appender (`kind: batch_http`) and its registration.
+#[cfg(feature = "log4rs")]
+pub use integrations::log4rs;
 #[cfg(feature = "tracing")]
 pub use integrations::tracing::LogshipLayer;
 pub use pipeline::{Builder, Guard, Logship, ShutdownReport};

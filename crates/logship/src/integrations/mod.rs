@@ -7,5 +7,7 @@
 
 #[cfg(feature = "log")]
 pub(crate) mod log;
+#[cfg(feature = "log4rs")]
+pub mod log4rs;
 #[cfg(feature = "tracing")]
 pub(crate) mod tracing;
