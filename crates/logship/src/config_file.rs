@@ -1252,6 +1252,24 @@ mod tests {
     }
 
     #[test]
+    fn the_readme_reference_lists_every_key_with_its_variable_and_java_alias() {
+        let readme = include_str!("../../../README.md");
+        for key in config_keys() {
+            let row = readme
+                .lines()
+                .find(|l| l.starts_with(&format!("| `{key}` |")))
+                .unwrap_or_else(|| panic!("README's configuration reference has no row for {key}"));
+            assert!(
+                row.contains(&format!("`{}`", env_var_name(key))),
+                "{key}: {row}"
+            );
+            for (alias, _) in ALIASES.iter().filter(|(_, k)| *k == key) {
+                assert!(row.contains(&format!("`{alias}`")), "{key}: {row}");
+            }
+        }
+    }
+
+    #[test]
     fn precedence_is_default_then_file_then_env_then_explicit() {
         let file = "linger_ms = 100\nmax_retries = 5\nservice = \"from-file\"\ngzip_level = 4\n";
         let env = [
