@@ -147,6 +147,16 @@ pub struct OutageReport {
     pub call_cost_p50_ns: u64,
     /// Cost of those log calls, 99th percentile, nanoseconds.
     pub call_cost_p99_ns: u64,
+    /// Resident memory when the intake went down, bytes.
+    pub rss_at_outage_start_bytes: u64,
+    /// Most resident memory during the outage's first minute (or first half, if
+    /// shorter), bytes.
+    pub rss_peak_early_outage_bytes: u64,
+    /// Most resident memory during the rest of the outage, bytes: no higher than the
+    /// early peak when memory stays flat while events go to disk.
+    pub rss_peak_late_outage_bytes: u64,
+    /// Resident memory sampled every half second through the run: `[seconds, bytes]`.
+    pub rss_samples: Vec<(f64, u64)>,
 }
 
 /// Longest the demo waits, after logging, for spilled events to be replayed.
@@ -169,6 +179,38 @@ fn peak_rss_bytes() -> u64 {
                 .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
         })
         .map_or(0, |kb| kb * 1024)
+}
+
+/// Resident memory of this process now (Linux `VmRSS`), bytes; 0 where unknown.
+fn rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// The RSS figures of an outage from samples taken through the run: at its start, the
+/// peak of its first minute (or half), and the peak of the rest.
+fn outage_rss(samples: &[(f64, u64)], after: f64, length: f64) -> (u64, u64, u64) {
+    let early_end = after + length.min(60.0).min(length / 2.0).max(0.0);
+    let end = after + length;
+    let at_start = samples
+        .iter()
+        .find(|(t, _)| *t >= after)
+        .map_or(0, |(_, b)| *b);
+    let peak = |from: f64, to: f64| {
+        samples
+            .iter()
+            .filter(|(t, _)| *t >= from && *t < to)
+            .map(|(_, b)| *b)
+            .max()
+            .unwrap_or(0)
+    };
+    (at_start, peak(after, early_end), peak(early_end, end))
 }
 
 /// Runs `logship demo`.
@@ -296,6 +338,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
     let mut progress = Progress::new(started);
     let mut next_tick = started + PROGRESS_EVERY;
     let mut peak_spill_bytes = 0;
+    let mut rss_samples = Vec::new();
     while finished < args.threads {
         match done_rx.recv_timeout(next_tick.saturating_duration_since(Instant::now())) {
             Ok((h, o)) => {
@@ -313,6 +356,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
                     }
                 }
                 peak_spill_bytes = peak_spill_bytes.max(logship.stats().spill_bytes);
+                rss_samples.push((started.elapsed().as_secs_f64(), rss_bytes()));
                 progress.show(
                     logged.load(Relaxed),
                     intake.stats().events,
@@ -384,7 +428,12 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
                 .lock()
                 .map(|a| (a.seen.len() as u64, a.duplicates))
                 .unwrap_or_default();
+            let (rss_start, rss_early, rss_late) = outage_rss(&rss_samples, after_s, for_s);
             OutageReport {
+                rss_at_outage_start_bytes: rss_start,
+                rss_peak_early_outage_bytes: rss_early,
+                rss_peak_late_outage_bytes: rss_late,
+                rss_samples: std::mem::take(&mut rss_samples),
                 after_s,
                 for_s,
                 unique_delivered: a.0,
@@ -658,6 +707,15 @@ fn table(r: &DemoReport) -> String {
         );
         out += &row("  peak spill size", units::bytes(o.peak_spill_bytes));
         out += &row(
+            "  RSS in outage",
+            format!(
+                "at start {}, peak early {}, peak late {}",
+                units::bytes(o.rss_at_outage_start_bytes),
+                units::bytes(o.rss_peak_early_outage_bytes),
+                units::bytes(o.rss_peak_late_outage_bytes)
+            ),
+        );
+        out += &row(
             "  call cost in outage",
             format!(
                 "p50 {:<10}p99 {:<10}({} calls)",
@@ -687,5 +745,25 @@ impl Drop for PrivateSpillDir {
         if let Some(dir) = &self.0 {
             let _ = std::fs::remove_dir_all(dir);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::outage_rss;
+
+    #[test]
+    fn outage_rss_splits_the_outage_into_its_first_minute_and_the_rest() {
+        // Samples every 10 s; outage from 30 s for 600 s.
+        let samples: Vec<(f64, u64)> = (0..70).map(|i| (i as f64 * 10.0, 100 + i)).collect();
+        let (start, early, late) = outage_rss(&samples, 30.0, 600.0);
+        assert_eq!(start, 103); // the first sample at or after 30 s
+        assert_eq!(early, 108); // 30 s ..< 90 s
+        assert_eq!(late, 162); // 90 s ..< 630 s
+                               // A short outage: its first half counts as early.
+        let (_, early, late) = outage_rss(&samples, 30.0, 40.0);
+        assert_eq!((early, late), (104, 106));
+        // No samples in the outage: zeros, not a panic.
+        assert_eq!(outage_rss(&[], 1.0, 2.0), (0, 0, 0));
     }
 }
