@@ -4,8 +4,8 @@
 //! Each supported intake dialect is one module with one entry in
 //! [`Protocol`]: the [`generic`] one plus strict emulations of the
 //! [`datadog`], [`splunk`] (HEC), [`newrelic`] and [`dynatrace`] log intakes
-//! (later perhaps OTLP, Loki, Elasticsearch). The server routes a request
-//! with [`Protocol::route`] and asks [`Protocol::handle`] for either the
+//! and the [`loki`] push API (later perhaps OTLP, Elasticsearch). The server
+//! routes a request with [`Protocol::route`] and asks [`Protocol::handle`] for either the
 //! accepted events plus the success response, or a [`Rejection`]: a protocol
 //! violation (recorded for the test to see) or an authentication failure
 //! (only counted, since tests provoke those on purpose). The shared helpers
