@@ -40,8 +40,10 @@
 //! events are not accepted. A Datadog entry over 1 MB and a New Relic
 //! body in the "simple" format are accepted (as the vendors do) but still
 //! recorded as violations. Accepted events are recorded as received: the
-//! Datadog entry, the Splunk envelope, the Dynatrace record, and each New
-//! Relic log with its block's `common.attributes` added under `"common"`.
+//! Datadog entry, the Splunk envelope, the Dynatrace record, each New
+//! Relic log with its block's `common.attributes` added under `"common"`,
+//! and each Loki entry as `{line, timestamp_ns, labels, metadata, stream,
+//! tenant}`.
 //! [`RequestRecord::vendor`] names the protocol that served each request.
 //!
 //! Credentials are checked against [`IntakeConfig::api_key`] (changeable
