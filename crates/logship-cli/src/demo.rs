@@ -227,6 +227,8 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
     let resolved = args.pipeline.resolve(Config::default())?;
     let vendor = resolved.vendor;
     let generic = matches!(vendor, Vendor::Ndjson | Vendor::JsonArray);
+    // Loki has no API key: its emulation then checks no credential.
+    let keyed = !generic && vendor != Vendor::Loki;
     let key = resolved
         .api_key
         .as_ref()
@@ -236,7 +238,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
         port: 0,
         delay: Duration::ZERO,
         keep_events: false,
-        api_key: (!generic).then(|| key.clone()),
+        api_key: keyed.then(|| key.clone()),
         ..IntakeConfig::default()
     };
     let intake = Intake::start(config)
@@ -255,9 +257,10 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
                     "/request.request_id",
                     "/event/request.request_id",
                     "/attributes/request.request_id",
+                    "/metadata/request_request_id",
                 ]
                 .iter()
-                .find_map(|p| event.pointer(p).and_then(serde_json::Value::as_u64));
+                .find_map(|p| event.pointer(p).and_then(as_u64));
                 if let (Some(id), Ok(mut a)) = (id, arrivals.lock()) {
                     if !a.seen.insert(id) {
                         a.duplicates += 1;
@@ -265,10 +268,10 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
                 }
             }
             // Where the field sits depends on the vendor's shape (top level, Splunk's
-            // `event`, New Relic's `attributes`).
-            let Some(t_us) = ["/t_us", "/event/t_us", "/attributes/t_us"]
+            // `event`, New Relic's `attributes`, Loki's string `metadata`).
+            let Some(t_us) = ["/t_us", "/event/t_us", "/attributes/t_us", "/metadata/t_us"]
                 .iter()
-                .find_map(|p| event.pointer(p).and_then(serde_json::Value::as_u64))
+                .find_map(|p| event.pointer(p).and_then(as_u64))
             else {
                 return;
             };
@@ -746,6 +749,11 @@ impl Drop for PrivateSpillDir {
             let _ = std::fs::remove_dir_all(dir);
         }
     }
+}
+
+/// A number, or a string holding one (Loki's structured metadata is all strings).
+fn as_u64(v: &serde_json::Value) -> Option<u64> {
+    v.as_u64().or_else(|| v.as_str()?.parse().ok())
 }
 
 #[cfg(test)]

@@ -47,7 +47,8 @@ pub struct IntakeArgs {
     pub keep_events: bool,
 
     /// The API key or token the vendor endpoints (Datadog, Splunk, New Relic, Dynatrace)
-    /// require. [default: any non-empty key is accepted]
+    /// require; Loki then requires basic auth with it as the password. [default: any
+    /// non-empty key is accepted; Loki checks none]
     #[arg(long, value_name = "KEY")]
     pub key: Option<String>,
 

@@ -26,7 +26,7 @@ pub struct PipelineArgs {
     pub config: Option<std::path::PathBuf>,
 
     /// Intake: ndjson or json (generic, any --endpoint), or datadog, splunk, newrelic,
-    /// dynatrace. [default: ndjson]
+    /// dynatrace, loki. [default: ndjson]
     #[arg(long, value_name = "VENDOR", value_parser = parse_vendor)]
     pub vendor: Option<Vendor>,
 
@@ -80,6 +80,28 @@ pub struct PipelineArgs {
     /// max_content_length). [default: 1000000]
     #[arg(long, value_name = "BYTES")]
     pub max_request_bytes: Option<usize>,
+
+    /// Loki tenant, sent as X-Scope-OrgID.
+    #[arg(long, value_name = "TENANT")]
+    pub tenant_id: Option<String>,
+
+    /// User name for basic auth (Loki behind a gateway; Grafana Cloud: the instance ID).
+    #[arg(long, value_name = "USER")]
+    pub username: Option<String>,
+
+    /// Password or token for basic auth. Prefer LOGSHIP_PASSWORD: a flag is visible to
+    /// other users of this machine.
+    #[arg(long, value_name = "PASSWORD")]
+    pub password: Option<String>,
+
+    /// Static Loki stream labels as name=value, comma-separated (repeatable), e.g.
+    /// env=prod,team=core. Keep them few and low-cardinality.
+    #[arg(long, value_name = "NAME=VALUE,...")]
+    pub loki_labels: Vec<String>,
+
+    /// Loki lines longer than this are truncated and counted. [default: 262144]
+    #[arg(long, value_name = "BYTES")]
+    pub max_line_bytes: Option<usize>,
 
     /// Extra request header as 'Name: value' (repeatable). Values are treated as secrets.
     #[arg(long = "header", value_name = "'NAME: VALUE'")]
@@ -161,6 +183,24 @@ impl PipelineArgs {
         if !self.headers.is_empty() {
             config.headers.clear();
         }
+        if !self.loki_labels.is_empty() {
+            // Kept as given: the library checks each name=value and names a bad one.
+            config.loki_labels = self
+                .loki_labels
+                .iter()
+                .flat_map(|l| l.split(','))
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_owned)
+                .collect();
+        }
+        // Either half of basic auth may come from a flag, the other from elsewhere.
+        if let Some(user) = &self.username {
+            config.username = Some(user.clone());
+        }
+        if let Some(password) = &self.password {
+            config.password = Some(logship::Secret::new(password.as_str()));
+        }
         Ok(self
             .apply_flags(Builder::from_config(config))?
             .config()
@@ -215,6 +255,12 @@ impl PipelineArgs {
         }
         if let Some(n) = self.max_request_bytes {
             builder = builder.max_request_bytes(n);
+        }
+        if let Some(tenant) = &self.tenant_id {
+            builder = builder.tenant_id(tenant.clone());
+        }
+        if let Some(n) = self.max_line_bytes {
+            builder = builder.max_line_bytes(n);
         }
         for header in &self.headers {
             let (name, value) = parse_header(header)?;

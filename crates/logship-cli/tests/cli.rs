@@ -590,6 +590,47 @@ fn ship_to_dynatrace_delivers_with_zero_violations() {
 }
 
 #[test]
+fn ship_to_loki_delivers_with_zero_violations() {
+    // The intake plays a gateway checking basic auth whose password is the key.
+    ship_to_vendor(
+        "loki",
+        &[
+            "--username",
+            "123456",
+            "--password",
+            VENDOR_KEY,
+            "--tenant-id",
+            "team-a",
+            "--loki-labels",
+            "env=ci,team=x",
+        ],
+        "/line",
+    );
+}
+
+#[test]
+fn a_bad_loki_label_fails_at_start_naming_the_field() {
+    let out = run(
+        &[
+            "ship",
+            "--vendor",
+            "loki",
+            "--endpoint",
+            "http://127.0.0.1:1",
+            "--loki-labels",
+            "env=ci,__x=1",
+        ],
+        b"",
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("loki_labels = __x=1: label name \"__x\" starts with \"__\", which Loki reserves (rename it, e.g. x)"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_vendor_without_an_api_key_fails_at_start_naming_the_variable() {
     let mut child = logship()
         .args(["ship", "--vendor", "datadog"])
@@ -649,7 +690,7 @@ fn the_api_key_can_come_from_the_vendors_own_variable() {
 
 #[test]
 fn demo_runs_against_each_emulated_vendor() {
-    for vendor in ["datadog", "splunk", "newrelic", "dynatrace"] {
+    for vendor in ["datadog", "splunk", "newrelic", "dynatrace", "loki"] {
         let out = run(
             &[
                 "demo",

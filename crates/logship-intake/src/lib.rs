@@ -32,6 +32,7 @@
 //! | Splunk HEC | `POST /services/collector`, `/services/collector/event`, `/services/collector/event/1.0`; `GET /services/collector/health` | `Authorization: Splunk <token>` (401 code 2/3, 403 code 4) | `200 {"text":"Success","code":0}` |
 //! | New Relic Logs | `POST /log/v1` | `Api-Key` (or `X-License-Key`, `License-Key`, `?Api-Key=`; 403) | `202 {"requestId":"…"}` |
 //! | Dynatrace Logs v2 | `POST /api/v2/logs/ingest`, `POST /e/{env-id}/api/v2/logs/ingest` | `Authorization: Api-Token <token>` (401) | `204` (no body) |
+//! | Grafana Loki push (JSON) | `POST /loki/api/v1/push` | none; with an API key, basic auth whose password is the key (401); optional `X-Scope-OrgID` | `204` (no body); violations `400` text |
 //!
 //! Each vendor's limits (entries, decoded bytes, New Relic's wire bytes,
 //! timestamp units and windows, field types) are enforced; a breach gets the
@@ -39,8 +40,10 @@
 //! events are not accepted. A Datadog entry over 1 MB and a New Relic
 //! body in the "simple" format are accepted (as the vendors do) but still
 //! recorded as violations. Accepted events are recorded as received: the
-//! Datadog entry, the Splunk envelope, the Dynatrace record, and each New
-//! Relic log with its block's `common.attributes` added under `"common"`.
+//! Datadog entry, the Splunk envelope, the Dynatrace record, each New
+//! Relic log with its block's `common.attributes` added under `"common"`,
+//! and each Loki entry as `{line, timestamp_ns, labels, metadata, stream,
+//! tenant}`.
 //! [`RequestRecord::vendor`] names the protocol that served each request.
 //!
 //! Credentials are checked against [`IntakeConfig::api_key`] (changeable

@@ -75,6 +75,10 @@ impl Batcher {
         } else {
             record
         };
+        if let Some(fitted) = self.codec.fit_line(&record) {
+            effects.truncated = true;
+            record = fitted;
+        }
         if self.records.is_empty() {
             self.start(now);
         }
@@ -119,7 +123,7 @@ impl Batcher {
         if self.records.is_empty() {
             return;
         }
-        self.codec.close(&mut self.body);
+        self.codec.close(&mut self.body, &self.records);
         let batch = Batch {
             records: std::mem::take(&mut self.records),
             body: std::mem::take(&mut self.body),

@@ -31,6 +31,8 @@ pub enum Vendor {
     NewRelic,
     /// Dynatrace Log ingest v2 (`Authorization: Api-Token <token>`; `endpoint` required).
     Dynatrace,
+    /// Grafana Loki push API (`endpoint` required; optional tenant and basic auth).
+    Loki,
 }
 
 impl Vendor {
@@ -43,6 +45,7 @@ impl Vendor {
             Vendor::Splunk => "splunk",
             Vendor::NewRelic => "newrelic",
             Vendor::Dynatrace => "dynatrace",
+            Vendor::Loki => "loki",
         }
     }
 
@@ -54,13 +57,14 @@ impl Vendor {
         Vendor::Splunk,
         Vendor::NewRelic,
         Vendor::Dynatrace,
+        Vendor::Loki,
     ];
 
     /// The environment variable this vendor's own users already set for the API key
     /// (`LOGSHIP_API_KEY` is also read, after it).
     pub fn api_key_env(self) -> Option<&'static str> {
         match self {
-            Vendor::Ndjson | Vendor::JsonArray => None,
+            Vendor::Ndjson | Vendor::JsonArray | Vendor::Loki => None,
             Vendor::Datadog => Some("DD_API_KEY"),
             Vendor::Splunk => Some("SPLUNK_HEC_TOKEN"),
             Vendor::NewRelic => Some("NEW_RELIC_LICENSE_KEY"),
@@ -81,6 +85,7 @@ impl std::str::FromStr for Vendor {
             "splunk" | "splunk_hec" | "splunk-hec" | "hec" => Ok(Vendor::Splunk),
             "newrelic" | "new_relic" | "new-relic" | "nr" => Ok(Vendor::NewRelic),
             "dynatrace" | "dt" => Ok(Vendor::Dynatrace),
+            "loki" | "grafana_loki" | "grafana-loki" => Ok(Vendor::Loki),
             _ => Err(ConfigError::new(
                 "vendor",
                 s,
@@ -142,6 +147,19 @@ pub struct Config {
     pub splunk_sourcetype: Option<String>,
     /// Splunk request channel: a GUID, or `auto` to generate one. Default: none.
     pub splunk_channel: Option<String>,
+    /// Loki tenant, sent as `X-Scope-OrgID`. Default: none (single-tenant Loki).
+    pub tenant_id: Option<String>,
+    /// User name for HTTP basic auth (Loki behind a gateway, Grafana Cloud: the
+    /// instance ID). Sent only together with `password`.
+    pub username: Option<String>,
+    /// Password or token for HTTP basic auth. A secret: never printed.
+    pub password: Option<Secret>,
+    /// Static Loki stream labels as `name=value` strings (names `[a-zA-Z_][a-zA-Z0-9_]*`),
+    /// added to `service` and `level`. Keep them low-cardinality.
+    pub loki_labels: Vec<String>,
+    /// Loki lines (the message) longer than this many bytes are truncated and counted
+    /// (Loki's `max_line_size`). Default 256 KiB.
+    pub max_line_bytes: usize,
     /// Most uncompressed bytes in one request for intakes whose server decides it
     /// (Splunk's `max_content_length`). Default 1,000,000, which fits hardened servers.
     pub max_request_bytes: Option<usize>,
@@ -214,6 +232,11 @@ impl Default for Config {
             splunk_index: None,
             splunk_sourcetype: None,
             splunk_channel: None,
+            tenant_id: None,
+            username: None,
+            password: None,
+            loki_labels: Vec::new(),
+            max_line_bytes: 256 * 1024,
             max_request_bytes: None,
             max_batch_records: 200,
             max_batch_bytes: 1024 * 1024,
@@ -261,6 +284,11 @@ impl fmt::Debug for Config {
             .field("splunk_index", &self.splunk_index)
             .field("splunk_sourcetype", &self.splunk_sourcetype)
             .field("splunk_channel", &self.splunk_channel)
+            .field("tenant_id", &self.tenant_id)
+            .field("username", &self.username)
+            .field("password", &self.password)
+            .field("loki_labels", &self.loki_labels)
+            .field("max_line_bytes", &self.max_line_bytes)
             .field("max_request_bytes", &self.max_request_bytes)
             .field("max_batch_records", &self.max_batch_records)
             .field("max_batch_bytes", &self.max_batch_bytes)
@@ -423,6 +451,13 @@ impl Config {
         range(
             "max_event_bytes",
             self.max_event_bytes,
+            1024,
+            256 * 1024 * 1024,
+            " bytes",
+        )?;
+        range(
+            "max_line_bytes",
+            self.max_line_bytes,
             1024,
             256 * 1024 * 1024,
             " bytes",

@@ -60,6 +60,8 @@ const KEYS: &[(&str, Kind)] = &[
     ("endpoint", Kind::Url),
     ("headers", Kind::Headers),
     ("api_key", Kind::Secret),
+    ("username", Kind::Str),
+    ("password", Kind::Secret),
     ("site", Kind::Str),
     ("region", Kind::Str),
     ("service", Kind::Str),
@@ -69,6 +71,9 @@ const KEYS: &[(&str, Kind)] = &[
     ("splunk_index", Kind::Str),
     ("splunk_sourcetype", Kind::Str),
     ("splunk_channel", Kind::Str),
+    ("tenant_id", Kind::Str),
+    ("loki_labels", Kind::Tags),
+    ("max_line_bytes", int(1024, 256 * 1024 * 1024, BYTES)),
     (
         "max_request_bytes",
         int(16 * 1024, 1024 * 1024 * 1024, BYTES),
@@ -269,6 +274,17 @@ fn choice<T: Copy>(
 }
 
 fn parse_tags(key: &'static str, raw: &Raw<'_>) -> Result<Vec<String>, ConfigError> {
+    let (item, fix) = if key == "loki_labels" {
+        (
+            "name=value",
+            "write loki_labels = [\"env=prod\", \"team=core\"]",
+        )
+    } else {
+        (
+            "key:value",
+            "write tags = [\"env:prod\", \"team:payments\"]",
+        )
+    };
     let split = |s: &str| -> Vec<String> {
         s.split(',')
             .map(str::trim)
@@ -287,20 +303,20 @@ fn parse_tags(key: &'static str, raw: &Raw<'_>) -> Result<Vec<String>, ConfigErr
                     key,
                     other.to_string(),
                     format!(
-                        "each tag must be a \"key:value\" string, got {}",
+                        "each item must be a \"{item}\" string, got {}",
                         type_name(other)
                     ),
                 )
-                .fix("write tags = [\"env:prod\", \"team:payments\"]")),
+                .fix(fix)),
             })
             .collect(),
         Raw::Toml(_) => Err(type_error(
             key,
             Kind::Tags,
             raw,
-            "an array of \"key:value\" strings or one \"k:v,k2:v2\" string",
+            &format!("an array of \"{item}\" strings or one comma-separated string"),
         )
-        .fix("write tags = [\"env:prod\", \"team:payments\"]")),
+        .fix(fix)),
     }
 }
 
@@ -365,10 +381,22 @@ fn set(
         }
         Kind::Url => config.endpoint = non_empty(string(key, kind, raw)?),
         Kind::Secret => {
-            config.api_key = non_empty(string(key, kind, raw)?).map(Secret::new);
+            let v = non_empty(string(key, kind, raw)?).map(Secret::new);
+            match key {
+                "api_key" => config.api_key = v,
+                "password" => config.password = v,
+                _ => unreachable!("secret key {key}"),
+            }
         }
         Kind::Headers => config.headers = parse_headers(key, raw)?,
-        Kind::Tags => config.tags = parse_tags(key, raw)?,
+        Kind::Tags => {
+            let v = parse_tags(key, raw)?;
+            match key {
+                "tags" => config.tags = v,
+                "loki_labels" => config.loki_labels = v,
+                _ => unreachable!("list key {key}"),
+            }
+        }
         Kind::Str => {
             let v = non_empty(string(key, kind, raw)?);
             match key {
@@ -380,6 +408,8 @@ fn set(
                 "splunk_index" => config.splunk_index = v,
                 "splunk_sourcetype" => config.splunk_sourcetype = v,
                 "splunk_channel" => config.splunk_channel = v,
+                "tenant_id" => config.tenant_id = v,
+                "username" => config.username = v,
                 _ => unreachable!("string key {key}"),
             }
         }
@@ -438,6 +468,7 @@ fn set(
                 "request_timeout_ms" => config.request_timeout = ms(n),
                 "shutdown_timeout_ms" => config.shutdown_timeout = ms(n),
                 "max_event_bytes" => config.max_event_bytes = z,
+                "max_line_bytes" => config.max_line_bytes = z,
                 "spill_max_bytes" => config.spill_max_bytes = n,
                 "spill_segment_bytes" => config.spill_segment_bytes = n,
                 _ => unreachable!("integer key {key}"),
@@ -705,6 +736,14 @@ fn quote(s: &str) -> String {
     toml::Value::String(s.to_owned()).to_string()
 }
 
+/// A TOML array of strings, `None` when empty.
+fn list(items: &[String]) -> Option<String> {
+    (!items.is_empty()).then(|| {
+        let quoted: Vec<String> = items.iter().map(|t| quote(t)).collect();
+        format!("[{}]", quoted.join(", "))
+    })
+}
+
 fn value_of(c: &Config, key: &str) -> Option<String> {
     let q = |s: &Option<String>| s.as_deref().map(quote);
     let ms = |d: Duration| Some(d.as_millis().to_string());
@@ -721,21 +760,17 @@ fn value_of(c: &Config, key: &str) -> Option<String> {
             format!("{{ {} }}", items.join(", "))
         }),
         "api_key" => c.api_key.as_ref().map(|_| quote("[redacted]")),
+        "username" => q(&c.username),
+        "password" => c.password.as_ref().map(|_| quote("[redacted]")),
         "site" => q(&c.site),
         "region" => q(&c.region),
         "service" => q(&c.service),
         "source" => q(&c.source),
         "hostname" => q(&c.hostname),
-        "tags" => (!c.tags.is_empty()).then(|| {
-            format!(
-                "[{}]",
-                c.tags
-                    .iter()
-                    .map(|t| quote(t))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        }),
+        "tags" => list(&c.tags),
+        "loki_labels" => list(&c.loki_labels),
+        "tenant_id" => q(&c.tenant_id),
+        "max_line_bytes" => n(c.max_line_bytes),
         "splunk_index" => q(&c.splunk_index),
         "splunk_sourcetype" => q(&c.splunk_sourcetype),
         "splunk_channel" => q(&c.splunk_channel),
@@ -963,6 +998,17 @@ pub fn example_toml(vendor: Vendor) -> String {
             out.push_str("# Required: your environment's URL (the standard path is added).\n");
             out.push_str("endpoint = \"https://abc12345.live.dynatrace.com\"\n");
         }
+        Vendor::Loki => {
+            out.push_str("# Required: your Loki or gateway (the standard path is added).\n");
+            out.push_str("endpoint = \"http://loki:3100\"\n");
+            out.push_str("# Static stream labels besides service and level: keep them few and\n");
+            out.push_str("# low-cardinality (fields travel as structured metadata).\n");
+            out.push_str("loki_labels = [\"env=prod\"]\n");
+            out.push_str("# tenant_id = \"team-a\"    # sent as X-Scope-OrgID\n");
+            out.push_str("# username = \"123456\"    # basic auth, e.g. Grafana Cloud\n");
+            out.push_str("# password: set LOGSHIP_PASSWORD (a secret, never printed)\n");
+            out.push_str("# max_line_bytes = 262144\n");
+        }
     }
     if let Some(var) = vendor.api_key_env() {
         out.push_str(
@@ -1046,6 +1092,12 @@ mod tests {
         ("api_key", "\"k-123\"", "k-123", |c| {
             c.api_key.as_ref().map(Secret::expose) == Some("k-123")
         }),
+        ("username", "\"u1\"", "u1", |c| {
+            c.username.as_deref() == Some("u1")
+        }),
+        ("password", "\"pw-1\"", "pw-1", |c| {
+            c.password.as_ref().map(Secret::expose) == Some("pw-1")
+        }),
         ("site", "\"datadoghq.eu\"", "datadoghq.eu", |c| {
             c.site.as_deref() == Some("datadoghq.eu")
         }),
@@ -1075,6 +1127,18 @@ mod tests {
         }),
         ("splunk_channel", "\"auto\"", "auto", |c| {
             c.splunk_channel.as_deref() == Some("auto")
+        }),
+        ("tenant_id", "\"team-a\"", "team-a", |c| {
+            c.tenant_id.as_deref() == Some("team-a")
+        }),
+        (
+            "loki_labels",
+            "[\"env=prod\", \"team=core\"]",
+            "env=prod,team=core",
+            |c| c.loki_labels == ["env=prod", "team=core"],
+        ),
+        ("max_line_bytes", "2048", "2048", |c| {
+            c.max_line_bytes == 2048
         }),
         ("max_request_bytes", "20000", "20000", |c| {
             c.max_request_bytes == Some(20_000)
@@ -1415,7 +1479,7 @@ mod tests {
             (
                 "vendor = \"datadg\"",
                 &[],
-                format!("vendor = \"datadg\": unknown vendor; choose one of: ndjson, json, datadog, splunk, newrelic, dynatrace (did you mean datadog?) {f}"),
+                format!("vendor = \"datadg\": unknown vendor; choose one of: ndjson, json, datadog, splunk, newrelic, dynatrace, loki (did you mean datadog?) {f}"),
             ),
             (
                 "spill_fsync = \"sometimes\"",

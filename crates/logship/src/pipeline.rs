@@ -357,6 +357,31 @@ impl Builder {
         self
     }
 
+    /// Loki tenant, sent as `X-Scope-OrgID`.
+    pub fn tenant_id(mut self, tenant: impl Into<String>) -> Self {
+        self.config.tenant_id = Some(tenant.into());
+        self
+    }
+
+    /// HTTP basic auth (Loki behind a gateway, Grafana Cloud: instance ID and token).
+    pub fn basic_auth(mut self, username: impl Into<String>, password: impl Into<Secret>) -> Self {
+        self.config.username = Some(username.into());
+        self.config.password = Some(password.into());
+        self
+    }
+
+    /// Adds a static Loki stream label (validated against Loki's label rules at `build`).
+    pub fn loki_label(mut self, name: &str, value: &str) -> Self {
+        self.config.loki_labels.push(format!("{name}={value}"));
+        self
+    }
+
+    /// Loki lines (messages) longer than this are truncated and counted. Default 256 KiB.
+    pub fn max_line_bytes(mut self, n: usize) -> Self {
+        self.config.max_line_bytes = n;
+        self
+    }
+
     /// Splunk index, sourcetype (default `_json`) and request channel (a GUID or `auto`).
     pub fn splunk(
         mut self,
@@ -522,7 +547,8 @@ impl Builder {
         let codec = Arc::new(Codec::new(&config)?);
         let reporter = Reporter::new(config.report_to_stderr, self.on_error);
         if let Some(url) = &config.endpoint {
-            let has_secret = !config.headers.is_empty() || config.api_key.is_some();
+            let has_secret =
+                !config.headers.is_empty() || config.api_key.is_some() || config.password.is_some();
             if url.starts_with("http://") && !is_loopback_url(url) && has_secret {
                 reporter.notice(&format!(
                     "warning: endpoint {} uses plain http to a non-loopback host; headers (and any API key) travel in clear text",

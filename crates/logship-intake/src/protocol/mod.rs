@@ -4,8 +4,8 @@
 //! Each supported intake dialect is one module with one entry in
 //! [`Protocol`]: the [`generic`] one plus strict emulations of the
 //! [`datadog`], [`splunk`] (HEC), [`newrelic`] and [`dynatrace`] log intakes
-//! (later perhaps OTLP, Loki, Elasticsearch). The server routes a request
-//! with [`Protocol::route`] and asks [`Protocol::handle`] for either the
+//! and the [`loki`] push API (later perhaps OTLP, Elasticsearch). The server
+//! routes a request with [`Protocol::route`] and asks [`Protocol::handle`] for either the
 //! accepted events plus the success response, or a [`Rejection`]: a protocol
 //! violation (recorded for the test to see) or an authentication failure
 //! (only counted, since tests provoke those on purpose). The shared helpers
@@ -18,6 +18,7 @@
 pub(crate) mod datadog;
 pub(crate) mod dynatrace;
 pub(crate) mod generic;
+pub(crate) mod loki;
 pub(crate) mod newrelic;
 pub(crate) mod splunk;
 
@@ -166,6 +167,8 @@ pub(crate) enum Protocol {
     NewRelic,
     /// Dynatrace Log Monitoring API v2: see [`dynatrace`].
     Dynatrace,
+    /// Grafana Loki push API: see [`loki`].
+    Loki,
 }
 
 impl Protocol {
@@ -180,6 +183,8 @@ impl Protocol {
             Protocol::NewRelic
         } else if dynatrace::serves(path) {
             Protocol::Dynatrace
+        } else if loki::serves(path) {
+            Protocol::Loki
         } else {
             Protocol::Generic
         }
@@ -193,6 +198,7 @@ impl Protocol {
             Protocol::Splunk => "splunk",
             Protocol::NewRelic => "newrelic",
             Protocol::Dynatrace => "dynatrace",
+            Protocol::Loki => "loki",
         }
     }
 
@@ -204,6 +210,7 @@ impl Protocol {
             Protocol::Splunk => splunk::handle(req, settings),
             Protocol::NewRelic => newrelic::handle(req, settings),
             Protocol::Dynatrace => dynatrace::handle(req, settings),
+            Protocol::Loki => loki::handle(req, settings),
         }
     }
 }
@@ -566,6 +573,8 @@ mod tests {
             Protocol::Generic
         );
         assert_eq!(Protocol::route("/logs"), Protocol::Generic);
+        assert_eq!(Protocol::route("/loki/api/v1/push"), Protocol::Loki);
+        assert_eq!(Protocol::route("/loki/api/v1/push/"), Protocol::Generic);
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod datadog;
 mod dynatrace;
 mod fields;
 mod generic;
+mod loki;
 mod newrelic;
 mod splunk;
 
@@ -52,6 +53,7 @@ enum Format {
     Splunk(splunk::Encoder),
     NewRelic(newrelic::Encoder),
     Dynatrace(dynatrace::Encoder),
+    Loki(loki::Encoder),
 }
 
 /// The request format of one configured intake.
@@ -75,7 +77,7 @@ const WIRE_HEADROOM: f64 = 0.85;
 pub(crate) fn needs_endpoint(vendor: Vendor) -> bool {
     matches!(
         vendor,
-        Vendor::Ndjson | Vendor::JsonArray | Vendor::Splunk | Vendor::Dynatrace
+        Vendor::Ndjson | Vendor::JsonArray | Vendor::Splunk | Vendor::Dynatrace | Vendor::Loki
     )
 }
 
@@ -84,6 +86,7 @@ pub(crate) fn endpoint_example(vendor: Vendor) -> String {
     let example = match vendor {
         Vendor::Splunk => "https://splunk.example.com:8088",
         Vendor::Dynatrace => "https://abc12345.live.dynatrace.com",
+        Vendor::Loki => "http://loki:3100",
         _ => "http://127.0.0.1:8080/logs",
     };
     format!(
@@ -108,6 +111,7 @@ pub(crate) fn validate(config: &Config) -> Result<(), ConfigError> {
         Vendor::Datadog => datadog::validate(config),
         Vendor::NewRelic => newrelic::validate(config),
         Vendor::Splunk => splunk::validate(config),
+        Vendor::Loki => loki::validate(config),
         Vendor::Ndjson | Vendor::JsonArray | Vendor::Dynatrace => Ok(()),
     }
 }
@@ -140,6 +144,24 @@ fn with_default_path(endpoint: &str, path: &str) -> String {
     }
 }
 
+/// Loki's optional tenant header and basic auth (VENDORS.md 6.1).
+fn loki_headers(config: &Config) -> Vec<(String, Secret)> {
+    use base64::Engine as _;
+    let mut headers = Vec::new();
+    if let Some(tenant) = &config.tenant_id {
+        headers.push(("X-Scope-OrgID".into(), Secret::new(tenant.as_str())));
+    }
+    if let (Some(user), Some(password)) = (&config.username, &config.password) {
+        let pair = format!("{user}:{}", password.expose());
+        let encoded = base64::engine::general_purpose::STANDARD.encode(pair);
+        headers.push((
+            "Authorization".into(),
+            Secret::new(format!("Basic {encoded}")),
+        ));
+    }
+    headers
+}
+
 impl Codec {
     /// Builds the codec for a validated configuration (whose API key is resolved).
     pub(crate) fn new(config: &Config) -> Result<Codec, ConfigError> {
@@ -157,6 +179,7 @@ impl Codec {
             Vendor::Splunk => Some(splunk::PATH),
             Vendor::NewRelic => Some(newrelic::PATH),
             Vendor::Dynatrace => Some(dynatrace::PATH),
+            Vendor::Loki => Some(loki::PATH),
         };
         let url = match (&config.endpoint, standard_path) {
             (Some(e), Some(path)) if !e.is_empty() => with_default_path(e, path),
@@ -213,6 +236,13 @@ impl Codec {
                 (
                     Format::Dynatrace(dynatrace::Encoder::new(&ctx)),
                     dynatrace::LIMITS,
+                )
+            }
+            Vendor::Loki => {
+                headers.extend(loki_headers(config));
+                (
+                    Format::Loki(loki::Encoder::new(&ctx, config)?),
+                    loki::LIMITS,
                 )
             }
         };
@@ -286,9 +316,19 @@ impl Codec {
         }
     }
 
+    /// The record with its line cut to the vendor's line limit (Loki's `max_line_bytes`),
+    /// or `None` when it fits; the batcher counts a cut record as truncated.
+    pub(crate) fn fit_line(&self, record: &Record) -> Option<Record> {
+        match &self.format {
+            Format::Loki(e) => e.fit_line(record),
+            _ => None,
+        }
+    }
+
     /// Writes what comes before the first event.
     pub(crate) fn open(&self, body: &mut Vec<u8>) {
         match &self.format {
+            Format::Loki(_) => loki::Encoder::open(body),
             Format::Ndjson | Format::Splunk(_) => {}
             Format::JsonArray | Format::Datadog(_) | Format::Dynatrace(_) => body.push(b'['),
             Format::NewRelic(e) => e.open(body),
@@ -304,6 +344,7 @@ impl Codec {
             Format::Splunk(e) => e.push(body, record),
             Format::NewRelic(e) => e.push(body, record, first),
             Format::Dynatrace(e) => e.push(body, record, first),
+            Format::Loki(e) => e.push(body, record, first),
         }
     }
 
@@ -313,12 +354,15 @@ impl Codec {
             Format::Ndjson | Format::Splunk(_) => 0,
             Format::JsonArray | Format::Datadog(_) | Format::Dynatrace(_) => 1,
             Format::NewRelic(_) => newrelic::Encoder::CLOSE.len(),
+            Format::Loki(e) => e.close_len(),
         }
     }
 
-    /// Writes what comes after the last event.
-    pub(crate) fn close(&self, body: &mut Vec<u8>) {
+    /// Writes what comes after the last event. `records` are the events pushed into
+    /// `body`, in order (Loki regroups the body from them; see its module).
+    pub(crate) fn close(&self, body: &mut Vec<u8>, records: &[Record]) {
         match &self.format {
+            Format::Loki(e) => e.close(body, records),
             Format::Ndjson | Format::Splunk(_) => {}
             Format::JsonArray | Format::Datadog(_) | Format::Dynatrace(_) => body.push(b']'),
             Format::NewRelic(_) => body.extend_from_slice(newrelic::Encoder::CLOSE),
@@ -332,7 +376,7 @@ impl Codec {
         for (i, r) in records.iter().enumerate() {
             self.push(&mut body, r, i == 0);
         }
-        self.close(&mut body);
+        self.close(&mut body, records);
         body
     }
 
@@ -343,6 +387,7 @@ impl Codec {
             Vendor::Splunk => splunk::classify(status, body),
             Vendor::NewRelic => classify::by_table(newrelic::RESPONSES, status),
             Vendor::Dynatrace => classify::by_table(dynatrace::RESPONSES, status),
+            Vendor::Loki => classify::by_table(loki::RESPONSES, status),
             _ => generic::classify(status),
         }
     }

@@ -1,0 +1,739 @@
+//! Grafana Loki push API (VENDORS.md section 6).
+//!
+//! `POST <endpoint>/loki/api/v1/push`, JSON (gzip allowed):
+//! `{"streams":[{"stream":{labels},"values":[["<ns>","<line>",{metadata}],…]},…]}`.
+//! The line is the event's message; the labels are `service`, `level` and the configured
+//! static labels (`loki_labels`), never an event field, so the number of streams stays
+//! small; the event's fields, its target, the host name and the tags travel as structured
+//! metadata (flat string to string, names made query-safe). `X-Scope-OrgID` carries the
+//! tenant and basic auth the optional user name and password.
+//!
+//! # Why `close` re-encodes the batch
+//! Loki wants entries grouped by label set and, within a stream, ordered by time; events
+//! arrive interleaved. The batcher streams events into the body with `push` and needs the
+//! body's size at each step (its byte trigger). Because the label set of an event depends
+//! on its level alone (the other labels are fixed per pipeline), a batch has at most five
+//! streams, and the grouped body's size is known in advance: `push` appends each entry as
+//! it will finally be written (separated by commas, so the `N - 1` separators are the same
+//! as in the grouped body), and the grouped body only adds each present stream's header
+//! and tail and the closing brackets. [`Encoder::close_len`] returns these for all five
+//! streams: an upper bound that is off by at most the headers of absent streams (a few
+//! hundred bytes), so a batch never exceeds its byte budget. `close` then rewrites the
+//! body from the batch's records, grouped and stably sorted by time. This costs a second
+//! encoding of each event (cheap next to compression) and keeps the encoder stateless,
+//! so the splitting path ([`super::Codec::encode`]) produces exactly the same format.
+
+use std::fmt::Write as _;
+
+use super::{Context, Limits};
+use crate::config::Config;
+use crate::error::ConfigError;
+use crate::json;
+use crate::record::{cut, Entry, Level, Record, Value};
+use crate::send::classify::{Outcome, Rule};
+
+/// The standard path, appended to an `endpoint` given without one.
+pub(super) const PATH: &str = "/loki/api/v1/push";
+
+/// Loki does not document a request size limit (VENDORS.md 6.2, UNCONFIRMED); bodies are
+/// kept under the default 6 MB ingestion burst so one push never exceeds it alone.
+pub(super) const LIMITS: Limits = Limits {
+    max_records: 100_000,
+    max_body_bytes: 4 * 1024 * 1024,
+    max_event_bytes: 4 * 1024 * 1024,
+    max_wire_bytes: None,
+};
+
+/// Section 6.3: 204 delivered; 429 and 5xx retried (the Promtail client's rule); 260
+/// (`block_ingestion_until`) is not an acceptance; 413 (a gateway's body limit) split;
+/// 400 and everything else permanent.
+pub(super) const RESPONSES: &[Rule] = &[
+    Rule::range(200, 259, Outcome::Delivered),
+    Rule::one(260, Outcome::Permanent),
+    Rule::range(261, 299, Outcome::Delivered),
+    Rule::one(413, Outcome::TooLarge),
+    Rule::one(429, Outcome::Retry),
+    Rule::range(500, 599, Outcome::Retry),
+];
+
+/// Loki's `max_label_names_per_series` default (VENDORS.md 6.2).
+pub(super) const MAX_LABELS: usize = 15;
+/// Loki's `max_label_name_length` default.
+const MAX_LABEL_NAME_BYTES: usize = 1024;
+/// Loki's `max_label_value_length` default.
+const MAX_LABEL_VALUE_BYTES: usize = 2048;
+/// Loki's tenant ID limit (length) and alphabet, besides ASCII letters and digits.
+const MAX_TENANT_BYTES: usize = 150;
+const TENANT_PUNCTUATION: &str = "!-_.*'()";
+
+/// Appended to a line cut to `max_line_bytes`.
+const LINE_MARKER: &str = "…[truncated]";
+
+/// The levels, in the order their streams are written; index = `Level as usize`.
+const LEVELS: [Level; 5] = [
+    Level::Trace,
+    Level::Debug,
+    Level::Info,
+    Level::Warn,
+    Level::Error,
+];
+const OPEN: &[u8] = b"{\"streams\":[";
+const STREAM_TAIL: &[u8] = b"]}";
+const CLOSE: &[u8] = b"]}";
+
+/// The `level` label's value: the lower-case names Loki recognises.
+fn level_label(level: Level) -> &'static str {
+    match level {
+        Level::Trace => "trace",
+        Level::Debug => "debug",
+        Level::Info => "info",
+        Level::Warn => "warn",
+        Level::Error => "error",
+    }
+}
+
+/// Whether `name` is a valid Loki label name: `[a-zA-Z_][a-zA-Z0-9_]*`.
+fn is_label_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// The static labels of `config`, parsed; errors name `loki_labels` and the fix.
+pub(super) fn static_labels(config: &Config) -> Result<Vec<(String, String)>, ConfigError> {
+    const FIELD: &str = "loki_labels";
+    let mut labels: Vec<(String, String)> = Vec::new();
+    for item in &config.loki_labels {
+        let Some((name, value)) = item.split_once('=') else {
+            return Err(
+                ConfigError::new(FIELD, item, "each label must be name=value")
+                    .fix("write loki_labels = [\"env=prod\", \"team=core\"]"),
+            );
+        };
+        let (name, value) = (name.trim(), value.trim());
+        if !is_label_name(name) {
+            return Err(ConfigError::new(
+                FIELD,
+                item,
+                format!("label name {name:?} must match [a-zA-Z_][a-zA-Z0-9_]*"),
+            )
+            .fix("use letters, digits and underscores, not starting with a digit, e.g. env=prod"));
+        }
+        if name.starts_with("__") {
+            return Err(ConfigError::new(
+                FIELD,
+                item,
+                format!("label name {name:?} starts with \"__\", which Loki reserves"),
+            )
+            .fix(format!("rename it, e.g. {}", name.trim_start_matches('_'))));
+        }
+        if name.len() > MAX_LABEL_NAME_BYTES || value.len() > MAX_LABEL_VALUE_BYTES {
+            return Err(ConfigError::new(
+                FIELD,
+                item,
+                format!(
+                    "Loki allows label names up to {MAX_LABEL_NAME_BYTES} bytes and values up to {MAX_LABEL_VALUE_BYTES} bytes"
+                ),
+            )
+            .fix("shorten the label"));
+        }
+        if value.is_empty() {
+            return Err(ConfigError::new(FIELD, item, "label value is empty")
+                .fix(format!("give {name} a value, or leave the label out")));
+        }
+        let taken = name == "level" || (name == "service" && config.service.is_some());
+        if taken || labels.iter().any(|(n, _)| n == name) {
+            let why = if taken {
+                "logship sets it (level from each event, service from `service`)"
+            } else {
+                "it is given twice"
+            };
+            return Err(ConfigError::new(
+                FIELD,
+                item,
+                format!("duplicate label name {name:?}: {why}"),
+            )
+            .fix("give each label a distinct name"));
+        }
+        labels.push((name.to_owned(), value.to_owned()));
+    }
+    let own = 1 + usize::from(config.service.is_some());
+    if labels.len() + own > MAX_LABELS {
+        return Err(ConfigError::new(
+            FIELD,
+            config.loki_labels.join(","),
+            format!(
+                "{} labels plus logship's {own} (level{}) exceed Loki's {MAX_LABELS} labels per stream",
+                labels.len(),
+                if own == 2 { ", service" } else { "" }
+            ),
+        )
+        .fix(format!(
+            "keep at most {} static labels; send the rest as tags (structured metadata)",
+            MAX_LABELS - own
+        )));
+    }
+    Ok(labels)
+}
+
+/// Loki-specific checks: labels, tenant, basic auth, the service label's length.
+pub(super) fn validate(config: &Config) -> Result<(), ConfigError> {
+    static_labels(config)?;
+    if let Some(service) = &config.service {
+        if service.len() > MAX_LABEL_VALUE_BYTES {
+            return Err(ConfigError::new(
+                "service",
+                cut(service, 64),
+                format!("is the Loki label service, at most {MAX_LABEL_VALUE_BYTES} bytes"),
+            ));
+        }
+    }
+    if let Some(tenant) = &config.tenant_id {
+        let ok = tenant.len() <= MAX_TENANT_BYTES
+            && tenant
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || TENANT_PUNCTUATION.contains(c))
+            && tenant != "."
+            && tenant != "..";
+        if !ok {
+            return Err(ConfigError::new(
+                "tenant_id",
+                tenant,
+                format!(
+                    "Loki tenant IDs are up to {MAX_TENANT_BYTES} of: letters, digits and {TENANT_PUNCTUATION}"
+                ),
+            )
+            .fix("use the tenant (X-Scope-OrgID) your Loki expects, e.g. team-a"));
+        }
+    }
+    match (&config.username, &config.password) {
+        (Some(_), None) => Err(ConfigError::new(
+            "password",
+            "(none)",
+            "basic auth needs a password with the username",
+        )
+        .fix("set password or LOGSHIP_PASSWORD (Grafana Cloud: an access token)")),
+        (None, Some(_)) => Err(ConfigError::new(
+            "username",
+            "(none)",
+            "basic auth needs a username with the password",
+        )
+        .fix("set username or LOGSHIP_USERNAME (Grafana Cloud: the instance ID)")),
+        (Some(user), Some(_)) if user.contains(':') || user.chars().any(char::is_control) => {
+            Err(ConfigError::new(
+                "username",
+                user,
+                "a basic-auth user name may not contain ':' or control characters",
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Whether `c` may appear in a structured metadata name as written (the label alphabet,
+/// so that the name can be used in a LogQL filter without quoting).
+fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// Appends `prefix_key` (or `key`) as a JSON string in the label alphabet: other
+/// characters become `_`, and a leading digit gets a `_` before it.
+fn write_name(out: &mut Vec<u8>, prefix: Option<&str>, key: &str) {
+    out.push(b'"');
+    let start = out.len();
+    for (i, part) in prefix.into_iter().chain([key]).enumerate() {
+        if i > 0 {
+            out.push(b'_');
+        }
+        for c in part.chars() {
+            if out.len() == start && c.is_ascii_digit() {
+                out.push(b'_');
+            }
+            out.push(if is_name_char(c) { c as u8 } else { b'_' });
+        }
+    }
+    if out.len() == start {
+        out.push(b'_');
+    }
+    out.push(b'"');
+}
+
+/// Appends a field value as a JSON string (structured metadata values are strings).
+fn write_string_value(out: &mut Vec<u8>, value: Value<'_>, scratch: &mut String) {
+    match value {
+        Value::Str(s) => json::string(out, s),
+        other => {
+            scratch.clear();
+            let _ = match other {
+                Value::I64(n) => write!(scratch, "{n}"),
+                Value::U64(n) => write!(scratch, "{n}"),
+                Value::F64(f) if f.is_nan() => write!(scratch, "NaN"),
+                Value::F64(f) => write!(scratch, "{f}"),
+                Value::Bool(b) => write!(scratch, "{b}"),
+                Value::Str(_) => Ok(()),
+            };
+            json::string(out, scratch);
+        }
+    }
+}
+
+/// Encodes records as Loki push entries and groups them into streams on `close`.
+#[derive(Debug)]
+pub(super) struct Encoder {
+    /// `{"stream":{labels},"values":[` for each level, indexed by `Level as usize`.
+    heads: [Vec<u8>; 5],
+    /// `"target"` is written per entry; this is the rest of the fixed metadata:
+    /// `,"hostname":"…"` and the tags.
+    common: Vec<u8>,
+    /// Lines longer than this are cut.
+    max_line_bytes: usize,
+}
+
+impl Encoder {
+    /// Builds the encoder; `config` has passed [`validate`].
+    pub(super) fn new(ctx: &Context, config: &Config) -> Result<Encoder, ConfigError> {
+        let statics = static_labels(config)?;
+        let heads = LEVELS.map(|level| {
+            let mut head = b"{\"stream\":{".to_vec();
+            if let Some(service) = &ctx.service {
+                head.extend_from_slice(b"\"service\":");
+                json::string(&mut head, service);
+                head.push(b',');
+            }
+            head.extend_from_slice(b"\"level\":\"");
+            head.extend_from_slice(level_label(level).as_bytes());
+            head.push(b'"');
+            for (name, value) in &statics {
+                head.push(b',');
+                json::string(&mut head, name);
+                head.push(b':');
+                json::string(&mut head, value);
+            }
+            head.extend_from_slice(b"},\"values\":[");
+            head
+        });
+        let mut common = Vec::new();
+        common.extend_from_slice(b",\"hostname\":");
+        json::string(&mut common, &ctx.hostname);
+        for tag in &ctx.tags {
+            let (k, v) = tag.split_once(':').unwrap_or((tag.as_str(), "true"));
+            common.push(b',');
+            write_name(&mut common, None, k.trim());
+            common.push(b':');
+            json::string(&mut common, v.trim());
+        }
+        Ok(Encoder {
+            heads,
+            common,
+            max_line_bytes: config.max_line_bytes,
+        })
+    }
+
+    /// Writes the start of the body.
+    pub(super) fn open(body: &mut Vec<u8>) {
+        body.extend_from_slice(OPEN);
+    }
+
+    /// Appends one entry (ungrouped; `close` groups them).
+    pub(super) fn push(&self, body: &mut Vec<u8>, record: &Record, first: bool) {
+        if !first {
+            body.push(b',');
+        }
+        self.entry(body, record, &mut String::new());
+    }
+
+    /// An upper bound of what `close` adds to the pushed entries: every stream's header
+    /// and tail, and the closing brackets.
+    pub(super) fn close_len(&self) -> usize {
+        self.heads
+            .iter()
+            .map(|h| h.len() + STREAM_TAIL.len())
+            .sum::<usize>()
+            + CLOSE.len()
+    }
+
+    /// Rewrites `body` (opened and holding `records` pushed in order) grouped into one
+    /// stream per level, each ordered by time.
+    pub(super) fn close(&self, body: &mut Vec<u8>, records: &[Record]) {
+        body.clear();
+        body.extend_from_slice(OPEN);
+        let mut order: Vec<&Record> = records.iter().collect();
+        // Stable: entries with equal timestamps keep their arrival order.
+        order.sort_by_key(|r| (r.level() as usize, r.timestamp_nanos()));
+        let mut scratch = String::new();
+        let mut current: Option<Level> = None;
+        for record in order {
+            if current == Some(record.level()) {
+                body.push(b',');
+            } else {
+                if current.is_some() {
+                    body.extend_from_slice(STREAM_TAIL);
+                    body.push(b',');
+                }
+                current = Some(record.level());
+                body.extend_from_slice(&self.heads[record.level() as usize]);
+            }
+            self.entry(body, record, &mut scratch);
+        }
+        if current.is_some() {
+            body.extend_from_slice(STREAM_TAIL);
+        }
+        body.extend_from_slice(CLOSE);
+    }
+
+    /// `["<ns>","<line>",{metadata}]`.
+    fn entry(&self, body: &mut Vec<u8>, record: &Record, scratch: &mut String) {
+        body.extend_from_slice(b"[\"");
+        json::unsigned(body, record.timestamp_nanos());
+        body.extend_from_slice(b"\",");
+        json::string(body, record.message_str());
+        body.extend_from_slice(b",{\"target\":");
+        json::string(body, record.target());
+        body.extend_from_slice(&self.common);
+        let mut span = None;
+        for entry in record.entries() {
+            match entry {
+                Entry::Message(_) => {}
+                Entry::Span(name) => span = Some(name),
+                Entry::Field(key, value) => {
+                    body.push(b',');
+                    let prefix = match span {
+                        Some(name) => Some(name),
+                        None if matches!(key, "target" | "hostname") => Some("field"),
+                        None => None,
+                    };
+                    write_name(body, prefix, key);
+                    body.push(b':');
+                    write_string_value(body, value, scratch);
+                }
+            }
+        }
+        body.extend_from_slice(b"}]");
+    }
+
+    /// The record with its line (message) cut to `max_line_bytes`, when it is longer; the
+    /// cut line ends in a marker, and `logship_truncated` / `logship_original_bytes` say
+    /// so in the metadata.
+    pub(super) fn fit_line(&self, record: &Record) -> Option<Record> {
+        let line = record.message_str();
+        if line.len() <= self.max_line_bytes {
+            return None;
+        }
+        let keep = cut(line, self.max_line_bytes.saturating_sub(LINE_MARKER.len()));
+        let mut out = Record::with_capacity(record.level(), record.target(), keep.len() + 256);
+        out.set_timestamp_nanos(record.timestamp_nanos());
+        let mut marked = false;
+        for entry in record.entries() {
+            match entry {
+                Entry::Message(_) => {
+                    out.message_fmt(format_args!("{keep}{LINE_MARKER}"));
+                }
+                Entry::Field(k, v) => {
+                    out.field(k, v);
+                }
+                Entry::Span(name) => {
+                    // The markers are the event's own fields: they go before any span's.
+                    if !marked {
+                        marked = true;
+                        mark(&mut out, line.len());
+                    }
+                    out.span(name);
+                }
+            }
+        }
+        if !marked {
+            mark(&mut out, line.len());
+        }
+        Some(out)
+    }
+}
+
+/// Adds the fields that say a line was cut.
+fn mark(record: &mut Record, original_bytes: usize) {
+    record.field("logship.truncated", true);
+    record.field("logship.original_bytes", original_bytes as u64);
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Instant;
+
+    use super::*;
+    use crate::batch::Batcher;
+    use crate::config::Vendor;
+    use crate::secret::Secret;
+    use crate::vendor::Codec;
+
+    fn config() -> Config {
+        Config {
+            vendor: Vendor::Loki,
+            endpoint: Some("http://loki:3100".into()),
+            service: Some("checkout".into()),
+            hostname: Some("web-1".into()),
+            tags: vec!["team:pay".into()],
+            loki_labels: vec!["env=prod".into()],
+            ..Config::default()
+        }
+    }
+
+    fn rec(level: Level, ts: u64, msg: &str) -> Record {
+        let mut r = Record::new(level, "app::pay");
+        r.set_timestamp_nanos(ts)
+            .message(msg)
+            .field("order_id", 42u64)
+            .field("ok", true)
+            .field("hostname", "shadowed")
+            .span("request")
+            .field("id", 7i64);
+        r
+    }
+
+    fn json(body: &[u8]) -> serde_json::Value {
+        serde_json::from_slice(body).expect("valid JSON")
+    }
+
+    #[test]
+    fn entries_are_grouped_by_level_and_ordered_by_time() {
+        let codec = Codec::new(&config()).unwrap();
+        assert_eq!(codec.url(), "http://loki:3100/loki/api/v1/push");
+        let records = [
+            rec(Level::Info, 30, "i30"),
+            rec(Level::Error, 20, "e20"),
+            rec(Level::Info, 10, "i10"),
+            rec(Level::Info, 30, "i30b"),
+            rec(Level::Error, 5, "e5"),
+        ];
+        let v = json(&codec.encode(&records));
+        let streams = v["streams"].as_array().unwrap();
+        assert_eq!(streams.len(), 2);
+        assert_eq!(
+            streams[0]["stream"],
+            serde_json::json!({"service": "checkout", "level": "info", "env": "prod"})
+        );
+        assert_eq!(streams[1]["stream"]["level"], "error");
+        let lines = |s: &serde_json::Value| -> Vec<(String, String)> {
+            s["values"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| (e[0].as_str().unwrap().into(), e[1].as_str().unwrap().into()))
+                .collect()
+        };
+        let pair = |t: &str, l: &str| (t.to_owned(), l.to_owned());
+        assert_eq!(
+            lines(&streams[0]),
+            [pair("10", "i10"), pair("30", "i30"), pair("30", "i30b")]
+        );
+        assert_eq!(lines(&streams[1]), [pair("5", "e5"), pair("20", "e20")]);
+        assert_eq!(
+            streams[0]["values"][0][2],
+            serde_json::json!({
+                "target": "app::pay", "hostname": "web-1", "team": "pay",
+                "order_id": "42", "ok": "true", "field_hostname": "shadowed", "request_id": "7"
+            })
+        );
+    }
+
+    #[test]
+    fn batcher_bodies_fit_their_budget_and_equal_the_split_encoding() {
+        let mut c = config();
+        c.max_batch_bytes = 4096;
+        let codec = Arc::new(Codec::new(&c).unwrap());
+        let mut batcher = Batcher::new(Arc::clone(&codec), 1 << 20);
+        let mut out = Vec::new();
+        let levels = [Level::Info, Level::Warn, Level::Error, Level::Debug];
+        for i in 0..500u64 {
+            let r = rec(
+                levels[(i % 4) as usize],
+                1000 - i,
+                &"x".repeat((i % 50) as usize),
+            );
+            batcher.push(r, Instant::now(), &mut |b| out.push(b));
+        }
+        batcher.cut(&mut |b| out.push(b));
+        assert!(out.len() > 10);
+        let mut total = 0;
+        for batch in &out {
+            assert!(batch.body.len() <= 4096, "{} > 4096", batch.body.len());
+            assert_eq!(batch.body, codec.encode(&batch.records));
+            let v = json(&batch.body);
+            total += v["streams"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["values"].as_array().unwrap().len())
+                .sum::<usize>();
+        }
+        assert_eq!(total, 500);
+    }
+
+    #[test]
+    fn the_close_bound_is_exact_when_every_level_is_present() {
+        let codec = Codec::new(&config()).unwrap();
+        let records: Vec<Record> = LEVELS.iter().map(|&l| rec(l, 1, "m")).collect();
+        let mut staged = Vec::new();
+        codec.open(&mut staged);
+        for (i, r) in records.iter().enumerate() {
+            codec.push(&mut staged, r, i == 0);
+        }
+        let bound = staged.len() + codec.close_len();
+        assert_eq!(codec.encode(&records).len(), bound);
+        assert!(codec.encode(&records[..2]).len() < bound);
+    }
+
+    #[test]
+    fn long_lines_are_cut_to_max_line_bytes_and_marked() {
+        let mut c = config();
+        c.max_line_bytes = 2048;
+        let codec = Codec::new(&c).unwrap();
+        assert!(codec
+            .fit_line(&rec(Level::Info, 1, &"a".repeat(2048)))
+            .is_none());
+        let long = rec(Level::Info, 1, &"é".repeat(3000));
+        let cut = codec.fit_line(&long).unwrap();
+        assert!(cut.message_str().len() <= 2048);
+        assert!(cut.message_str().ends_with(LINE_MARKER));
+        let v = json(&codec.encode(&[cut]));
+        let meta = &v["streams"][0]["values"][0][2];
+        assert_eq!(meta["logship_truncated"], "true");
+        assert_eq!(meta["logship_original_bytes"], "6000");
+        assert_eq!(meta["order_id"], "42");
+        assert_eq!(meta["request_id"], "7");
+    }
+
+    #[test]
+    fn bad_labels_fail_with_the_field_and_the_fix() {
+        let err = |labels: &[&str], service: Option<&str>| {
+            let c = Config {
+                loki_labels: labels.iter().map(|s| (*s).to_owned()).collect(),
+                service: service.map(str::to_owned),
+                ..config()
+            };
+            c.validate().unwrap_err().to_string()
+        };
+        assert_eq!(
+            err(&["2env=prod"], None),
+            "loki_labels = 2env=prod: label name \"2env\" must match [a-zA-Z_][a-zA-Z0-9_]* (use letters, digits and underscores, not starting with a digit, e.g. env=prod)"
+        );
+        assert_eq!(
+            err(&["__name__=x"], None),
+            "loki_labels = __name__=x: label name \"__name__\" starts with \"__\", which Loki reserves (rename it, e.g. name__)"
+        );
+        assert_eq!(
+            err(&["env"], None),
+            "loki_labels = env: each label must be name=value (write loki_labels = [\"env=prod\", \"team=core\"])"
+        );
+        assert_eq!(
+            err(&["level=x"], None),
+            "loki_labels = level=x: duplicate label name \"level\": logship sets it (level from each event, service from `service`) (give each label a distinct name)"
+        );
+        assert_eq!(
+            err(&["env="], None),
+            "loki_labels = env=: label value is empty (give env a value, or leave the label out)"
+        );
+        let many: Vec<String> = (0..14).map(|i| format!("l{i}=v")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert!(err(&many, Some("svc")).contains(
+            "14 labels plus logship's 2 (level, service) exceed Loki's 15 labels per stream (keep at most 13 static labels"
+        ));
+        let c = Config {
+            loki_labels: many[..13].iter().map(|s| (*s).to_owned()).collect(),
+            ..config()
+        };
+        c.validate().unwrap();
+        let c = Config {
+            tenant_id: Some("team a".into()),
+            ..config()
+        };
+        assert!(c
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .starts_with("tenant_id = team a: "));
+        let c = Config {
+            username: Some("u".into()),
+            ..config()
+        };
+        assert_eq!(
+            c.validate().unwrap_err().to_string(),
+            "password = (none): basic auth needs a password with the username (set password or LOGSHIP_PASSWORD (Grafana Cloud: an access token))"
+        );
+    }
+
+    #[test]
+    fn tenant_and_basic_auth_headers_and_secrets_stay_hidden() {
+        let c = Config {
+            tenant_id: Some("team-a".into()),
+            username: Some("123456".into()),
+            password: Some(Secret::new("glc_pw")),
+            ..config()
+        };
+        c.validate().unwrap();
+        let codec = Codec::new(&c).unwrap();
+        let header = |name: &str| {
+            codec
+                .headers()
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.expose().to_owned())
+        };
+        assert_eq!(header("X-Scope-OrgID").as_deref(), Some("team-a"));
+        // base64("123456:glc_pw")
+        assert_eq!(
+            header("Authorization").as_deref(),
+            Some("Basic MTIzNDU2OmdsY19wdw==")
+        );
+        for shown in [format!("{codec:?}"), format!("{c:?}")] {
+            assert!(!shown.contains("glc_pw"), "{shown}");
+            assert!(!shown.contains("MTIzNDU2OmdsY19wdw"), "{shown}");
+        }
+        let plain = Codec::new(&config()).unwrap();
+        assert!(plain.headers().is_empty());
+    }
+
+    #[test]
+    fn responses_follow_vendors_md() {
+        let codec = Codec::new(&config()).unwrap();
+        for (status, want) in [
+            (204, Outcome::Delivered),
+            (200, Outcome::Delivered),
+            (260, Outcome::Permanent),
+            (400, Outcome::Permanent),
+            (401, Outcome::Permanent),
+            (413, Outcome::TooLarge),
+            (429, Outcome::Retry),
+            (500, Outcome::Retry),
+            (503, Outcome::Retry),
+        ] {
+            assert_eq!(codec.classify(status, ""), want, "{status}");
+        }
+    }
+
+    #[test]
+    fn label_names_follow_loki_rules() {
+        for ok in ["env", "_x", "Team_2", "a"] {
+            assert!(is_label_name(ok), "{ok}");
+        }
+        for bad in ["", "2env", "team-a", "a.b", "é"] {
+            assert!(!is_label_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn metadata_names_are_made_query_safe() {
+        let name = |prefix, key| {
+            let mut out = Vec::new();
+            write_name(&mut out, prefix, key);
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(name(None, "trace_id"), "\"trace_id\"");
+        assert_eq!(name(None, "http.status"), "\"http_status\"");
+        assert_eq!(name(None, "1st"), "\"_1st\"");
+        assert_eq!(name(Some("req"), "id"), "\"req_id\"");
+        assert_eq!(name(None, "\"é\""), "\"___\"");
+        assert_eq!(name(None, ""), "\"_\"");
+    }
+}
