@@ -31,6 +31,9 @@ pub enum Vendor {
     NewRelic,
     /// Dynatrace Log ingest v2 (`Authorization: Api-Token <token>`; `endpoint` required).
     Dynatrace,
+    /// Elasticsearch / OpenSearch `_bulk` (`create` actions; basic auth, `ApiKey` or none;
+    /// `endpoint` required).
+    Elasticsearch,
 }
 
 impl Vendor {
@@ -43,6 +46,7 @@ impl Vendor {
             Vendor::Splunk => "splunk",
             Vendor::NewRelic => "newrelic",
             Vendor::Dynatrace => "dynatrace",
+            Vendor::Elasticsearch => "elasticsearch",
         }
     }
 
@@ -54,6 +58,7 @@ impl Vendor {
         Vendor::Splunk,
         Vendor::NewRelic,
         Vendor::Dynatrace,
+        Vendor::Elasticsearch,
     ];
 
     /// The environment variable this vendor's own users already set for the API key
@@ -65,6 +70,8 @@ impl Vendor {
             Vendor::Splunk => Some("SPLUNK_HEC_TOKEN"),
             Vendor::NewRelic => Some("NEW_RELIC_LICENSE_KEY"),
             Vendor::Dynatrace => Some("DT_API_TOKEN"),
+            // Optional: a cluster may take basic auth, an API key, or nothing.
+            Vendor::Elasticsearch => None,
         }
     }
 }
@@ -81,6 +88,7 @@ impl std::str::FromStr for Vendor {
             "splunk" | "splunk_hec" | "splunk-hec" | "hec" => Ok(Vendor::Splunk),
             "newrelic" | "new_relic" | "new-relic" | "nr" => Ok(Vendor::NewRelic),
             "dynatrace" | "dt" => Ok(Vendor::Dynatrace),
+            "elasticsearch" | "elastic" | "es" | "opensearch" => Ok(Vendor::Elasticsearch),
             _ => Err(ConfigError::new(
                 "vendor",
                 s,
@@ -143,8 +151,17 @@ pub struct Config {
     /// Splunk request channel: a GUID, or `auto` to generate one. Default: none.
     pub splunk_channel: Option<String>,
     /// Most uncompressed bytes in one request for intakes whose server decides it
-    /// (Splunk's `max_content_length`). Default 1,000,000, which fits hardened servers.
+    /// (Splunk's `max_content_length`, default 1,000,000, which fits hardened servers;
+    /// Elasticsearch's `http.max_content_length`, default 100 MB).
     pub max_request_bytes: Option<usize>,
+    /// Elasticsearch / OpenSearch target: a data stream or an index, optionally with a
+    /// UTC date pattern taken from each event's timestamp (`%Y`, `%m`, `%d`, `%H`, e.g.
+    /// `logs-%Y.%m.%d`). Default `logs-logship-default` (a data stream).
+    pub index: Option<String>,
+    /// User name for HTTP basic auth (Elasticsearch / OpenSearch).
+    pub username: Option<String>,
+    /// Password for HTTP basic auth: a secret, never printed.
+    pub password: Option<Secret>,
     /// Flush a batch when it holds this many events. Default 200.
     pub max_batch_records: usize,
     /// Flush a batch before its encoded, uncompressed body would exceed this. Default 1 MiB.
@@ -215,6 +232,9 @@ impl Default for Config {
             splunk_sourcetype: None,
             splunk_channel: None,
             max_request_bytes: None,
+            index: None,
+            username: None,
+            password: None,
             max_batch_records: 200,
             max_batch_bytes: 1024 * 1024,
             linger: Duration::from_millis(1000),
@@ -262,6 +282,9 @@ impl fmt::Debug for Config {
             .field("splunk_sourcetype", &self.splunk_sourcetype)
             .field("splunk_channel", &self.splunk_channel)
             .field("max_request_bytes", &self.max_request_bytes)
+            .field("index", &self.index)
+            .field("username", &self.username)
+            .field("password", &self.password)
             .field("max_batch_records", &self.max_batch_records)
             .field("max_batch_bytes", &self.max_batch_bytes)
             .field("linger", &self.linger)

@@ -69,6 +69,9 @@ const KEYS: &[(&str, Kind)] = &[
     ("splunk_index", Kind::Str),
     ("splunk_sourcetype", Kind::Str),
     ("splunk_channel", Kind::Str),
+    ("index", Kind::Str),
+    ("username", Kind::Str),
+    ("password", Kind::Secret),
     (
         "max_request_bytes",
         int(16 * 1024, 1024 * 1024 * 1024, BYTES),
@@ -365,7 +368,12 @@ fn set(
         }
         Kind::Url => config.endpoint = non_empty(string(key, kind, raw)?),
         Kind::Secret => {
-            config.api_key = non_empty(string(key, kind, raw)?).map(Secret::new);
+            let v = non_empty(string(key, kind, raw)?).map(Secret::new);
+            match key {
+                "api_key" => config.api_key = v,
+                "password" => config.password = v,
+                _ => unreachable!("secret key {key}"),
+            }
         }
         Kind::Headers => config.headers = parse_headers(key, raw)?,
         Kind::Tags => config.tags = parse_tags(key, raw)?,
@@ -380,6 +388,8 @@ fn set(
                 "splunk_index" => config.splunk_index = v,
                 "splunk_sourcetype" => config.splunk_sourcetype = v,
                 "splunk_channel" => config.splunk_channel = v,
+                "index" => config.index = v,
+                "username" => config.username = v,
                 _ => unreachable!("string key {key}"),
             }
         }
@@ -739,6 +749,9 @@ fn value_of(c: &Config, key: &str) -> Option<String> {
         "splunk_index" => q(&c.splunk_index),
         "splunk_sourcetype" => q(&c.splunk_sourcetype),
         "splunk_channel" => q(&c.splunk_channel),
+        "index" => q(&c.index),
+        "username" => q(&c.username),
+        "password" => c.password.as_ref().map(|_| quote("[redacted]")),
         "max_request_bytes" => c.max_request_bytes.map(|n| n.to_string()),
         "max_batch_records" => n(c.max_batch_records),
         "max_batch_bytes" => n(c.max_batch_bytes),
@@ -950,6 +963,20 @@ pub fn example_toml(vendor: Vendor) -> String {
             out.push_str("# Required: your environment's URL (the standard path is added).\n");
             out.push_str("endpoint = \"https://abc12345.live.dynatrace.com\"\n");
         }
+        Vendor::Elasticsearch => {
+            out.push_str("# Required: the cluster (or a coordinating node); /_bulk is added.\n");
+            out.push_str("endpoint = \"https://es.example.internal:9200\"\n");
+            out.push_str(
+                "# A data stream or index; a UTC date pattern (%Y %m %d %H) is allowed.\n",
+            );
+            out.push_str("# index = \"logs-logship-default\"\n");
+            out.push_str(
+                "# Basic auth (the password is a secret), or api_key for `ApiKey` auth.\n",
+            );
+            out.push_str("# username = \"logship\"\n");
+            out.push_str("# password = \"${env:LOGSHIP_PASSWORD}\"\n");
+            out.push_str("# api_key = \"${env:LOGSHIP_API_KEY}\"\n");
+        }
     }
     if let Some(var) = vendor.api_key_env() {
         out.push_str(
@@ -1062,6 +1089,15 @@ mod tests {
         }),
         ("splunk_channel", "\"auto\"", "auto", |c| {
             c.splunk_channel.as_deref() == Some("auto")
+        }),
+        ("index", "\"logs-%Y.%m.%d\"", "logs-%Y.%m.%d", |c| {
+            c.index.as_deref() == Some("logs-%Y.%m.%d")
+        }),
+        ("username", "\"elastic\"", "elastic", |c| {
+            c.username.as_deref() == Some("elastic")
+        }),
+        ("password", "\"pw-123\"", "pw-123", |c| {
+            c.password.as_ref().map(Secret::expose) == Some("pw-123")
         }),
         ("max_request_bytes", "20000", "20000", |c| {
             c.max_request_bytes == Some(20_000)
@@ -1304,7 +1340,7 @@ mod tests {
             (
                 "vendor = \"datadg\"",
                 &[],
-                format!("vendor = \"datadg\": unknown vendor; choose one of: ndjson, json, datadog, splunk, newrelic, dynatrace (did you mean datadog?) {f}"),
+                format!("vendor = \"datadg\": unknown vendor; choose one of: ndjson, json, datadog, splunk, newrelic, dynatrace, elasticsearch (did you mean datadog?) {f}"),
             ),
             (
                 "spill_fsync = \"sometimes\"",

@@ -368,8 +368,24 @@ impl Builder {
         self
     }
 
-    /// Most uncompressed bytes per request where the server sets it (Splunk; default
-    /// 1,000,000).
+    /// Elasticsearch / OpenSearch data stream or index (default `logs-logship-default`);
+    /// may hold a UTC date pattern from each event's timestamp: `%Y`, `%m`, `%d`, `%H`,
+    /// e.g. `logs-%Y.%m.%d`.
+    pub fn index(mut self, index: impl Into<String>) -> Self {
+        self.config.index = Some(index.into());
+        self
+    }
+
+    /// HTTP basic auth (Elasticsearch / OpenSearch); the password is a secret, never
+    /// printed.
+    pub fn basic_auth(mut self, username: impl Into<String>, password: impl Into<Secret>) -> Self {
+        self.config.username = Some(username.into());
+        self.config.password = Some(password.into());
+        self
+    }
+
+    /// Most uncompressed bytes per request where the server sets it (Splunk, default
+    /// 1,000,000; Elasticsearch, default 100 MB).
     pub fn max_request_bytes(mut self, n: usize) -> Self {
         self.config.max_request_bytes = Some(n);
         self
@@ -509,7 +525,8 @@ impl Builder {
         let codec = Arc::new(Codec::new(&config)?);
         let reporter = Reporter::new(config.report_to_stderr, self.on_error);
         if let Some(url) = &config.endpoint {
-            let has_secret = !config.headers.is_empty() || config.api_key.is_some();
+            let has_secret =
+                !config.headers.is_empty() || config.api_key.is_some() || config.password.is_some();
             if url.starts_with("http://") && !is_loopback_url(url) && has_secret {
                 reporter.notice(&format!(
                     "warning: endpoint {} uses plain http to a non-loopback host; headers (and any API key) travel in clear text",
