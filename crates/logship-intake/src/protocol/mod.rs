@@ -3,8 +3,8 @@
 //!
 //! Each supported intake dialect is one module with one entry in
 //! [`Protocol`]: the [`generic`] one plus strict emulations of the
-//! [`datadog`], [`splunk`] (HEC), [`newrelic`] and [`dynatrace`] log intakes
-//! (later perhaps OTLP, Loki, Elasticsearch). The server routes a request
+//! [`datadog`], [`splunk`] (HEC), [`newrelic`], [`dynatrace`] and
+//! [`elasticsearch`] (`_bulk`) log intakes. The server routes a request
 //! with [`Protocol::route`] and asks [`Protocol::handle`] for either the
 //! accepted events plus the success response, or a [`Rejection`]: a protocol
 //! violation (recorded for the test to see) or an authentication failure
@@ -17,15 +17,18 @@
 
 pub(crate) mod datadog;
 pub(crate) mod dynatrace;
+pub(crate) mod elasticsearch;
 pub(crate) mod generic;
 pub(crate) mod newrelic;
 pub(crate) mod splunk;
 
 use std::io::Read;
+use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
+use crate::faults::ItemFaultQueue;
 use crate::http::{Request, Response};
 
 /// Largest decompressed body accepted, to survive a gzip bomb.
@@ -38,6 +41,8 @@ pub(crate) struct Settings {
     pub api_key: Option<String>,
     /// Splunk HEC `max_content_length` (decoded body bytes; 413 beyond).
     pub splunk_max_content_length: usize,
+    /// Pending Elasticsearch `_bulk` item faults (shared by every snapshot).
+    pub item_faults: Arc<Mutex<ItemFaultQueue>>,
 }
 
 impl Default for Settings {
@@ -45,6 +50,7 @@ impl Default for Settings {
         Settings {
             api_key: None,
             splunk_max_content_length: splunk::DEFAULT_MAX_CONTENT_LENGTH,
+            item_faults: Arc::default(),
         }
     }
 }
@@ -166,6 +172,8 @@ pub(crate) enum Protocol {
     NewRelic,
     /// Dynatrace Log Monitoring API v2: see [`dynatrace`].
     Dynatrace,
+    /// Elasticsearch / OpenSearch `_bulk`: see [`elasticsearch`].
+    Elasticsearch,
 }
 
 impl Protocol {
@@ -180,6 +188,8 @@ impl Protocol {
             Protocol::NewRelic
         } else if dynatrace::serves(path) {
             Protocol::Dynatrace
+        } else if elasticsearch::serves(path) {
+            Protocol::Elasticsearch
         } else {
             Protocol::Generic
         }
@@ -193,6 +203,7 @@ impl Protocol {
             Protocol::Splunk => "splunk",
             Protocol::NewRelic => "newrelic",
             Protocol::Dynatrace => "dynatrace",
+            Protocol::Elasticsearch => "elasticsearch",
         }
     }
 
@@ -204,6 +215,7 @@ impl Protocol {
             Protocol::Splunk => splunk::handle(req, settings),
             Protocol::NewRelic => newrelic::handle(req, settings),
             Protocol::Dynatrace => dynatrace::handle(req, settings),
+            Protocol::Elasticsearch => elasticsearch::handle(req, settings),
         }
     }
 }
