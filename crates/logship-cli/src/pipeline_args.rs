@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use clap::Args;
-use logship::{Builder, Config, Layered, Origin, Vendor};
+use logship::{Builder, Config, Layered, Origin, Secret, Vendor};
 
 use crate::exit::Failure;
 
@@ -26,7 +26,7 @@ pub struct PipelineArgs {
     pub config: Option<std::path::PathBuf>,
 
     /// Intake: ndjson or json (generic, any --endpoint), or datadog, splunk, newrelic,
-    /// dynatrace. [default: ndjson]
+    /// dynatrace, elasticsearch (also OpenSearch). [default: ndjson]
     #[arg(long, value_name = "VENDOR", value_parser = parse_vendor)]
     pub vendor: Option<Vendor>,
 
@@ -76,8 +76,25 @@ pub struct PipelineArgs {
     #[arg(long, value_name = "GUID|auto")]
     pub splunk_channel: Option<String>,
 
+    /// Elasticsearch / OpenSearch data stream or index; a UTC date pattern (%Y, %m, %d,
+    /// %H) is expanded from each event's timestamp, e.g. logs-%Y.%m.%d.
+    /// [default: logs-logship-default]
+    #[arg(long, value_name = "NAME")]
+    pub index: Option<String>,
+
+    /// User name for HTTP basic auth (Elasticsearch / OpenSearch). [default: from
+    /// LOGSHIP_USERNAME]
+    #[arg(long, value_name = "USER")]
+    pub username: Option<String>,
+
+    /// Password for HTTP basic auth; prefer LOGSHIP_PASSWORD, as command lines are visible
+    /// to other users. Never printed.
+    #[arg(long, value_name = "PASSWORD")]
+    pub password: Option<String>,
+
     /// Most uncompressed bytes per request where the server sets it (Splunk's
-    /// max_content_length). [default: 1000000]
+    /// max_content_length [default: 1000000], Elasticsearch's http.max_content_length
+    /// [default: 100000000]).
     #[arg(long, value_name = "BYTES")]
     pub max_request_bytes: Option<usize>,
 
@@ -212,6 +229,20 @@ impl PipelineArgs {
                 self.splunk_sourcetype.clone(),
                 self.splunk_channel.clone(),
             );
+        }
+        if let Some(index) = &self.index {
+            builder = builder.index(index.clone());
+        }
+        if self.username.is_some() || self.password.is_some() {
+            let c = builder.config();
+            let username = self.username.clone().or_else(|| c.username.clone());
+            let password = self
+                .password
+                .as_deref()
+                .map(Secret::new)
+                .or_else(|| c.password.clone());
+            builder =
+                builder.basic_auth(username.unwrap_or_default(), password.unwrap_or_default());
         }
         if let Some(n) = self.max_request_bytes {
             builder = builder.max_request_bytes(n);
