@@ -5,7 +5,9 @@
 //! connection pool and each carries one batch at a time through its whole life: gzip,
 //! POST, and, depending on the vendor's classification of the answer, done, retried with
 //! backoff (on this sender only; the others keep going), split in halves (413), or given
-//! up on. [`Sender::deliver`] only says what happened to each record; the live path
+//! up on. An intake that answers per event (Elasticsearch `_bulk`) settles each event on
+//! its own: only the events that failed transiently are re-encoded and resent, within
+//! the same retry budget. [`Sender::deliver`] only says what happened to each record; the live path
 //! ([`Sender::run`]) and the replayer decide what that means: count, spill to disk, or
 //! keep as a dead letter. Every live batch ends in exactly one settlement that updates
 //! the counters, releases its memory, and lets `flush` and `shutdown` make progress.
