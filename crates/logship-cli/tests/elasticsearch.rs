@@ -2,6 +2,7 @@
 //! `_bulk` emulation (in the test process) over loopback. Synchronisation is by process
 //! exit; a watchdog kills a hung child.
 
+#[allow(dead_code)] // shared helpers, not all used here
 mod common;
 
 use std::io::Write;

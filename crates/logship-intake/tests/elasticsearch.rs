@@ -115,12 +115,15 @@ fn the_index_may_come_from_the_path_and_gzip_is_decoded() {
     assert_eq!(intake.events()[0].value["_index"], "app-logs");
 }
 
+/// A refused request: headers, body, expected status, violation text.
+type Case<'a> = (Vec<(&'a str, &'a str)>, &'a [u8], u16, &'a str);
+
 #[test]
 fn framing_content_type_and_credentials_are_enforced() {
     let intake = start();
     let good = bulk("logs-app-default", &["a"]);
     let unterminated = &good[..good.len() - 1];
-    let cases: Vec<(Vec<(&str, &str)>, &[u8], u16, &str)> = vec![
+    let cases: Vec<Case<'_>> = vec![
         (
             vec![NDJSON, API_KEY],
             unterminated,
