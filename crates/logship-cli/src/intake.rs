@@ -46,8 +46,9 @@ pub struct IntakeArgs {
     #[arg(long)]
     pub keep_events: bool,
 
-    /// The API key or token the vendor endpoints (Datadog, Splunk, New Relic, Dynatrace)
-    /// require. [default: any non-empty key is accepted]
+    /// The API key or token the vendor endpoints (Datadog, Splunk, New Relic, Dynatrace;
+    /// Elasticsearch `ApiKey`, or the basic-auth password) require. [default: any
+    /// non-empty key is accepted]
     #[arg(long, value_name = "KEY")]
     pub key: Option<String>,
 

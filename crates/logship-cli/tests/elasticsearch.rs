@@ -2,7 +2,6 @@
 //! `_bulk` emulation (in the test process) over loopback. Synchronisation is by process
 //! exit; a watchdog kills a hung child.
 
-#[allow(dead_code)] // shared helpers, not all used here
 mod common;
 
 use std::io::Write;
@@ -11,7 +10,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use common::temp_path;
+use common::{row, temp_path};
 use logship_intake::{Intake, IntakeConfig, ItemFault};
 
 const PASSWORD: &str = "cli-es-password-0123";
@@ -147,4 +146,27 @@ fn ship_resends_only_throttled_items_and_reports_mapping_errors() {
         Some(format!("ApiKey {PASSWORD}").as_str())
     );
     assert!(intake.violations().is_empty(), "{:?}", intake.violations());
+}
+
+#[test]
+fn demo_runs_against_the_elasticsearch_emulation() {
+    let out = run(
+        &[
+            "demo",
+            "--vendor",
+            "elasticsearch",
+            "--duration",
+            "1",
+            "--rate",
+            "1000",
+            "--threads",
+            "1",
+        ],
+        &[],
+        b"",
+    );
+    let table = text(&out.stdout);
+    assert!(out.status.success(), "{table}\n{}", text(&out.stderr));
+    assert_eq!(row(&table, "events logged"), 1000, "{table}");
+    assert_eq!(row(&table, "events delivered"), 1000, "{table}");
 }

@@ -47,7 +47,8 @@ pub struct IntakeConfig {
     pub keep_events: bool,
     /// The credential every vendor endpoint requires (Datadog `DD-API-KEY`,
     /// Splunk `Authorization: Splunk <token>`, New Relic `Api-Key`,
-    /// Dynatrace `Authorization: Api-Token <token>`). `None` (the default)
+    /// Dynatrace `Authorization: Api-Token <token>`, Elasticsearch
+    /// `Authorization: ApiKey <key>` or the password of `Basic`). `None` (the default)
     /// accepts any non-empty credential; a missing one is still refused.
     /// Changeable later with [`Intake::set_api_key`]. The generic protocol
     /// never checks credentials.

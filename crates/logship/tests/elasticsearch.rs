@@ -339,3 +339,40 @@ fn basic_auth_is_sent_and_the_password_never_shown() {
     let builder = es_builder(&intake).api_key("").basic_auth("elastic", KEY);
     assert!(!format!("{:?}", builder.config()).contains(KEY));
 }
+
+#[test]
+fn with_spill_on_given_up_items_are_spilled_and_replayed_and_rejected_ones_dead_lettered() {
+    let dir = TempDir::new("es-spill");
+    let intake = es_intake();
+    // Two items are throttled on the first attempt (no retry allowed: they are spilled,
+    // then replayed once the fault is used up); one has a mapping error.
+    intake.fail_items(ItemFault::containing("busy", 2, 429));
+    intake.fail_items(ItemFault::containing("badmap", 1, 400));
+    let builder = es_builder(&intake).max_retries(0).spill_dir(dir.path());
+    let (logship, guard) = builder
+        .max_batch_records(6)
+        .linger(Duration::from_secs(60))
+        .build()
+        .unwrap();
+    for i in 0..6 {
+        let message = match i {
+            1 | 4 => "busy",
+            2 => "badmap",
+            _ => "calm",
+        };
+        logship.push(event(i, message)).unwrap();
+    }
+    logship.flush(WAIT).unwrap();
+    assert!(logship.wait_spill_drained(WAIT));
+    drop(guard);
+    let stats = logship.stats();
+    assert_eq!(stats.events_delivered, 3, "{stats:?}");
+    assert_eq!(stats.events_spilled, 2);
+    assert_eq!(stats.events_replayed, 2);
+    assert_eq!(stats.dead_lettered, 1);
+    assert_eq!(stats.events_failed, 1);
+    let mut seqs = received_seqs(&intake);
+    seqs.dedup();
+    assert_eq!(seqs, vec![0, 1, 3, 4, 5]);
+    assert_eq!(intake.stats().events, 5, "each once");
+}
