@@ -34,7 +34,7 @@ pub struct CheckArgs {
 /// Options of `logship config example`.
 #[derive(Debug, Args)]
 pub struct ExampleArgs {
-    /// ndjson, json, datadog, splunk, newrelic, dynatrace or loki.
+    /// ndjson, json, datadog, splunk, newrelic, dynatrace, loki or elasticsearch.
     #[arg(long, value_name = "VENDOR", default_value = "ndjson", value_parser = parse_vendor)]
     pub vendor: Vendor,
 }

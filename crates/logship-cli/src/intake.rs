@@ -46,9 +46,10 @@ pub struct IntakeArgs {
     #[arg(long)]
     pub keep_events: bool,
 
-    /// The API key or token the vendor endpoints (Datadog, Splunk, New Relic, Dynatrace)
-    /// require; Loki then requires basic auth with it as the password. [default: any
-    /// non-empty key is accepted; Loki checks none]
+    /// The API key or token the vendor endpoints (Datadog, Splunk, New Relic, Dynatrace;
+    /// Elasticsearch `ApiKey`, or the basic-auth password) require; Loki then requires
+    /// basic auth with it as the password. [default: any non-empty key is accepted; Loki
+    /// checks none]
     #[arg(long, value_name = "KEY")]
     pub key: Option<String>,
 

@@ -26,7 +26,7 @@ pub struct PipelineArgs {
     pub config: Option<std::path::PathBuf>,
 
     /// Intake: ndjson or json (generic, any --endpoint), or datadog, splunk, newrelic,
-    /// dynatrace, loki. [default: ndjson]
+    /// dynatrace, loki, elasticsearch (also OpenSearch). [default: ndjson]
     #[arg(long, value_name = "VENDOR", value_parser = parse_vendor)]
     pub vendor: Option<Vendor>,
 
@@ -76,8 +76,15 @@ pub struct PipelineArgs {
     #[arg(long, value_name = "GUID|auto")]
     pub splunk_channel: Option<String>,
 
+    /// Elasticsearch / OpenSearch data stream or index; a UTC date pattern (%Y, %m, %d,
+    /// %H) is expanded from each event's timestamp, e.g. logs-%Y.%m.%d.
+    /// [default: logs-logship-default]
+    #[arg(long, value_name = "NAME")]
+    pub index: Option<String>,
+
     /// Most uncompressed bytes per request where the server sets it (Splunk's
-    /// max_content_length). [default: 1000000]
+    /// max_content_length [default: 1000000], Elasticsearch's http.max_content_length
+    /// [default: 100000000]).
     #[arg(long, value_name = "BYTES")]
     pub max_request_bytes: Option<usize>,
 
@@ -85,7 +92,8 @@ pub struct PipelineArgs {
     #[arg(long, value_name = "TENANT")]
     pub tenant_id: Option<String>,
 
-    /// User name for basic auth (Loki behind a gateway; Grafana Cloud: the instance ID).
+    /// User name for basic auth (Elasticsearch / OpenSearch; Loki behind a gateway;
+    /// Grafana Cloud: the instance ID). [default: from LOGSHIP_USERNAME]
     #[arg(long, value_name = "USER")]
     pub username: Option<String>,
 
@@ -252,6 +260,9 @@ impl PipelineArgs {
                 self.splunk_sourcetype.clone(),
                 self.splunk_channel.clone(),
             );
+        }
+        if let Some(index) = &self.index {
+            builder = builder.index(index.clone());
         }
         if let Some(n) = self.max_request_bytes {
             builder = builder.max_request_bytes(n);

@@ -9,6 +9,7 @@
 //! |---|---|
 //! | `GET /_intake/stats` | [`IntakeStats`](crate::IntakeStats) as JSON |
 //! | `POST /_intake/fail?count=N&status=S[&retry_after=SECS]` | next N requests get status S (body = this request's body) |
+//! | `POST /_intake/fail_items?count=N&status=S[&marker=M]` | the next N `_bulk` items (containing M) fail with item status S |
 //! | `POST /_intake/close?count=N` | next N requests are read, then the connection is closed unanswered |
 //! | `POST /_intake/pause` / `POST /_intake/resume` | hold / release answers |
 //! | `POST /_intake/delay?ms=N` | delay every answer by N ms |
@@ -18,7 +19,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::faults::Fault;
+use crate::faults::{Fault, ItemFault};
 use crate::http::{Request, Response};
 use crate::state::Shared;
 
@@ -30,7 +31,7 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> Response {
     let endpoint = req.path().strip_prefix(PREFIX).unwrap_or("");
     let expected_method = match endpoint {
         "stats" => "GET",
-        "fail" | "close" | "pause" | "resume" | "delay" | "reset" => "POST",
+        "fail" | "fail_items" | "close" | "pause" | "resume" | "delay" | "reset" => "POST",
         _ => return Response::error(404, &format!("unknown control endpoint {:?}", req.path())),
     };
     if req.method != expected_method {
@@ -79,6 +80,19 @@ fn run(shared: &Shared, endpoint: &str, req: &Request) -> Result<Response, Strin
                     body,
                 },
             );
+            Ok(ok())
+        }
+        "fail_items" => {
+            let count = count_param(req)?;
+            let status: u16 = required_param(req, "status")?;
+            if !(300..=599).contains(&status) {
+                return Err(format!("item status {status} out of range 300..=599"));
+            }
+            let fault = match req.query_param("marker") {
+                Some(marker) => ItemFault::containing(marker, count, status),
+                None => ItemFault::next(count, status),
+            };
+            shared.fail_items(fault);
             Ok(ok())
         }
         "close" => {

@@ -3,7 +3,9 @@
 //! logship's retry, back-off and connection-recovery logic can only be tested
 //! against an intake that fails in controlled ways. A [`Fault`] replaces the
 //! normal answer of the next N intake requests (see
-//! [`Intake::fail_next`](crate::Intake::fail_next)).
+//! [`Intake::fail_next`](crate::Intake::fail_next)). An [`ItemFault`] fails
+//! single items inside an otherwise successful bulk answer (Elasticsearch
+//! `_bulk`, see [`Intake::fail_items`](crate::Intake::fail_items)).
 
 use std::collections::VecDeque;
 
@@ -103,9 +105,121 @@ impl FaultQueue {
     }
 }
 
+/// A failure of single items in an Elasticsearch `_bulk` request: the request
+/// still gets its `200`, with `"errors":true` and this status on the matched
+/// items, which are not recorded as accepted. Faults apply in the order they
+/// were added; each fails `count` items, then is used up. Requests answered
+/// with a [`Fault`] do not use item faults up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ItemFault {
+    /// The item status: 429 (`es_rejected_execution_exception`) and 5xx are
+    /// transient, 400 (`mapper_parsing_exception`), 409 and others permanent.
+    pub status: u16,
+    /// Fail only items whose source line contains this text; `None`: any item.
+    pub marker: Option<String>,
+    /// How many items to fail.
+    pub count: usize,
+}
+
+impl ItemFault {
+    /// Fails the next `count` items, whatever they hold.
+    pub fn next(count: usize, status: u16) -> ItemFault {
+        ItemFault {
+            status,
+            marker: None,
+            count,
+        }
+    }
+
+    /// Fails the next `count` items whose source line contains `marker`
+    /// (`usize::MAX`: every such item from now on).
+    pub fn containing(marker: impl Into<String>, count: usize, status: u16) -> ItemFault {
+        ItemFault {
+            status,
+            marker: Some(marker.into()),
+            count,
+        }
+    }
+
+    /// The error `type` and `reason` Elasticsearch gives for this status
+    /// (VENDORS.md 7.1).
+    pub(crate) fn error(&self) -> (&'static str, &'static str) {
+        match self.status {
+            429 => (
+                "es_rejected_execution_exception",
+                "rejected execution of primary operation [injected]: write queue full",
+            ),
+            409 => (
+                "version_conflict_engine_exception",
+                "[injected]: version conflict, document already exists",
+            ),
+            404 => ("index_not_found_exception", "no such index [injected]"),
+            500..=599 => (
+                "unavailable_shards_exception",
+                "[injected] primary shard is not active",
+            ),
+            _ => (
+                "mapper_parsing_exception",
+                "failed to parse field [injected] of type [long]",
+            ),
+        }
+    }
+}
+
+/// Pending item faults, first added first.
+#[derive(Debug, Default)]
+pub(crate) struct ItemFaultQueue {
+    pending: Vec<ItemFault>,
+}
+
+impl ItemFaultQueue {
+    /// Adds a fault after those already pending.
+    pub fn push(&mut self, fault: ItemFault) {
+        if fault.count > 0 {
+            self.pending.push(fault);
+        }
+    }
+
+    /// The fault failing an item whose source line is `source`, if one
+    /// matches (its count is used up by one).
+    pub fn take(&mut self, source: &[u8]) -> Option<ItemFault> {
+        let i = self.pending.iter().position(|f| {
+            f.marker
+                .as_deref()
+                .is_none_or(|m| contains(source, m.as_bytes()))
+        })?;
+        let fault = self.pending[i].clone();
+        self.pending[i].count -= 1;
+        if self.pending[i].count == 0 {
+            self.pending.remove(i);
+        }
+        Some(fault)
+    }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    needle.is_empty() || haystack.windows(needle.len()).any(|w| w == needle)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn item_faults_match_markers_and_count_down() {
+        let mut q = ItemFaultQueue::default();
+        q.push(ItemFault::containing("boom", 2, 429));
+        q.push(ItemFault::next(1, 400));
+        assert_eq!(q.take(b"{\"m\":\"boom\"}").map(|f| f.status), Some(429));
+        assert_eq!(q.take(b"{\"m\":\"calm\"}").map(|f| f.status), Some(400));
+        assert!(q.take(b"{\"m\":\"calm\"}").is_none());
+        assert_eq!(q.take(b"boom").map(|f| f.status), Some(429));
+        assert!(q.take(b"boom").is_none());
+        assert_eq!(
+            ItemFault::next(1, 503).error().0,
+            "unavailable_shards_exception"
+        );
+    }
 
     #[test]
     fn queue_serves_faults_in_order_and_counts_down() {

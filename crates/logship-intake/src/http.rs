@@ -490,6 +490,7 @@ fn reason(status: u16) -> &'static str {
         405 => "Method Not Allowed",
         408 => "Request Timeout",
         411 => "Length Required",
+        406 => "Not Acceptable",
         413 => "Content Too Large",
         415 => "Unsupported Media Type",
         429 => "Too Many Requests",

@@ -33,6 +33,7 @@
 //! | New Relic Logs | `POST /log/v1` | `Api-Key` (or `X-License-Key`, `License-Key`, `?Api-Key=`; 403) | `202 {"requestId":"…"}` |
 //! | Dynatrace Logs v2 | `POST /api/v2/logs/ingest`, `POST /e/{env-id}/api/v2/logs/ingest` | `Authorization: Api-Token <token>` (401) | `204` (no body) |
 //! | Grafana Loki push (JSON) | `POST /loki/api/v1/push` | none; with an API key, basic auth whose password is the key (401); optional `X-Scope-OrgID` | `204` (no body); violations `400` text |
+//! | Elasticsearch / OpenSearch `_bulk` | `POST /_bulk`, `POST /{index}/_bulk` | `Authorization: ApiKey <key>` or `Basic` (the password is the key; 401) | `200 {"took":…,"errors":false,"items":[…]}` |
 //!
 //! Each vendor's limits (entries, decoded bytes, New Relic's wire bytes,
 //! timestamp units and windows, field types) are enforced; a breach gets the
@@ -71,6 +72,6 @@ mod protocol;
 mod server;
 mod state;
 
-pub use faults::Fault;
+pub use faults::{Fault, ItemFault};
 pub use server::{Intake, IntakeConfig, IDLE_TIMEOUT, MAX_BODY_BYTES};
 pub use state::{IntakeStats, ObserverFn, ReceivedEvent, RequestRecord};

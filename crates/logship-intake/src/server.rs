@@ -16,7 +16,7 @@ use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use crate::control;
-use crate::faults::Fault;
+use crate::faults::{Fault, ItemFault};
 use crate::http::{self, ReadError, Request, Response};
 use crate::protocol::{Protocol, RejectionKind, Settings};
 use crate::state::{
@@ -47,7 +47,8 @@ pub struct IntakeConfig {
     pub keep_events: bool,
     /// The credential every vendor endpoint requires (Datadog `DD-API-KEY`,
     /// Splunk `Authorization: Splunk <token>`, New Relic `Api-Key`,
-    /// Dynatrace `Authorization: Api-Token <token>`). `None` (the default)
+    /// Dynatrace `Authorization: Api-Token <token>`, Elasticsearch
+    /// `Authorization: ApiKey <key>` or the password of `Basic`). `None` (the default)
     /// accepts any non-empty credential; a missing one is still refused.
     /// Changeable later with [`Intake::set_api_key`]. The generic protocol
     /// never checks credentials.
@@ -101,6 +102,7 @@ impl Intake {
         let settings = Settings {
             api_key: cfg.api_key,
             splunk_max_content_length: cfg.splunk_max_content_length,
+            ..Settings::default()
         };
         let shared = Arc::new(Shared::new(cfg.keep_events, cfg.delay, settings));
         let accept = {
@@ -203,6 +205,13 @@ impl Intake {
     /// answer; their events are not recorded as accepted. Calls queue up.
     pub fn fail_next(&self, n: usize, fault: Fault) {
         self.shared.fail_next(n, fault);
+    }
+
+    /// Fails single items of the coming Elasticsearch `_bulk` requests (the
+    /// request still succeeds, answering `"errors":true`); calls queue up.
+    /// See [`ItemFault`].
+    pub fn fail_items(&self, fault: ItemFault) {
+        self.shared.fail_items(fault);
     }
 
     /// Installs a callback run for each accepted event with its arrival time,
@@ -442,7 +451,12 @@ fn serve_intake(
 ) -> bool {
     let protocol = Protocol::route(req.path());
     let ticket = shared.begin(conn, req, protocol.name());
-    let (response, mut outcome) = match protocol.handle(req, &shared.settings()) {
+    let mut settings = shared.settings();
+    if ticket.fault.is_some() {
+        // The whole request is faulted: its items must not use item faults up.
+        settings.item_faults = Default::default();
+    }
+    let (response, mut outcome) = match protocol.handle(req, &settings) {
         Ok(accepted) => {
             let outcome = Outcome {
                 status: accepted.response.status,

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
 
-use crate::faults::{Fault, FaultQueue};
+use crate::faults::{Fault, FaultQueue, ItemFault};
 use crate::http::{find_header, PartialHead, Request};
 use crate::protocol::Settings;
 
@@ -248,6 +248,11 @@ impl Shared {
     /// Snapshot of the vendor settings.
     pub fn settings(&self) -> Settings {
         lock(&self.settings).clone()
+    }
+
+    /// Queues a failure of single `_bulk` items.
+    pub fn fail_items(&self, fault: ItemFault) {
+        lock(&self.settings().item_faults).push(fault);
     }
 
     /// Sets the credential vendors must present (`None` = any non-empty one).

@@ -33,6 +33,9 @@ pub enum Vendor {
     Dynatrace,
     /// Grafana Loki push API (`endpoint` required; optional tenant and basic auth).
     Loki,
+    /// Elasticsearch / OpenSearch `_bulk` (`create` actions; basic auth, `ApiKey` or none;
+    /// `endpoint` required).
+    Elasticsearch,
 }
 
 impl Vendor {
@@ -46,6 +49,7 @@ impl Vendor {
             Vendor::NewRelic => "newrelic",
             Vendor::Dynatrace => "dynatrace",
             Vendor::Loki => "loki",
+            Vendor::Elasticsearch => "elasticsearch",
         }
     }
 
@@ -58,6 +62,7 @@ impl Vendor {
         Vendor::NewRelic,
         Vendor::Dynatrace,
         Vendor::Loki,
+        Vendor::Elasticsearch,
     ];
 
     /// The environment variable this vendor's own users already set for the API key
@@ -69,6 +74,8 @@ impl Vendor {
             Vendor::Splunk => Some("SPLUNK_HEC_TOKEN"),
             Vendor::NewRelic => Some("NEW_RELIC_LICENSE_KEY"),
             Vendor::Dynatrace => Some("DT_API_TOKEN"),
+            // Optional: a cluster may take basic auth, an API key, or nothing.
+            Vendor::Elasticsearch => None,
         }
     }
 }
@@ -86,6 +93,7 @@ impl std::str::FromStr for Vendor {
             "newrelic" | "new_relic" | "new-relic" | "nr" => Ok(Vendor::NewRelic),
             "dynatrace" | "dt" => Ok(Vendor::Dynatrace),
             "loki" | "grafana_loki" | "grafana-loki" => Ok(Vendor::Loki),
+            "elasticsearch" | "elastic" | "es" | "opensearch" => Ok(Vendor::Elasticsearch),
             _ => Err(ConfigError::new(
                 "vendor",
                 s,
@@ -150,7 +158,7 @@ pub struct Config {
     /// Loki tenant, sent as `X-Scope-OrgID`. Default: none (single-tenant Loki).
     pub tenant_id: Option<String>,
     /// User name for HTTP basic auth (Loki behind a gateway, Grafana Cloud: the
-    /// instance ID). Sent only together with `password`.
+    /// instance ID; Elasticsearch / OpenSearch). Sent only together with `password`.
     pub username: Option<String>,
     /// Password or token for HTTP basic auth. A secret: never printed.
     pub password: Option<Secret>,
@@ -161,8 +169,13 @@ pub struct Config {
     /// (Loki's `max_line_size`). Default 256 KiB.
     pub max_line_bytes: usize,
     /// Most uncompressed bytes in one request for intakes whose server decides it
-    /// (Splunk's `max_content_length`). Default 1,000,000, which fits hardened servers.
+    /// (Splunk's `max_content_length`, default 1,000,000, which fits hardened servers;
+    /// Elasticsearch's `http.max_content_length`, default 100 MB).
     pub max_request_bytes: Option<usize>,
+    /// Elasticsearch / OpenSearch target: a data stream or an index, optionally with a
+    /// UTC date pattern taken from each event's timestamp (`%Y`, `%m`, `%d`, `%H`, e.g.
+    /// `logs-%Y.%m.%d`). Default `logs-logship-default` (a data stream).
+    pub index: Option<String>,
     /// Flush a batch when it holds this many events. Default 200.
     pub max_batch_records: usize,
     /// Flush a batch before its encoded, uncompressed body would exceed this. Default 1 MiB.
@@ -238,6 +251,7 @@ impl Default for Config {
             loki_labels: Vec::new(),
             max_line_bytes: 256 * 1024,
             max_request_bytes: None,
+            index: None,
             max_batch_records: 200,
             max_batch_bytes: 1024 * 1024,
             linger: Duration::from_millis(1000),
@@ -290,6 +304,7 @@ impl fmt::Debug for Config {
             .field("loki_labels", &self.loki_labels)
             .field("max_line_bytes", &self.max_line_bytes)
             .field("max_request_bytes", &self.max_request_bytes)
+            .field("index", &self.index)
             .field("max_batch_records", &self.max_batch_records)
             .field("max_batch_bytes", &self.max_batch_bytes)
             .field("linger", &self.linger)

@@ -74,6 +74,7 @@ const KEYS: &[(&str, Kind)] = &[
     ("tenant_id", Kind::Str),
     ("loki_labels", Kind::Tags),
     ("max_line_bytes", int(1024, 256 * 1024 * 1024, BYTES)),
+    ("index", Kind::Str),
     (
         "max_request_bytes",
         int(16 * 1024, 1024 * 1024 * 1024, BYTES),
@@ -409,6 +410,7 @@ fn set(
                 "splunk_sourcetype" => config.splunk_sourcetype = v,
                 "splunk_channel" => config.splunk_channel = v,
                 "tenant_id" => config.tenant_id = v,
+                "index" => config.index = v,
                 "username" => config.username = v,
                 _ => unreachable!("string key {key}"),
             }
@@ -774,6 +776,7 @@ fn value_of(c: &Config, key: &str) -> Option<String> {
         "splunk_index" => q(&c.splunk_index),
         "splunk_sourcetype" => q(&c.splunk_sourcetype),
         "splunk_channel" => q(&c.splunk_channel),
+        "index" => q(&c.index),
         "max_request_bytes" => c.max_request_bytes.map(|n| n.to_string()),
         "max_batch_records" => n(c.max_batch_records),
         "max_batch_bytes" => n(c.max_batch_bytes),
@@ -1009,6 +1012,20 @@ pub fn example_toml(vendor: Vendor) -> String {
             out.push_str("# password: set LOGSHIP_PASSWORD (a secret, never printed)\n");
             out.push_str("# max_line_bytes = 262144\n");
         }
+        Vendor::Elasticsearch => {
+            out.push_str("# Required: the cluster (or a coordinating node); /_bulk is added.\n");
+            out.push_str("endpoint = \"https://es.example.internal:9200\"\n");
+            out.push_str(
+                "# A data stream or index; a UTC date pattern (%Y %m %d %H) is allowed.\n",
+            );
+            out.push_str("# index = \"logs-logship-default\"\n");
+            out.push_str(
+                "# Basic auth (the password is a secret), or api_key for `ApiKey` auth.\n",
+            );
+            out.push_str("# username = \"logship\"\n");
+            out.push_str("# password = \"${env:LOGSHIP_PASSWORD}\"\n");
+            out.push_str("# api_key = \"${env:LOGSHIP_API_KEY}\"\n");
+        }
     }
     if let Some(var) = vendor.api_key_env() {
         out.push_str(
@@ -1139,6 +1156,9 @@ mod tests {
         ),
         ("max_line_bytes", "2048", "2048", |c| {
             c.max_line_bytes == 2048
+        }),
+        ("index", "\"logs-%Y.%m.%d\"", "logs-%Y.%m.%d", |c| {
+            c.index.as_deref() == Some("logs-%Y.%m.%d")
         }),
         ("max_request_bytes", "20000", "20000", |c| {
             c.max_request_bytes == Some(20_000)
@@ -1479,7 +1499,7 @@ mod tests {
             (
                 "vendor = \"datadg\"",
                 &[],
-                format!("vendor = \"datadg\": unknown vendor; choose one of: ndjson, json, datadog, splunk, newrelic, dynatrace, loki (did you mean datadog?) {f}"),
+                format!("vendor = \"datadg\": unknown vendor; choose one of: ndjson, json, datadog, splunk, newrelic, dynatrace, loki, elasticsearch (did you mean datadog?) {f}"),
             ),
             (
                 "spill_fsync = \"sometimes\"",

@@ -144,7 +144,7 @@ pub(crate) fn rfc3339_millis(out: &mut Vec<u8>, unix_nanos: u64) {
 }
 
 /// Gregorian date from days since 1970-01-01 (Howard Hinnant's `civil_from_days`).
-fn civil_from_days(z: i64) -> (i64, u64, u64) {
+pub(crate) fn civil_from_days(z: i64) -> (i64, u64, u64) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

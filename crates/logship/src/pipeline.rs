@@ -363,7 +363,8 @@ impl Builder {
         self
     }
 
-    /// HTTP basic auth (Loki behind a gateway, Grafana Cloud: instance ID and token).
+    /// HTTP basic auth (Loki behind a gateway, Grafana Cloud: instance ID and token;
+    /// Elasticsearch / OpenSearch). The password is a secret, never printed.
     pub fn basic_auth(mut self, username: impl Into<String>, password: impl Into<Secret>) -> Self {
         self.config.username = Some(username.into());
         self.config.password = Some(password.into());
@@ -395,8 +396,16 @@ impl Builder {
         self
     }
 
-    /// Most uncompressed bytes per request where the server sets it (Splunk; default
-    /// 1,000,000).
+    /// Elasticsearch / OpenSearch data stream or index (default `logs-logship-default`);
+    /// may hold a UTC date pattern from each event's timestamp: `%Y`, `%m`, `%d`, `%H`,
+    /// e.g. `logs-%Y.%m.%d`.
+    pub fn index(mut self, index: impl Into<String>) -> Self {
+        self.config.index = Some(index.into());
+        self
+    }
+
+    /// Most uncompressed bytes per request where the server sets it (Splunk, default
+    /// 1,000,000; Elasticsearch, default 100 MB).
     pub fn max_request_bytes(mut self, n: usize) -> Self {
         self.config.max_request_bytes = Some(n);
         self

@@ -3,8 +3,8 @@
 //!
 //! Each supported intake dialect is one module with one entry in
 //! [`Protocol`]: the [`generic`] one plus strict emulations of the
-//! [`datadog`], [`splunk`] (HEC), [`newrelic`] and [`dynatrace`] log intakes
-//! and the [`loki`] push API (later perhaps OTLP, Elasticsearch). The server
+//! [`datadog`], [`splunk`] (HEC), [`newrelic`], [`dynatrace`] and
+//! [`elasticsearch`] (`_bulk`) log intakes and the [`loki`] push API. The server
 //! routes a request with [`Protocol::route`] and asks [`Protocol::handle`] for either the
 //! accepted events plus the success response, or a [`Rejection`]: a protocol
 //! violation (recorded for the test to see) or an authentication failure
@@ -17,16 +17,19 @@
 
 pub(crate) mod datadog;
 pub(crate) mod dynatrace;
+pub(crate) mod elasticsearch;
 pub(crate) mod generic;
 pub(crate) mod loki;
 pub(crate) mod newrelic;
 pub(crate) mod splunk;
 
 use std::io::Read;
+use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
+use crate::faults::ItemFaultQueue;
 use crate::http::{Request, Response};
 
 /// Largest decompressed body accepted, to survive a gzip bomb.
@@ -39,6 +42,8 @@ pub(crate) struct Settings {
     pub api_key: Option<String>,
     /// Splunk HEC `max_content_length` (decoded body bytes; 413 beyond).
     pub splunk_max_content_length: usize,
+    /// Pending Elasticsearch `_bulk` item faults (shared by every snapshot).
+    pub item_faults: Arc<Mutex<ItemFaultQueue>>,
 }
 
 impl Default for Settings {
@@ -46,6 +51,7 @@ impl Default for Settings {
         Settings {
             api_key: None,
             splunk_max_content_length: splunk::DEFAULT_MAX_CONTENT_LENGTH,
+            item_faults: Arc::default(),
         }
     }
 }
@@ -169,6 +175,8 @@ pub(crate) enum Protocol {
     Dynatrace,
     /// Grafana Loki push API: see [`loki`].
     Loki,
+    /// Elasticsearch / OpenSearch `_bulk`: see [`elasticsearch`].
+    Elasticsearch,
 }
 
 impl Protocol {
@@ -185,6 +193,8 @@ impl Protocol {
             Protocol::Dynatrace
         } else if loki::serves(path) {
             Protocol::Loki
+        } else if elasticsearch::serves(path) {
+            Protocol::Elasticsearch
         } else {
             Protocol::Generic
         }
@@ -199,6 +209,7 @@ impl Protocol {
             Protocol::NewRelic => "newrelic",
             Protocol::Dynatrace => "dynatrace",
             Protocol::Loki => "loki",
+            Protocol::Elasticsearch => "elasticsearch",
         }
     }
 
@@ -211,6 +222,7 @@ impl Protocol {
             Protocol::NewRelic => newrelic::handle(req, settings),
             Protocol::Dynatrace => dynatrace::handle(req, settings),
             Protocol::Loki => loki::handle(req, settings),
+            Protocol::Elasticsearch => elasticsearch::handle(req, settings),
         }
     }
 }

@@ -22,6 +22,27 @@ pub(crate) enum Outcome {
     /// The event at this index (0-based, in the request) is invalid: count it as failed
     /// and resend the others (Splunk's `invalid-event-number`).
     RejectEvent(usize),
+    /// The intake answered each event on its own and some failed (Elasticsearch's `_bulk`
+    /// with `errors: true`): which ones, and whether to resend them, is read from the
+    /// response body with `Codec::items`.
+    Items,
+}
+
+/// Per-event results of a request the intake answered item by item ([`Outcome::Items`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ItemResults {
+    /// Indexes (0-based, in the request) of the events that failed transiently (429, 5xx):
+    /// resend only these.
+    pub retry: Vec<usize>,
+    /// Indexes of the events the intake will never accept as sent (mapping errors, other
+    /// 4xx): counted as failed, never resent.
+    pub rejected: Vec<usize>,
+    /// The first retryable failure, as `status type: reason`, for the report.
+    pub retry_error: Option<String>,
+    /// The first permanent failure, as `status type: reason`, for the report.
+    pub rejected_error: Option<String>,
+    /// The status of the first permanent failure (the report's key).
+    pub rejected_status: Option<u16>,
 }
 
 /// One line of a vendor's response table: statuses `from..=to` mean `outcome`.

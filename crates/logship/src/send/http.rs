@@ -17,15 +17,16 @@ use crate::send::backoff::parse_retry_after;
 /// The `User-Agent` logship sends.
 pub(crate) const USER_AGENT: &str = concat!("logship/", env!("CARGO_PKG_VERSION"));
 
-/// Most response-body bytes kept for error reports.
-const MAX_ERROR_BODY: u64 = 4096;
+/// Most response-body bytes kept for error reports (intakes that answer per event ask
+/// for more with `max_response`).
+pub(crate) const MAX_ERROR_BODY: u64 = 4096;
 
 /// An intake's answer.
 #[derive(Debug)]
 pub(crate) struct Response {
     pub status: u16,
     pub retry_after: Option<Duration>,
-    /// The start of the body, for error reports.
+    /// The start of the body (at most the `max_response` bytes asked for).
     pub body: String,
 }
 
@@ -50,7 +51,8 @@ impl Client {
         Client { agent }
     }
 
-    /// POSTs `body`; `Err` carries a description of the network failure.
+    /// POSTs `body` and reads at most `max_response` bytes of the answer; `Err` carries a
+    /// description of the network failure.
     pub(crate) fn post(
         &self,
         url: &str,
@@ -58,6 +60,7 @@ impl Client {
         gzip: bool,
         headers: &[(String, Secret)],
         body: &[u8],
+        max_response: u64,
     ) -> Result<Response, String> {
         let mut request = self.agent.post(url).header("Content-Type", content_type);
         if gzip {
@@ -83,7 +86,7 @@ impl Client {
         let body = response
             .body_mut()
             .with_config()
-            .limit(MAX_ERROR_BODY)
+            .limit(max_response)
             .read_to_vec()
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default();

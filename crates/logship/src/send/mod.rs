@@ -5,7 +5,9 @@
 //! connection pool and each carries one batch at a time through its whole life: gzip,
 //! POST, and, depending on the vendor's classification of the answer, done, retried with
 //! backoff (on this sender only; the others keep going), split in halves (413), or given
-//! up on. [`Sender::deliver`] only says what happened to each record; the live path
+//! up on. An intake that answers per event (Elasticsearch `_bulk`) settles each event on
+//! its own: only the events that failed transiently are re-encoded and resent, within
+//! the same retry budget. [`Sender::deliver`] only says what happened to each record; the live path
 //! ([`Sender::run`]) and the replayer decide what that means: count, spill to disk, or
 //! keep as a dead letter. Every live batch ends in exactly one settlement that updates
 //! the counters, releases its memory, and lets `flush` and `shutdown` make progress.
@@ -14,6 +16,7 @@ pub(crate) mod backoff;
 pub(crate) mod classify;
 pub(crate) mod http;
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::sync::Arc;
 
@@ -61,6 +64,12 @@ impl Delivery {
         self.exhausted.extend(other.exhausted);
         self.aborted.extend(other.aborted);
     }
+
+    /// This delivery merged with `other`.
+    fn and(mut self, other: Delivery) -> Delivery {
+        self.merge(other);
+        self
+    }
 }
 
 impl Sender {
@@ -83,14 +92,7 @@ impl Sender {
 
     /// Delivers `records`, whose encoded body is `body`.
     pub(crate) fn deliver(&self, records: &[Record], body: Vec<u8>) -> Delivery {
-        let wire = match self.gzip {
-            Some(level) => {
-                let wire = gzip(&body, level);
-                self.codec.note_compression(body.len(), wire.len());
-                wire
-            }
-            None => body.clone(),
-        };
+        let wire = self.compress(&body);
         let counters = &self.shared.counters;
         if let Some(max) = self.codec.limits().max_wire_bytes {
             if wire.len() > max {
@@ -107,13 +109,18 @@ impl Sender {
                 return self.deliver(&cut, self.codec.encode(&cut));
             }
         }
+        // What is still to be sent: all of `records`, or after a per-event answer, only
+        // the events to resend. `settled` holds what earlier answers decided.
+        let mut pending: Cow<'_, [Record]> = Cow::Borrowed(records);
+        let (mut body, mut wire) = (body, wire);
+        let mut settled = Delivery::default();
         let mut retry = 0u32;
         loop {
             if self.shared.abort.is_raised() {
-                return Delivery {
-                    aborted: records.to_vec(),
+                return settled.and(Delivery {
+                    aborted: pending.into_owned(),
                     ..Delivery::default()
-                };
+                });
             }
             Counters::add(&counters.requests, 1);
             let (status, outcome, retry_after, resp_body) = match self.post(&wire) {
@@ -123,10 +130,98 @@ impl Sender {
                 }
                 Err(network) => (None, Outcome::Retry, None, network),
             };
-            if !matches!(outcome, Outcome::Delivered | Outcome::Partial) {
+            if !matches!(
+                outcome,
+                Outcome::Delivered | Outcome::Partial | Outcome::Items
+            ) {
                 Counters::add(&counters.failed_requests, 1);
             }
             match outcome {
+                Outcome::Items => {
+                    Counters::add(&counters.bytes_raw, body.len() as u64);
+                    Counters::add(&counters.bytes_compressed, wire.len() as u64);
+                    Counters::add(&counters.partial_requests, 1);
+                    let Some(items) = self.codec.items(&resp_body, pending.len()) else {
+                        // Accepted, but which events failed cannot be read: resending all
+                        // would duplicate the others, so none is resent.
+                        self.shared.set_health(Health::Healthy);
+                        self.report(
+                            status,
+                            &format!(
+                                "the intake accepted {} events with per-event errors that could not be read; not resending: {}",
+                                pending.len(),
+                                snippet(&resp_body)
+                            ),
+                            pending.len(),
+                            false,
+                        );
+                        settled.delivered += pending.len();
+                        return settled;
+                    };
+                    settled.delivered += pending.len() - items.retry.len() - items.rejected.len();
+                    if !items.rejected.is_empty() {
+                        self.report(
+                            items.rejected_status.or(status),
+                            &format!(
+                                "the intake rejected {} of {} events for good, not resending them (first: {})",
+                                items.rejected.len(),
+                                pending.len(),
+                                items.rejected_error.as_deref().unwrap_or("no detail")
+                            ),
+                            items.rejected.len(),
+                            true,
+                        );
+                        settled
+                            .rejected
+                            .extend(items.rejected.iter().map(|&i| pending[i].clone()));
+                    }
+                    if items.retry.is_empty() {
+                        self.shared.set_health(Health::Healthy);
+                        return settled;
+                    }
+                    self.shared.set_health(Health::Degraded);
+                    let what = format!(
+                        "{} of {} events failed transiently (first: {})",
+                        items.retry.len(),
+                        pending.len(),
+                        items.retry_error.as_deref().unwrap_or("no detail")
+                    );
+                    let again: Vec<Record> =
+                        items.retry.iter().map(|&i| pending[i].clone()).collect();
+                    pending = Cow::Owned(again);
+                    if retry >= self.max_retries {
+                        self.report(
+                            status,
+                            &format!(
+                                "{what}; gave up on {} events after {retry} retries",
+                                pending.len()
+                            ),
+                            pending.len(),
+                            true,
+                        );
+                        return settled.and(Delivery {
+                            exhausted: pending.into_owned(),
+                            ..Delivery::default()
+                        });
+                    }
+                    self.report(
+                        status,
+                        &format!("{what}; resending only those"),
+                        pending.len(),
+                        false,
+                    );
+                    body = self.codec.encode(&pending);
+                    wire = self.compress(&body);
+                    if self
+                        .shared
+                        .abort
+                        .sleep(self.backoff.delay(retry, retry_after))
+                    {
+                        continue; // shutdown ran out of time: the loop top gives up
+                    }
+                    retry += 1;
+                    Counters::add(&counters.retries, 1);
+                }
                 Outcome::Delivered | Outcome::Partial => {
                     self.shared.set_health(Health::Healthy);
                     if outcome == Outcome::Partial {
@@ -135,24 +230,22 @@ impl Sender {
                             status,
                             &format!(
                                 "the intake accepted only part of {} events and asked not to resend: {}",
-                                records.len(),
+                                pending.len(),
                                 snippet(&resp_body)
                             ),
-                            records.len(),
+                            pending.len(),
                             false,
                         );
                     }
                     Counters::add(&counters.bytes_raw, body.len() as u64);
                     Counters::add(&counters.bytes_compressed, wire.len() as u64);
-                    return Delivery {
-                        delivered: records.len(),
-                        ..Delivery::default()
-                    };
+                    settled.delivered += pending.len();
+                    return settled;
                 }
                 Outcome::Retry if retry < self.max_retries => {
                     self.shared.set_health(Health::Degraded);
                     let what = failure(status, resp_body);
-                    self.report(status, &format!("{what}; retrying"), records.len(), false);
+                    self.report(status, &format!("{what}; retrying"), pending.len(), false);
                     if self
                         .shared
                         .abort
@@ -170,62 +263,72 @@ impl Sender {
                         status,
                         &format!(
                             "{what}; gave up on {} events after {retry} retries",
-                            records.len()
+                            pending.len()
                         ),
-                        records.len(),
+                        pending.len(),
                         true,
                     );
-                    return Delivery {
-                        exhausted: records.to_vec(),
+                    return settled.and(Delivery {
+                        exhausted: pending.into_owned(),
                         ..Delivery::default()
-                    };
+                    });
                 }
-                Outcome::TooLarge if records.len() > 1 => {
+                Outcome::TooLarge if pending.len() > 1 => {
                     Counters::add(&counters.splits, 1);
-                    return self.deliver_halves(records);
+                    return settled.and(self.deliver_halves(&pending));
                 }
-                Outcome::RejectEvent(bad) if bad < records.len() => {
+                Outcome::RejectEvent(bad) if bad < pending.len() => {
                     self.report(
                         status,
                         &format!(
                             "the intake rejected event {bad} of {} as invalid and accepted none; resending the others: {}",
-                            records.len(),
+                            pending.len(),
                             snippet(&resp_body)
                         ),
                         1,
                         true,
                     );
-                    let rest: Vec<Record> = records
+                    let rest: Vec<Record> = pending
                         .iter()
                         .enumerate()
                         .filter(|(i, _)| *i != bad)
                         .map(|(_, r)| r.clone())
                         .collect();
-                    let mut delivery = Delivery {
-                        rejected: vec![records[bad].clone()],
-                        ..Delivery::default()
-                    };
+                    settled.rejected.push(pending[bad].clone());
                     if !rest.is_empty() {
-                        delivery.merge(self.deliver(&rest, self.codec.encode(&rest)));
+                        settled.merge(self.deliver(&rest, self.codec.encode(&rest)));
                     }
-                    return delivery;
+                    return settled;
                 }
                 Outcome::Permanent | Outcome::TooLarge | Outcome::RejectEvent(_) => {
                     self.shared.set_health(Health::Failing);
                     let status = status.unwrap_or(0);
                     let message = format!(
                         "the intake rejected {} events with {status} ({}): {}",
-                        records.len(),
+                        pending.len(),
                         classify::hint(status),
                         snippet(&resp_body)
                     );
-                    self.report(Some(status), &message, records.len(), true);
-                    return Delivery {
-                        rejected: records.to_vec(),
+                    self.report(Some(status), &message, pending.len(), true);
+                    return settled.and(Delivery {
+                        rejected: pending.into_owned(),
                         ..Delivery::default()
-                    };
+                    });
                 }
             }
+        }
+    }
+
+    /// The body as sent: gzip-compressed when configured (noting the ratio for the
+    /// batcher), else as is.
+    fn compress(&self, body: &[u8]) -> Vec<u8> {
+        match self.gzip {
+            Some(level) => {
+                let wire = gzip(body, level);
+                self.codec.note_compression(body.len(), wire.len());
+                wire
+            }
+            None => body.to_vec(),
         }
     }
 
@@ -244,6 +347,7 @@ impl Sender {
             self.gzip.is_some(),
             self.codec.headers(),
             wire,
+            self.codec.max_response_bytes(),
         )
     }
 

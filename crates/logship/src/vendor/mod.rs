@@ -9,6 +9,7 @@
 
 mod datadog;
 mod dynatrace;
+mod elasticsearch;
 mod fields;
 mod generic;
 mod loki;
@@ -21,7 +22,7 @@ use crate::config::{Config, Vendor};
 use crate::error::ConfigError;
 use crate::record::Record;
 use crate::secret::Secret;
-use crate::send::classify::{self, Outcome};
+use crate::send::classify::{self, ItemResults, Outcome};
 
 /// Hard limits of an intake; batches are cut so no request exceeds them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,6 +55,7 @@ enum Format {
     NewRelic(newrelic::Encoder),
     Dynatrace(dynatrace::Encoder),
     Loki(loki::Encoder),
+    Elasticsearch(elasticsearch::Encoder),
 }
 
 /// The request format of one configured intake.
@@ -77,7 +79,12 @@ const WIRE_HEADROOM: f64 = 0.85;
 pub(crate) fn needs_endpoint(vendor: Vendor) -> bool {
     matches!(
         vendor,
-        Vendor::Ndjson | Vendor::JsonArray | Vendor::Splunk | Vendor::Dynatrace | Vendor::Loki
+        Vendor::Ndjson
+            | Vendor::JsonArray
+            | Vendor::Splunk
+            | Vendor::Dynatrace
+            | Vendor::Loki
+            | Vendor::Elasticsearch
     )
 }
 
@@ -87,6 +94,7 @@ pub(crate) fn endpoint_example(vendor: Vendor) -> String {
         Vendor::Splunk => "https://splunk.example.com:8088",
         Vendor::Dynatrace => "https://abc12345.live.dynatrace.com",
         Vendor::Loki => "http://loki:3100",
+        Vendor::Elasticsearch => "http://es.example.internal:9200",
         _ => "http://127.0.0.1:8080/logs",
     };
     format!(
@@ -112,6 +120,7 @@ pub(crate) fn validate(config: &Config) -> Result<(), ConfigError> {
         Vendor::NewRelic => newrelic::validate(config),
         Vendor::Splunk => splunk::validate(config),
         Vendor::Loki => loki::validate(config),
+        Vendor::Elasticsearch => elasticsearch::validate(config),
         Vendor::Ndjson | Vendor::JsonArray | Vendor::Dynatrace => Ok(()),
     }
 }
@@ -180,6 +189,7 @@ impl Codec {
             Vendor::NewRelic => Some(newrelic::PATH),
             Vendor::Dynatrace => Some(dynatrace::PATH),
             Vendor::Loki => Some(loki::PATH),
+            Vendor::Elasticsearch => Some(elasticsearch::PATH),
         };
         let url = match (&config.endpoint, standard_path) {
             (Some(e), Some(path)) if !e.is_empty() => with_default_path(e, path),
@@ -245,6 +255,19 @@ impl Codec {
                     loki::LIMITS,
                 )
             }
+            Vendor::Elasticsearch => {
+                if let Some(auth) = elasticsearch::authorization(config) {
+                    headers.push(("Authorization".into(), Secret::new(auth)));
+                }
+                let mut limits = elasticsearch::LIMITS;
+                limits.max_body_bytes = config
+                    .max_request_bytes
+                    .unwrap_or(elasticsearch::DEFAULT_MAX_REQUEST_BYTES);
+                (
+                    Format::Elasticsearch(elasticsearch::Encoder::new(&ctx, config)?),
+                    limits,
+                )
+            }
         };
         let max_wire_bytes = match (vendor_limits.max_wire_bytes, config.max_request_bytes) {
             (Some(v), Some(c)) => Some(v.min(c)),
@@ -279,7 +302,7 @@ impl Codec {
     /// The body's media type.
     pub(crate) fn content_type(&self) -> &'static str {
         match self.format {
-            Format::Ndjson => generic::NDJSON_CONTENT_TYPE,
+            Format::Ndjson | Format::Elasticsearch(_) => generic::NDJSON_CONTENT_TYPE,
             Format::JsonArray => generic::ARRAY_CONTENT_TYPE,
             // Every vendor documents plain JSON (New Relic, Dynatrace and Datadog require
             // it; Splunk does not check it).
@@ -329,7 +352,7 @@ impl Codec {
     pub(crate) fn open(&self, body: &mut Vec<u8>) {
         match &self.format {
             Format::Loki(_) => loki::Encoder::open(body),
-            Format::Ndjson | Format::Splunk(_) => {}
+            Format::Ndjson | Format::Splunk(_) | Format::Elasticsearch(_) => {}
             Format::JsonArray | Format::Datadog(_) | Format::Dynatrace(_) => body.push(b'['),
             Format::NewRelic(e) => e.open(body),
         }
@@ -345,13 +368,14 @@ impl Codec {
             Format::NewRelic(e) => e.push(body, record, first),
             Format::Dynatrace(e) => e.push(body, record, first),
             Format::Loki(e) => e.push(body, record, first),
+            Format::Elasticsearch(e) => e.push(body, record),
         }
     }
 
     /// Bytes [`Codec::close`] will add, so the byte trigger can be checked before closing.
     pub(crate) fn close_len(&self) -> usize {
         match &self.format {
-            Format::Ndjson | Format::Splunk(_) => 0,
+            Format::Ndjson | Format::Splunk(_) | Format::Elasticsearch(_) => 0,
             Format::JsonArray | Format::Datadog(_) | Format::Dynatrace(_) => 1,
             Format::NewRelic(_) => newrelic::Encoder::CLOSE.len(),
             Format::Loki(e) => e.close_len(),
@@ -363,7 +387,7 @@ impl Codec {
     pub(crate) fn close(&self, body: &mut Vec<u8>, records: &[Record]) {
         match &self.format {
             Format::Loki(e) => e.close(body, records),
-            Format::Ndjson | Format::Splunk(_) => {}
+            Format::Ndjson | Format::Splunk(_) | Format::Elasticsearch(_) => {}
             Format::JsonArray | Format::Datadog(_) | Format::Dynatrace(_) => body.push(b']'),
             Format::NewRelic(_) => body.extend_from_slice(newrelic::Encoder::CLOSE),
         }
@@ -388,7 +412,26 @@ impl Codec {
             Vendor::NewRelic => classify::by_table(newrelic::RESPONSES, status),
             Vendor::Dynatrace => classify::by_table(dynatrace::RESPONSES, status),
             Vendor::Loki => classify::by_table(loki::RESPONSES, status),
+            Vendor::Elasticsearch => elasticsearch::classify(status, body),
             _ => generic::classify(status),
+        }
+    }
+
+    /// Which events of a request answered with [`Outcome::Items`] failed, and how; `None`
+    /// when the answer cannot be read as one result per event sent.
+    pub(crate) fn items(&self, body: &str, sent: usize) -> Option<ItemResults> {
+        match self.vendor {
+            Vendor::Elasticsearch => elasticsearch::items(body, sent),
+            _ => None,
+        }
+    }
+
+    /// Most response-body bytes to read: the whole per-event answer where the intake
+    /// gives one, else enough for an error report.
+    pub(crate) fn max_response_bytes(&self) -> u64 {
+        match self.vendor {
+            Vendor::Elasticsearch => elasticsearch::MAX_RESPONSE_BYTES,
+            _ => crate::send::http::MAX_ERROR_BODY,
         }
     }
 }

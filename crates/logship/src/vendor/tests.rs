@@ -308,3 +308,143 @@ fn batches_for_a_wire_limited_intake_follow_the_observed_compression_ratio() {
     dd.note_compression(6_000_000, 1_000_000);
     assert_eq!(dd.body_budget(), 1 << 20);
 }
+
+#[test]
+fn elasticsearch_body_is_create_pairs_with_a_final_newline() {
+    let text = body(Vendor::Elasticsearch, Some("http://es:9200"));
+    assert!(text.ends_with("}\n"), "the last line ends with a newline");
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4, "an action and a source line per event");
+    assert_eq!(
+        lines[0],
+        serde_json::json!({"create": {"_index": "logs-logship-default"}})
+    );
+    let d = &lines[1];
+    assert_eq!(d["@timestamp"], "2024-05-31T16:08:37.123Z");
+    assert_eq!(d["message"], "paid \"x\"");
+    assert_eq!(d["log.level"], "WARN");
+    assert_eq!(d["log.logger"], "app::pay");
+    assert_eq!(d["service.name"], "checkout");
+    assert_eq!(d["host.name"], "web-1");
+    assert_eq!(d["event.dataset"], "rust");
+    assert_eq!(
+        d["labels"],
+        serde_json::json!({"env": "prod", "team": "pay"})
+    );
+    assert_eq!(d["order_id"], 42);
+    assert_eq!(d["status"], "shadowed", "status is not reserved in ECS");
+    assert_eq!(d["request.id"], 7);
+    let codec = Codec::new(&with_endpoint(Vendor::Elasticsearch, "http://es:9200")).unwrap();
+    assert_eq!(codec.url(), "http://es:9200/_bulk");
+    assert_eq!(codec.content_type(), "application/x-ndjson");
+}
+
+#[test]
+fn elasticsearch_reserved_and_metadata_fields_are_renamed() {
+    let mut r = Record::new(Level::Info, "t");
+    r.message("m")
+        .field("_id", "mine")
+        .field("log", "text")
+        .field("message", "dup")
+        .field("@timestamp", "x");
+    let codec = Codec::new(&with_endpoint(Vendor::Elasticsearch, "http://es:9200")).unwrap();
+    let text = String::from_utf8(codec.encode(&[r])).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
+    assert_eq!(doc["field._id"], "mine");
+    assert_eq!(doc["field.log"], "text");
+    assert_eq!(doc["field.message"], "dup");
+    assert_eq!(doc["field.@timestamp"], "x");
+    assert_eq!(doc["message"], "m");
+    assert!(doc.get("_id").is_none());
+}
+
+#[test]
+fn elasticsearch_auth_is_basic_or_api_key_or_none_and_never_shown() {
+    let es = |username: Option<&str>, password: Option<&str>, key: Option<&str>| Config {
+        username: username.map(str::to_owned),
+        password: password.map(Secret::new),
+        api_key: key.map(Secret::new),
+        ..with_endpoint(Vendor::Elasticsearch, "http://es:9200")
+    };
+    let auth = |c: &Config| {
+        c.validate().unwrap();
+        let codec = Codec::new(c).unwrap();
+        assert!(!format!("{codec:?} {c:?}").contains("s3cret"));
+        codec
+            .headers()
+            .iter()
+            .find(|(n, _)| n == "Authorization")
+            .map(|(_, v)| v.expose().to_owned())
+    };
+    assert_eq!(
+        auth(&es(Some("elastic"), Some("s3cret"), None)).as_deref(),
+        Some("Basic ZWxhc3RpYzpzM2NyZXQ=")
+    );
+    assert_eq!(
+        auth(&es(None, None, Some("s3cret=="))).as_deref(),
+        Some("ApiKey s3cret==")
+    );
+    assert_eq!(auth(&es(None, None, None)), None, "auth is optional");
+    for (c, want) in [
+        (
+            es(Some("elastic"), None, None),
+            "password = (none): basic auth needs a password",
+        ),
+        (
+            es(None, Some("s3cret"), None),
+            "username = (none): basic auth needs a username",
+        ),
+        (
+            es(Some("elastic"), Some("s3cret"), Some("k")),
+            "api_key = [redacted]: both an API key and a username/password are set",
+        ),
+        (
+            es(Some("a:b"), Some("s3cret"), None),
+            "username = a:b: may not contain ':'",
+        ),
+    ] {
+        let err = c.validate().unwrap_err().to_string();
+        assert!(err.starts_with(want), "{err}");
+        assert!(!err.contains("s3cret"), "{err}");
+    }
+}
+
+#[test]
+fn elasticsearch_date_patterns_name_the_index_per_event() {
+    let c = Config {
+        index: Some("logs-%Y.%m.%d".into()),
+        ..with_endpoint(Vendor::Elasticsearch, "http://es:9200")
+    };
+    c.validate().unwrap();
+    let codec = Codec::new(&c).unwrap();
+    let at = |nanos: u64| {
+        let mut r = Record::new(Level::Info, "t");
+        r.set_timestamp_nanos(nanos).message("m");
+        r
+    };
+    // 2024-05-31T23:59:59.999Z and one millisecond later.
+    let text = String::from_utf8(
+        codec.encode(&[at(1_717_199_999_999_000_000), at(1_717_200_000_000_000_000)]),
+    )
+    .unwrap();
+    let actions: Vec<&str> = text.lines().step_by(2).collect();
+    assert_eq!(
+        actions,
+        [
+            r#"{"create":{"_index":"logs-2024.05.31"}}"#,
+            r#"{"create":{"_index":"logs-2024.06.01"}}"#
+        ]
+    );
+    let bad = Config {
+        index: Some("Logs-%Y".into()),
+        ..c
+    };
+    assert!(bad
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .starts_with("index = Logs-%Y: must be lower case"));
+}

@@ -1,0 +1,270 @@
+//! The Elasticsearch `_bulk` emulation through raw HTTP/1.1: framing, content type,
+//! credentials, per-item answers in the real shape, and item faults.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use logship_intake::{Intake, IntakeConfig, ItemFault};
+use serde_json::{json, Value};
+
+const KEY: &str = "es-key-123";
+const NDJSON: (&str, &str) = ("Content-Type", "application/x-ndjson");
+const API_KEY: (&str, &str) = ("Authorization", "ApiKey es-key-123");
+
+fn start() -> Intake {
+    Intake::start(IntakeConfig {
+        api_key: Some(KEY.into()),
+        ..IntakeConfig::default()
+    })
+    .expect("start intake")
+}
+
+/// Sends one request on a fresh connection (`Connection: close`); returns the status and
+/// the body.
+fn post(intake: &Intake, path: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, Vec<u8>) {
+    let mut stream = TcpStream::connect(intake.addr()).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut head = format!(
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    let mut raw = head.into_bytes();
+    raw.extend_from_slice(body);
+    stream.write_all(&raw).expect("write");
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).expect("read");
+    let split = response
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("head end");
+    let status_line = String::from_utf8_lossy(&response[..split]).into_owned();
+    let status = status_line.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, response[split + 4..].to_vec())
+}
+
+fn json_of(body: &[u8]) -> Value {
+    serde_json::from_slice(body)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(body)))
+}
+
+/// An NDJSON bulk body of `create` actions into `index`, one per message.
+fn bulk(index: &str, messages: &[&str]) -> Vec<u8> {
+    let mut body = String::new();
+    for m in messages {
+        body.push_str(&json!({"create": {"_index": index}}).to_string());
+        body.push('\n');
+        body.push_str(&json!({"@timestamp": "2026-01-17T22:12:31.123Z", "message": m}).to_string());
+        body.push('\n');
+    }
+    body.into_bytes()
+}
+
+#[test]
+fn accepted_items_are_answered_in_the_real_shape_and_recorded() {
+    let intake = start();
+    let (status, body) = post(
+        &intake,
+        "/_bulk",
+        &[NDJSON, API_KEY],
+        &bulk("logs-app-default", &["a", "b"]),
+    );
+    assert_eq!(status, 200);
+    let v = json_of(&body);
+    assert_eq!(v["errors"], false);
+    assert!(v["took"].is_u64());
+    let items = v["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[0]["create"]["status"], 201);
+    assert_eq!(items[0]["create"]["result"], "created");
+    assert_eq!(
+        items[0]["create"]["_index"], ".ds-logs-app-default-000001",
+        "a data stream answers with its backing index"
+    );
+    let events = intake.events();
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[1].value["message"], "b");
+    assert_eq!(events[1].value["_index"], "logs-app-default");
+    assert_eq!(intake.requests()[0].vendor, "elasticsearch");
+    assert!(intake.violations().is_empty(), "{:?}", intake.violations());
+}
+
+#[test]
+fn the_index_may_come_from_the_path_and_gzip_is_decoded() {
+    let intake = start();
+    let body = b"{\"create\":{}}\n{\"@timestamp\":\"2026-01-17T22:12:31Z\",\"m\":1}\n";
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(body).unwrap();
+    let (status, _) = post(
+        &intake,
+        "/app-logs/_bulk",
+        &[
+            ("Content-Type", "application/json; charset=UTF-8"),
+            ("Content-Encoding", "gzip"),
+            ("Authorization", "Basic ZWxhc3RpYzplcy1rZXktMTIz"), // elastic:es-key-123
+        ],
+        &gz.finish().unwrap(),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(intake.events()[0].value["_index"], "app-logs");
+}
+
+/// A refused request: headers, body, expected status, violation text.
+type Case<'a> = (Vec<(&'a str, &'a str)>, &'a [u8], u16, &'a str);
+
+#[test]
+fn framing_content_type_and_credentials_are_enforced() {
+    let intake = start();
+    let good = bulk("logs-app-default", &["a"]);
+    let unterminated = &good[..good.len() - 1];
+    let cases: Vec<Case<'_>> = vec![
+        (
+            vec![NDJSON, API_KEY],
+            unterminated,
+            400,
+            "must be terminated by a newline",
+        ),
+        (vec![API_KEY], &good, 406, "is not supported"),
+        (
+            vec![("Content-Type", "text/plain"), API_KEY],
+            &good,
+            406,
+            "is not supported",
+        ),
+        (vec![NDJSON, API_KEY], b"", 400, "no requests added"),
+        (
+            vec![NDJSON, API_KEY],
+            b"{\"create\":{}}\n{\"a\":1}\n",
+            400,
+            "index is missing",
+        ),
+        (
+            vec![NDJSON, API_KEY],
+            b"{\"delete\":{\"_index\":\"x\",\"_id\":\"1\"}}\n",
+            400,
+            "logship must send create",
+        ),
+        (
+            vec![NDJSON, API_KEY],
+            b"{\"create\":{\"_index\":\"x\"}}\n",
+            400,
+            "not followed by a source line",
+        ),
+    ];
+    for (i, (headers, body, status, needle)) in cases.into_iter().enumerate() {
+        let (got, answer) = post(&intake, "/_bulk", &headers, body);
+        assert_eq!(
+            got,
+            status,
+            "case {i}: {}",
+            String::from_utf8_lossy(&answer)
+        );
+        let violations = intake.violations();
+        assert_eq!(violations.len(), i + 1, "case {i}: {violations:?}");
+        assert!(
+            violations[i].contains(needle),
+            "case {i}: {}",
+            violations[i]
+        );
+    }
+    assert_eq!(intake.stats().events, 0);
+    for auth in [
+        None,
+        Some("ApiKey wrong"),
+        Some("Basic ZWxhc3RpYzp3cm9uZw=="),
+    ] {
+        let mut headers = vec![NDJSON];
+        headers.extend(auth.map(|a| ("Authorization", a)));
+        let (status, body) = post(&intake, "/_bulk", &headers, &good);
+        assert_eq!(status, 401);
+        assert_eq!(json_of(&body)["error"]["type"], "security_exception");
+    }
+    assert_eq!(intake.stats().auth_failures, 3);
+    assert_eq!(intake.stats().events, 0);
+}
+
+#[test]
+fn documents_elasticsearch_would_refuse_fail_as_items() {
+    let intake = start();
+    let body = [
+        "{\"create\":{\"_index\":\"logs-app-default\"}}",
+        "{\"@timestamp\":\"2026-01-17T22:12:31Z\",\"message\":\"ok\"}",
+        "{\"create\":{\"_index\":\"logs-app-default\"}}",
+        "{\"message\":\"no timestamp in a data stream\"}",
+        "{\"create\":{\"_index\":\"plain\"}}",
+        "{\"_id\":\"x\",\"message\":\"metadata field\"}",
+        "{\"create\":{\"_index\":\"plain\"}}",
+        "{\"a\":1,\"a\":2}",
+        "{\"index\":{\"_index\":\"logs-app-default\"}}",
+        "{\"@timestamp\":\"2026-01-17T22:12:31Z\"}",
+        "",
+    ]
+    .join("\n");
+    let (status, answer) = post(&intake, "/_bulk", &[NDJSON, API_KEY], body.as_bytes());
+    assert_eq!(status, 200);
+    let v = json_of(&answer);
+    assert_eq!(v["errors"], true);
+    let statuses: Vec<u64> = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            i.as_object().unwrap().values().next().unwrap()["status"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(statuses, [201, 400, 400, 400, 400]);
+    assert!(v["items"][4]["index"]["error"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("op_type of create"));
+    assert_eq!(intake.stats().events, 1);
+    assert_eq!(intake.violations().len(), 4, "{:?}", intake.violations());
+}
+
+#[test]
+fn item_faults_fail_marked_or_next_items() {
+    let intake = start();
+    intake.fail_items(ItemFault::containing("boom", 1, 429));
+    intake.fail_items(ItemFault::next(1, 400));
+    let (_, answer) = post(
+        &intake,
+        "/_bulk",
+        &[NDJSON, API_KEY],
+        &bulk("logs-app-default", &["a", "boom", "c", "d"]),
+    );
+    let v = json_of(&answer);
+    assert_eq!(v["errors"], true);
+    let items = v["items"].as_array().unwrap();
+    assert_eq!(items[1]["create"]["status"], 429);
+    assert_eq!(
+        items[1]["create"]["error"]["type"],
+        "es_rejected_execution_exception"
+    );
+    assert_eq!(
+        items[0]["create"]["status"], 400,
+        "the next item, whatever it holds"
+    );
+    assert_eq!(
+        items[0]["create"]["error"]["type"],
+        "mapper_parsing_exception"
+    );
+    assert_eq!(items[2]["create"]["status"], 201);
+    let messages: Vec<Value> = intake
+        .events()
+        .iter()
+        .map(|e| e.value["message"].clone())
+        .collect();
+    assert_eq!(messages, ["c", "d"]);
+    assert!(
+        intake.violations().is_empty(),
+        "injected failures are not violations"
+    );
+}

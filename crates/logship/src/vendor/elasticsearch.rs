@@ -1,0 +1,508 @@
+//! Elasticsearch / OpenSearch `_bulk` (VENDORS.md section 7).
+//!
+//! `POST <endpoint>/_bulk` with `Content-Type: application/x-ndjson`: for each event a
+//! `create` action line naming the target (a data stream or an index, default
+//! `logs-logship-default`; the name may hold a UTC date pattern such as `logs-%Y.%m.%d`,
+//! expanded from each event's own timestamp) and a source line with ECS-style fields:
+//! `@timestamp` (RFC 3339 with milliseconds), `message`, `log.level`, `log.logger`,
+//! `service.name`, `host.name`, `event.dataset` (the source), `labels` (the tags) and
+//! the event's fields. Every line ends with `\n`, the last one included (ES answers 400
+//! otherwise). Auth is basic (`username`/`password`), `Authorization: ApiKey <api_key>`,
+//! or none.
+//!
+//! The answer is 200 even when some items failed: `{"errors":true,"items":[...]}` with a
+//! status per item, in request order. [`items`] reads it so that only the items that got
+//! 429 or 5xx are resent and the others (mapping errors, 400s, 409s) are counted as
+//! rejected; the whole batch is never resent because one item failed.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+
+use super::fields::{write_flat, write_opt, write_tags};
+use super::{Context, Limits};
+use crate::config::Config;
+use crate::error::ConfigError;
+use crate::json;
+use crate::record::Record;
+use crate::send::classify::{ItemResults, Outcome, Rule};
+
+/// The standard path, appended to an `endpoint` given without one.
+pub(super) const PATH: &str = "/_bulk";
+/// The default target: a data stream matching the stock `logs-*-*` index template.
+pub(super) const DEFAULT_INDEX: &str = "logs-logship-default";
+/// Default request cap: `http.max_content_length`, 100 MB (section 7); configurable with
+/// `max_request_bytes`. Batches are far smaller by default (`max_batch_bytes`, 1 MiB).
+pub(super) const DEFAULT_MAX_REQUEST_BYTES: usize = 100_000_000;
+/// Events per request are capped so the per-item answer stays small enough to read whole
+/// (see [`MAX_RESPONSE_BYTES`]); Elastic advises requests of a few MB to a few tens of MB.
+pub(super) const LIMITS: Limits = Limits {
+    max_records: 10_000,
+    max_body_bytes: DEFAULT_MAX_REQUEST_BYTES,
+    max_event_bytes: DEFAULT_MAX_REQUEST_BYTES,
+    max_wire_bytes: None,
+};
+/// Most response bytes read: the per-item answer to [`LIMITS`]`.max_records` items, each
+/// with an error, fits.
+pub(super) const MAX_RESPONSE_BYTES: u64 = 16 * 1024 * 1024;
+/// Section 7.1: 200 answers per item (read by [`classify`]); a whole-request 429 and 5xx
+/// are retried; 413 splits; 401, 403 and other 4xx (a 400 for a malformed body, 406 for a
+/// wrong Content-Type) are permanent.
+pub(super) const RESPONSES: &[Rule] = &[
+    Rule::range(200, 299, Outcome::Delivered),
+    Rule::one(408, Outcome::Retry),
+    Rule::one(413, Outcome::TooLarge),
+    Rule::one(429, Outcome::Retry),
+    Rule::one(501, Outcome::Permanent),
+    Rule::range(500, 599, Outcome::Retry),
+];
+/// Names logship writes itself, those whose mapping would clash with them (a string `log`
+/// cannot live beside the object `log.level`), and ES metadata fields, which a document
+/// may not contain: an event field with one of these names is written `field.<name>`.
+const RESERVED: &[&str] = &[
+    "@timestamp",
+    "message",
+    "log",
+    "log.level",
+    "log.logger",
+    "service",
+    "service.name",
+    "host",
+    "host.name",
+    "event",
+    "event.dataset",
+    "labels",
+    "data_stream",
+    "_id",
+    "_index",
+    "_source",
+    "_routing",
+    "_version",
+    "_seq_no",
+    "_primary_term",
+    "_ignored",
+    "_field_names",
+    "_doc_count",
+    "_tier",
+    "_type",
+    "_data_stream_timestamp",
+    "_nested_path",
+    "_tsid",
+];
+/// Characters an index or data stream name may not contain (besides upper case).
+const FORBIDDEN_IN_INDEX: &[char] = &['\\', '/', '*', '?', '"', '<', '>', '|', ' ', ',', '#', ':'];
+
+/// Checks the target name and the credentials.
+pub(super) fn validate(config: &Config) -> Result<(), ConfigError> {
+    if let Some(index) = config.index.as_deref() {
+        IndexName::parse(index)?;
+    }
+    let user = config.username.as_deref().filter(|u| !u.is_empty());
+    let password = config.password.as_ref().filter(|p| !p.is_empty());
+    match (user, password) {
+        (Some(u), _) if u.contains(':') => {
+            return Err(
+                ConfigError::new("username", u, "may not contain ':' (HTTP basic auth)")
+                    .fix("use the user name alone; put the password in password"),
+            )
+        }
+        (Some(_), None) => {
+            return Err(ConfigError::new(
+                "password",
+                "(none)",
+                "basic auth needs a password with the username",
+            )
+            .fix("set password or LOGSHIP_PASSWORD"))
+        }
+        (None, Some(_)) => {
+            return Err(ConfigError::new(
+                "username",
+                "(none)",
+                "basic auth needs a username with the password",
+            )
+            .fix("set username or LOGSHIP_USERNAME"))
+        }
+        _ => {}
+    }
+    if user.is_some() && config.api_key.as_ref().is_some_and(|k| !k.is_empty()) {
+        return Err(ConfigError::new(
+            "api_key",
+            "[redacted]",
+            "both an API key and a username/password are set",
+        )
+        .fix("keep one: api_key for `Authorization: ApiKey`, or username and password"));
+    }
+    Ok(())
+}
+
+/// The `Authorization` header value, if any: basic auth or `ApiKey`.
+pub(super) fn authorization(config: &Config) -> Option<String> {
+    if let (Some(user), Some(password)) = (
+        config.username.as_deref().filter(|u| !u.is_empty()),
+        config.password.as_ref().filter(|p| !p.is_empty()),
+    ) {
+        let pair = format!("{user}:{}", password.expose());
+        return Some(format!("Basic {}", base64(pair.as_bytes())));
+    }
+    config
+        .api_key
+        .as_ref()
+        .filter(|k| !k.is_empty())
+        .map(|k| format!("ApiKey {}", k.expose()))
+}
+
+/// Standard base64 with padding (RFC 4648 section 4), for the basic-auth header.
+fn base64(input: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
+    for chunk in input.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for (i, shift) in [18u32, 12, 6, 0].into_iter().enumerate() {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[((n >> shift) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// One piece of a target name: literal text or a date field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Part {
+    Text(String),
+    Year,
+    Month,
+    Day,
+    Hour,
+}
+
+/// A target name, possibly with a UTC date pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct IndexName(Vec<Part>);
+
+impl IndexName {
+    /// Parses and checks a name: `%Y`, `%m`, `%d`, `%H` and `%%` are the only
+    /// directives; the rest must be a valid lower-case index name.
+    fn parse(name: &str) -> Result<IndexName, ConfigError> {
+        let bad = |problem: String| {
+            ConfigError::new("index", name, problem)
+                .fix("use a lower-case name such as logs-logship-default or logs-%Y.%m.%d")
+        };
+        let mut parts = Vec::new();
+        let mut text = String::new();
+        let mut chars = name.chars();
+        while let Some(c) = chars.next() {
+            if c != '%' {
+                text.push(c);
+                continue;
+            }
+            let part = match chars.next() {
+                Some('%') => {
+                    text.push('%');
+                    continue;
+                }
+                Some('Y') => Part::Year,
+                Some('m') => Part::Month,
+                Some('d') => Part::Day,
+                Some('H') => Part::Hour,
+                Some(other) => {
+                    return Err(bad(format!(
+                        "unknown date directive %{other}; use %Y, %m, %d or %H"
+                    )))
+                }
+                None => return Err(bad("ends with a lone %".into())),
+            };
+            if !text.is_empty() {
+                parts.push(Part::Text(std::mem::take(&mut text)));
+            }
+            parts.push(part);
+        }
+        if !text.is_empty() {
+            parts.push(Part::Text(text));
+        }
+        // Check the name as it will be: digits stand for the date fields.
+        let sample = IndexName(parts.clone()).render(0);
+        if sample.is_empty() || sample == "." || sample == ".." {
+            return Err(bad("is empty".into()));
+        }
+        if sample.len() > 255 {
+            return Err(bad("is longer than 255 bytes".into()));
+        }
+        if sample.starts_with(['-', '_', '+']) {
+            return Err(bad("may not start with -, _ or +".into()));
+        }
+        if sample.chars().any(|c| c.is_uppercase()) {
+            return Err(bad("must be lower case".into()));
+        }
+        if let Some(c) = sample.chars().find(|c| FORBIDDEN_IN_INDEX.contains(c)) {
+            return Err(bad(format!("may not contain {c:?}")));
+        }
+        Ok(IndexName(parts))
+    }
+
+    fn is_dated(&self) -> bool {
+        self.0.iter().any(|p| !matches!(p, Part::Text(_)))
+    }
+
+    /// The name for an event at `unix_nanos` (UTC).
+    fn render(&self, unix_nanos: u64) -> String {
+        let secs = unix_nanos / 1_000_000_000;
+        let (y, m, d) = json::civil_from_days((secs / 86_400) as i64);
+        let hour = (secs % 86_400) / 3600;
+        let mut out = String::new();
+        for part in &self.0 {
+            match part {
+                Part::Text(t) => out.push_str(t),
+                Part::Year => out.push_str(&format!("{y:04}")),
+                Part::Month => out.push_str(&format!("{m:02}")),
+                Part::Day => out.push_str(&format!("{d:02}")),
+                Part::Hour => out.push_str(&format!("{hour:02}")),
+            }
+        }
+        out
+    }
+}
+
+/// Encodes events as action and source line pairs; the fixed parts are encoded once.
+#[derive(Debug)]
+pub(super) struct Encoder {
+    index: IndexName,
+    /// The whole action line when the target has no date pattern.
+    action: Option<Vec<u8>>,
+    common: Vec<u8>,
+}
+
+impl Encoder {
+    /// Builds the encoder for a validated configuration.
+    pub(super) fn new(ctx: &Context, config: &Config) -> Result<Encoder, ConfigError> {
+        let index = IndexName::parse(config.index.as_deref().unwrap_or(DEFAULT_INDEX))?;
+        let action = (!index.is_dated()).then(|| action_line(&index.render(0)));
+        let mut common = Vec::new();
+        write_opt(&mut common, "service.name", ctx.service.as_deref());
+        write_opt(&mut common, "host.name", Some(&ctx.hostname));
+        write_opt(&mut common, "event.dataset", Some(&ctx.source));
+        if !ctx.tags.is_empty() {
+            common.extend_from_slice(b",\"labels\":{");
+            write_tags(&mut common, &ctx.tags, true);
+            common.push(b'}');
+        }
+        Ok(Encoder {
+            index,
+            action,
+            common,
+        })
+    }
+
+    pub(super) fn push(&self, body: &mut Vec<u8>, record: &Record) {
+        let nanos = record.timestamp_nanos();
+        match &self.action {
+            Some(line) => body.extend_from_slice(line),
+            None => body.extend_from_slice(&action_line(&self.index.render(nanos))),
+        }
+        body.extend_from_slice(b"{\"@timestamp\":\"");
+        json::rfc3339_millis(body, nanos);
+        body.extend_from_slice(b"\",\"message\":");
+        json::string(body, record.message_str());
+        body.extend_from_slice(b",\"log.level\":\"");
+        body.extend_from_slice(record.level().as_str().as_bytes());
+        body.extend_from_slice(b"\",\"log.logger\":");
+        json::string(body, record.target());
+        body.extend_from_slice(&self.common);
+        write_flat(body, record, RESERVED, false, json::value);
+        body.extend_from_slice(b"}\n");
+    }
+}
+
+/// `{"create":{"_index":"<name>"}}\n`
+fn action_line(index: &str) -> Vec<u8> {
+    let mut line = b"{\"create\":{\"_index\":".to_vec();
+    json::string(&mut line, index);
+    line.extend_from_slice(b"}}\n");
+    line
+}
+
+/// What a response means: a 200 with `errors: true` is answered per item.
+pub(super) fn classify(status: u16, body: &str) -> Outcome {
+    if status == 200 {
+        #[derive(Deserialize)]
+        struct Head {
+            errors: Option<bool>,
+        }
+        // Only `errors: false` (or no flag at all) is plain success; a flag that cannot
+        // be read is left to `items`, which reports it.
+        return match serde_json::from_str::<Head>(body) {
+            Ok(Head {
+                errors: Some(false) | None,
+            }) => Outcome::Delivered,
+            _ => Outcome::Items,
+        };
+    }
+    super::classify::by_table(RESPONSES, status)
+}
+
+#[derive(Deserialize)]
+struct BulkResponse {
+    items: Vec<std::collections::HashMap<String, BulkItem>>,
+}
+
+#[derive(Deserialize)]
+struct BulkItem {
+    status: u16,
+    #[serde(default)]
+    error: Option<BulkError>,
+}
+
+#[derive(Deserialize)]
+struct BulkError {
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+/// Reads a `_bulk` answer for `sent` events; `None` when it is not one (unreadable, or
+/// not one item per event).
+pub(super) fn items(body: &str, sent: usize) -> Option<ItemResults> {
+    let response: BulkResponse = serde_json::from_str(body).ok()?;
+    if response.items.len() != sent {
+        return None;
+    }
+    let mut results = ItemResults::default();
+    for (i, item) in response.items.iter().enumerate() {
+        // One action per item: `create` (or whatever the server echoes).
+        let item = item.values().next()?;
+        let describe = || {
+            let (kind, reason) = item
+                .error
+                .as_ref()
+                .map_or((None, None), |e| (e.kind.as_deref(), e.reason.as_deref()));
+            let reason: Cow<'_, str> = match reason {
+                Some(r) => crate::record::cut(r, 200).into(),
+                None => "".into(),
+            };
+            format!("{} {}: {reason}", item.status, kind.unwrap_or("error"))
+        };
+        match item.status {
+            200..=299 => {}
+            429 | 500..=599 => {
+                results.retry.push(i);
+                results.retry_error.get_or_insert_with(describe);
+            }
+            _ => {
+                results.rejected.push(i);
+                results.rejected_error.get_or_insert_with(describe);
+                results.rejected_status.get_or_insert(item.status);
+            }
+        }
+    }
+    Some(results)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_rfc_4648_vectors() {
+        for (input, want) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+            ("elastic:changeme", "ZWxhc3RpYzpjaGFuZ2VtZQ=="),
+        ] {
+            assert_eq!(base64(input.as_bytes()), want, "{input}");
+        }
+    }
+
+    #[test]
+    fn date_patterns_expand_in_utc() {
+        // 2024-05-31T13:08:37.123Z
+        let t = 1_717_160_917_123_000_000;
+        let name = IndexName::parse("logs-%Y.%m.%d").unwrap();
+        assert!(name.is_dated());
+        assert_eq!(name.render(t), "logs-2024.05.31");
+        assert_eq!(
+            IndexName::parse("app-%Y-%m-%d-%H").unwrap().render(t),
+            "app-2024-05-31-13"
+        );
+        assert_eq!(
+            IndexName::parse("a%%b").unwrap().render(t),
+            "a%b",
+            "%% is a literal percent"
+        );
+        assert!(!IndexName::parse("logs-app-default").unwrap().is_dated());
+    }
+
+    #[test]
+    fn bad_index_names_are_refused_with_the_reason() {
+        for (name, problem) in [
+            ("Logs", "lower case"),
+            ("logs %Y", "may not contain ' '"),
+            ("_logs", "may not start"),
+            ("logs-%j", "unknown date directive %j"),
+            ("logs-%", "lone %"),
+            ("", "empty"),
+            ("a/b", "may not contain '/'"),
+        ] {
+            let err = IndexName::parse(name).unwrap_err().to_string();
+            assert!(err.contains(problem), "{name}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_bulk_answer_splits_into_retry_and_rejected() {
+        let body = r#"{"took":3,"errors":true,"items":[
+            {"create":{"_index":"logs","status":201,"result":"created"}},
+            {"create":{"_index":"logs","status":429,"error":{"type":"es_rejected_execution_exception","reason":"queue full"}}},
+            {"create":{"_index":"logs","status":400,"error":{"type":"mapper_parsing_exception","reason":"failed to parse field [n]"}}},
+            {"create":{"_index":"logs","status":503,"error":{"type":"unavailable_shards_exception","reason":"primary shard is not active"}}},
+            {"create":{"_index":"logs","status":409,"error":{"type":"version_conflict_engine_exception","reason":"exists"}}}
+        ]}"#;
+        assert_eq!(classify(200, body), Outcome::Items);
+        let r = items(body, 5).unwrap();
+        assert_eq!(r.retry, vec![1, 3]);
+        assert_eq!(r.rejected, vec![2, 4]);
+        assert_eq!(r.rejected_status, Some(400));
+        assert_eq!(
+            r.retry_error.as_deref(),
+            Some("429 es_rejected_execution_exception: queue full")
+        );
+        assert!(r
+            .rejected_error
+            .unwrap()
+            .contains("mapper_parsing_exception"));
+        assert!(items(body, 4).is_none(), "one item per event sent");
+        assert!(items("not json", 5).is_none());
+    }
+
+    #[test]
+    fn statuses_map_to_outcomes() {
+        let ok = r#"{"took":1,"errors":false,"items":[{"create":{"status":201}}]}"#;
+        assert_eq!(classify(200, ok), Outcome::Delivered);
+        assert_eq!(classify(200, r#"{"errors":true}"#), Outcome::Items);
+        for (status, want) in [
+            (401, Outcome::Permanent),
+            (403, Outcome::Permanent),
+            (400, Outcome::Permanent),
+            (406, Outcome::Permanent),
+            (413, Outcome::TooLarge),
+            (429, Outcome::Retry),
+            (500, Outcome::Retry),
+            (501, Outcome::Permanent),
+            (503, Outcome::Retry),
+        ] {
+            assert_eq!(classify(status, "{}"), want, "{status}");
+        }
+    }
+}
