@@ -46,6 +46,8 @@ pub struct LabConfig {
     pub drain_cap: Duration,
     /// Use `oha` instead of the built-in generator.
     pub oha: bool,
+    /// Requests/s limit of the built-in generator (`None`: as fast as answered).
+    pub rate: Option<f64>,
 }
 
 /// Ingest-lag samples: a histogram and a per-second timeline.
@@ -176,7 +178,7 @@ pub fn run_mode(mode: Mode, cfg: &LabConfig) -> Result<ModeReport, Failure> {
         let result = if cfg.oha {
             load::oha(service.addr, cfg.connections, *length).map_err(Failure::runtime)?
         } else {
-            load::builtin(service.addr, cfg.connections, *length)
+            load::builtin(service.addr, cfg.connections, *length, cfg.rate)
         };
         let delivered = intake.stats().events.saturating_sub(before);
         runs.push(RunReport::new(name, *length, &result, delivered));

@@ -52,7 +52,16 @@ impl LoadResult {
 }
 
 /// Runs `connections` closed-loop keep-alive connections against `addr` for `duration`.
-pub fn builtin(addr: SocketAddr, connections: usize, duration: Duration) -> LoadResult {
+/// With `rate` (requests/s, all connections together) each connection also waits for its
+/// next slot before sending, so the service is not saturated; otherwise every connection
+/// sends as fast as it is answered.
+pub fn builtin(
+    addr: SocketAddr,
+    connections: usize,
+    duration: Duration,
+    rate: Option<f64>,
+) -> LoadResult {
+    let interval = rate.map(|r| Duration::from_secs_f64(connections as f64 / r));
     let started = Instant::now();
     let deadline = started + duration;
     let (tx, rx) = mpsc::channel();
@@ -62,7 +71,7 @@ pub fn builtin(addr: SocketAddr, connections: usize, duration: Duration) -> Load
         if let Ok(h) = thread::Builder::new()
             .name("lab-load".into())
             .spawn(move || {
-                let _ = tx.send(client(addr, deadline));
+                let _ = tx.send(client(addr, deadline, interval));
             })
         {
             handles.push(h);
@@ -105,7 +114,12 @@ pub fn builtin(addr: SocketAddr, connections: usize, duration: Duration) -> Load
 /// whether it ended with a request unanswered (0 or 1).
 /// A request still unanswered at the deadline is abandoned (its connection closed), as
 /// `oha -z` does, so a run lasts its duration even when the service is stuck.
-fn client(addr: SocketAddr, deadline: Instant) -> (Histogram, u128, u64, u64) {
+fn client(
+    addr: SocketAddr,
+    deadline: Instant,
+    interval: Option<Duration>,
+) -> (Histogram, u128, u64, u64) {
+    let mut due = Instant::now();
     let mut latency = Histogram::new();
     let mut sum = 0u128;
     let mut errors = 0;
@@ -123,6 +137,17 @@ fn client(addr: SocketAddr, deadline: Instant) -> (Histogram, u128, u64, u64) {
         let Some((writer, reader)) = conn.as_mut() else {
             break;
         };
+        if let Some(interval) = interval {
+            // Pacing, not synchronisation: wait for this connection's next slot.
+            let now = Instant::now();
+            if due > now {
+                if due >= deadline {
+                    break;
+                }
+                thread::sleep(due - now);
+            }
+            due = due.max(now) + interval;
+        }
         let sent = Instant::now();
         if writer
             .write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: logship-bench\r\n\r\n")

@@ -94,8 +94,13 @@ pub struct BenchArgs {
     pub modes: Vec<Mode>,
 
     /// Use `oha` (must be on the PATH) as the load generator instead of the built-in one.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "rate")]
     pub oha: bool,
+
+    /// Cap the built-in load at this many requests/s in total (default: no cap, each
+    /// connection sends as soon as it is answered, which saturates the service).
+    #[arg(long, value_name = "REQ_PER_S")]
+    pub rate: Option<f64>,
 
     /// Also write the results to FILE as JSON.
     #[arg(long, value_name = "FILE")]
@@ -140,6 +145,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, Failure> {
         intake_delay: Duration::from_millis(args.intake_latency_ms),
         drain_cap: (long * 2).max(Duration::from_secs(10)),
         oha: args.oha,
+        rate: args.rate,
     };
     let mut modes = BTreeMap::new();
     let mut modes_wanted = args.modes.clone();
@@ -153,7 +159,11 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, Failure> {
         connections: args.connections,
         intake_latency_ms: args.intake_latency_ms,
         runs_s: lengths.iter().map(Duration::as_secs_f64).collect(),
-        load_generator: if args.oha { "oha" } else { "builtin" }.to_owned(),
+        load_generator: match (args.oha, args.rate) {
+            (true, _) => "oha".to_owned(),
+            (false, Some(r)) => format!("builtin, capped at {r} requests/s"),
+            (false, None) => "builtin".to_owned(),
+        },
         linger_ms: u64::try_from(logship::Config::default().linger.as_millis()).unwrap_or(u64::MAX),
     };
     let report = BenchReport::new(setup, modes);
@@ -216,6 +226,13 @@ fn validate(args: &BenchArgs) -> Result<(), Failure> {
             "--intake-latency-ms {}: must be 0..=10000 milliseconds",
             args.intake_latency_ms
         )));
+    }
+    if let Some(r) = args.rate {
+        if !(r.is_finite() && (1.0..=10_000_000.0).contains(&r)) {
+            return Err(Failure::usage(format!(
+                "--rate {r}: must be 1..=10000000 requests per second"
+            )));
+        }
     }
     if args.modes.is_empty() {
         return Err(Failure::usage("--modes: name at least one of stock, batch"));

@@ -265,7 +265,7 @@ impl BenchReport {
             "",
             self.ordered()
                 .iter()
-                .map(|(m, _)| format!("{m:>16}"))
+                .map(|(m, _)| format!("{m:>20}"))
                 .collect::<String>()
         );
         for (label, values) in self.rows() {
@@ -274,7 +274,7 @@ impl BenchReport {
                 "  {label:<32}{}",
                 values
                     .iter()
-                    .map(|v| format!("{v:>16}"))
+                    .map(|v| format!("{v:>20}"))
                     .collect::<String>()
             );
         }

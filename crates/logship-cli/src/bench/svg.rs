@@ -116,8 +116,21 @@ fn label(v: f64) -> String {
     }
 }
 
+/// At most three significant digits (at least the integer part), no trailing zeros.
 fn trim(v: f64) -> String {
-    let s = format!("{v:.3}");
+    let decimals = if v.abs() >= 100.0 {
+        0
+    } else if v.abs() >= 10.0 {
+        1
+    } else if v.abs() >= 1.0 {
+        2
+    } else {
+        3
+    };
+    let s = format!("{v:.decimals$}");
+    if !s.contains('.') {
+        return s;
+    }
     let s = s.trim_end_matches('0').trim_end_matches('.');
     s.to_owned()
 }
@@ -340,6 +353,24 @@ mod tests {
             vec![0.0, 0.2, 0.4, 0.6000000000000001, 0.8, 1.0]
         );
         assert_eq!(linear_ticks(f64::NAN).len(), 6);
+    }
+
+    #[test]
+    fn labels_are_compact_with_three_significant_digits() {
+        let cases = [
+            (80_215.5, "80.2k"),
+            (1331.0, "1.33k"),
+            (10_000.0, "10k"),
+            (2_500_000.0, "2.5M"),
+            (100.0, "100"),
+            (12.915, "12.9"),
+            (0.62, "0.62"),
+            (0.1, "0.1"),
+            (0.0, "0"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(label(v), want, "{v}");
+        }
     }
 
     #[test]
