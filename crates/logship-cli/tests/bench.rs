@@ -200,7 +200,8 @@ fn bench_runs_both_modes_and_writes_json_report_and_charts() {
 
 #[test]
 fn bench_rejects_bad_options_with_exit_code_2() {
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 8] = [
+        (&["--json", "/nonexistent-dir/x.json"], "does not exist"),
         (&["--rate", "0"], "--rate 0"),
         (&["--lines", "0"], "--lines 0"),
         (&["--connections", "0"], "--connections 0"),

@@ -168,15 +168,15 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, Failure> {
     };
     let report = BenchReport::new(setup, modes);
     print!("{}", report.table());
+    if let Some(dir) = &args.out {
+        write_out(dir, &report)?;
+    }
     if let Some(path) = &args.json {
         let json = serde_json::to_string_pretty(&report)
             .map_err(|e| Failure::runtime(format!("cannot encode the results: {e}")))?;
         std::fs::write(path, json + "\n").map_err(|e| {
             Failure::runtime(format!("cannot write --json {}: {e}", path.display()))
         })?;
-    }
-    if let Some(dir) = &args.out {
-        write_out(dir, &report)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -226,6 +226,14 @@ fn validate(args: &BenchArgs) -> Result<(), Failure> {
             "--intake-latency-ms {}: must be 0..=10000 milliseconds",
             args.intake_latency_ms
         )));
+    }
+    if let Some(parent) = args.json.as_deref().and_then(Path::parent) {
+        if !parent.as_os_str().is_empty() && !parent.is_dir() {
+            return Err(Failure::usage(format!(
+                "--json: directory {} does not exist; create it first",
+                parent.display()
+            )));
+        }
     }
     if let Some(r) = args.rate {
         if !(r.is_finite() && (1.0..=10_000_000.0).contains(&r)) {
