@@ -342,11 +342,23 @@ fn lag_chart(report: &BenchReport) -> String {
             )
         })
         .collect();
+    // Where each run ends (runs follow each other without a pause).
+    let mut markers = Vec::new();
+    let mut t = 0.0;
+    for (i, length) in report.setup.runs_s.iter().enumerate() {
+        t += length;
+        let label = match report.setup.runs_s.len() - i {
+            1 => "load stops",
+            _ => "next run",
+        };
+        markers.push((t, label.to_owned()));
+    }
     svg::lines_log(
         "Ingest lag over time (largest per second, log axis)",
         "milliseconds",
         "seconds since the first run started",
         &series,
+        &markers,
     )
 }
 

@@ -14,7 +14,7 @@ const H: f64 = 360.0;
 /// Plot area margins: left, right, top, bottom.
 const ML: f64 = 70.0;
 const MR: f64 = 20.0;
-const MT: f64 = 40.0;
+const MT: f64 = 56.0;
 const MB: f64 = 50.0;
 /// Colours per series, in order.
 const COLOURS: [&str; 4] = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd"];
@@ -187,11 +187,13 @@ fn grid(s: &mut String, ticks: &[(f64, f64)]) {
     );
 }
 
-/// A legend in the top right corner, one entry per series name.
+/// A legend in the top margin, right-aligned, one entry per series name (kept out of the
+/// plot area so it never hides a line).
 fn legend(s: &mut String, names: &[&str]) {
+    const ENTRY: f64 = 90.0;
+    let y = MT - 16.0;
     for (i, name) in names.iter().enumerate() {
-        let y = MT + 4.0 + i as f64 * 16.0;
-        let x = W - MR - 110.0;
+        let x = W - MR - ENTRY * (names.len() - i) as f64;
         let _ = writeln!(
             s,
             "<g class=\"legend\"><rect x=\"{x}\" y=\"{y}\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text></g>",
@@ -275,17 +277,20 @@ pub fn bars(
     s
 }
 
-/// Lines over time on a log axis: each series is a list of (x seconds, value) points.
+/// Lines over time on a log axis: each series is a list of (x seconds, value) points;
+/// `markers` are labelled vertical lines (for example where a run ends).
 pub fn lines_log(
     title: &str,
     y_name: &str,
     x_name: &str,
     series: &[(String, Vec<(f64, f64)>)],
+    markers: &[(f64, String)],
 ) -> String {
     let axis = LogAxis::covering(series.iter().flat_map(|(_, p)| p.iter().map(|q| q.1)));
     let x_max = series
         .iter()
         .flat_map(|(_, p)| p.iter().map(|q| q.0))
+        .chain(markers.iter().map(|m| m.0))
         .fold(0.0, f64::max);
     let x_ticks = linear_ticks(x_max);
     let x_top = *x_ticks.last().unwrap_or(&1.0);
@@ -313,6 +318,17 @@ pub fn lines_log(
         H - 10.0,
         escape(x_name)
     );
+    for (x, name) in markers {
+        let px = x_of(*x);
+        let _ = writeln!(
+            s,
+            "<g class=\"marker\"><line x1=\"{px:.1}\" y1=\"{MT}\" x2=\"{px:.1}\" y2=\"{}\" stroke=\"#888\" stroke-dasharray=\"4 3\"/><text x=\"{:.1}\" y=\"{}\" font-size=\"10\" fill=\"#555\">{}</text></g>",
+            H - MB,
+            px + 3.0,
+            MT + 10.0,
+            escape(name)
+        );
+    }
     for (i, (name, points)) in series.iter().enumerate() {
         let path: Vec<String> = points
             .iter()
@@ -424,6 +440,12 @@ mod tests {
             "ms",
             "s",
             &[("stock".into(), vec![(0.0, 10.0), (1.0, 5000.0)])],
+            &[(30.0, "load stops".into())],
+        );
+        assert!(lines.contains(">load stops<"));
+        assert!(
+            lines.contains(">30<"),
+            "the x axis reaches the marker: {lines}"
         );
         assert!(lines.starts_with("<svg") && lines.contains("<polyline"));
         assert!(lines.contains("data-series=\"stock\""));
