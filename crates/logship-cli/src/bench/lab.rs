@@ -281,15 +281,13 @@ fn throughput(results: &[LoadResult]) -> f64 {
 /// Latency over all runs: exact from the merged histograms when every run has one (the
 /// built-in generator); otherwise the request-weighted mean and the worst run's p90/p99.
 fn combined_latency(results: &[LoadResult]) -> Latency {
-    let requests: u64 = results.iter().map(|r| r.requests).sum();
-    let mean = if requests == 0 {
+    // Each run's mean covers its answered and unfinished requests.
+    let weight = |r: &LoadResult| (r.requests + r.unfinished) as f64;
+    let total: f64 = results.iter().map(weight).sum();
+    let mean = if total == 0.0 {
         0.0
     } else {
-        results
-            .iter()
-            .map(|r| r.mean_ms * r.requests as f64)
-            .sum::<f64>()
-            / requests as f64
+        results.iter().map(|r| r.mean_ms * weight(r)).sum::<f64>() / total
     };
     if results.iter().all(|r| r.latency_us.is_some()) {
         let mut all = Histogram::new();

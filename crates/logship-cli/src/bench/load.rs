@@ -29,9 +29,10 @@ pub struct LoadResult {
     pub unfinished: u64,
     /// Wall time of the run, from the first request to the last answer.
     pub elapsed: Duration,
-    /// Latency of every answered request, microseconds (built-in generator only).
+    /// Latency of every answered request, and of every unfinished one up to the end of
+    /// the run (a lower bound), microseconds (built-in generator only).
     pub latency_us: Option<Histogram>,
-    /// Mean, p90 and p99 latency in milliseconds.
+    /// Mean latency in milliseconds (unfinished requests included as above).
     pub mean_ms: f64,
     /// 90th percentile latency, milliseconds.
     pub p90_ms: f64,
@@ -92,11 +93,11 @@ pub fn builtin(
         let _ = h.join();
     }
     let elapsed = started.elapsed();
-    let requests = latency.count();
-    let mean_ms = if requests == 0 {
+    let requests = latency.count().saturating_sub(unfinished);
+    let mean_ms = if latency.count() == 0 {
         0.0
     } else {
-        sum_us as f64 / requests as f64 / 1000.0
+        sum_us as f64 / latency.count() as f64 / 1000.0
     };
     LoadResult {
         requests,
@@ -160,6 +161,11 @@ fn client(
         match await_answer(reader, deadline) {
             Answer::Ready => {}
             Answer::Abandoned => {
+                // Counted in the latency with the time it had waited (a lower bound), so
+                // requests stuck behind a full ring are not left out of the percentiles.
+                let us = u64::try_from(sent.elapsed().as_micros()).unwrap_or(u64::MAX);
+                latency.record(us);
+                sum += u128::from(us);
                 unfinished = 1;
                 break;
             }

@@ -55,7 +55,7 @@ impl Mode {
 /// Options of `logship bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Short runs that finish within 30 s in all (2 s, 2 s, 5 s).
+    /// Short runs that finish within 30 s in all (2 s, 2 s, 4 s; the drain is capped at 8 s).
     #[arg(long, conflicts_with_all = ["full", "duration_s"])]
     pub quick: bool,
 
@@ -64,7 +64,8 @@ pub struct BenchArgs {
     pub full: bool,
 
     /// Length of each of the three runs, in seconds (overrides the 10 s, 10 s, 30 s
-    /// defaults; meant for tests and quick looks).
+    /// defaults; meant for tests and quick looks). The drain after the load is capped at
+    /// twice the last run, and at least 8 s.
     #[arg(long, value_name = "SECS")]
     pub duration_s: Option<f64>,
 
@@ -143,7 +144,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, Failure> {
             ("long", lengths[2]),
         ],
         intake_delay: Duration::from_millis(args.intake_latency_ms),
-        drain_cap: (long * 2).max(Duration::from_secs(10)),
+        drain_cap: (long * 2).max(Duration::from_secs(8)),
         oha: args.oha,
         rate: args.rate,
     };
@@ -187,7 +188,7 @@ fn run_lengths(args: &BenchArgs) -> [Duration; 3] {
     if let Some(d) = args.duration_s {
         [s(d), s(d), s(d)]
     } else if args.quick {
-        [s(2.0), s(2.0), s(5.0)]
+        [s(2.0), s(2.0), s(4.0)]
     } else if args.full {
         [s(60.0), s(60.0), s(300.0)]
     } else {

@@ -291,7 +291,8 @@ impl BenchReport {
         let _ = writeln!(out, "Command: `{command}`\n");
         let _ = writeln!(
             out,
-            "Setup: the lab service logs {} lines per request; {} closed-loop keep-alive connections ({} load generator); \
+            "Setup: the lab service logs {} lines per request; {} closed-loop keep-alive connections ({} load generator; \
+             a request still unanswered when its run ends counts in the latency with the time it had waited); \
              the local intake answers after {} ms; runs of {} s (first, churn without restart, long); \
              stock ring of {} slots; logship with its defaults (linger {} ms).\n",
             s.lines_per_request,
