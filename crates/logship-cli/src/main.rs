@@ -6,6 +6,7 @@
 //! - `logship demo`: run a synthetic multi-threaded service that logs through `tracing`
 //!   into logship and a local in-process intake, and print what it cost and what arrived.
 //!   Needs no network and no account.
+//! - `logship bench`: the stock-versus-batch lab; see the `bench` module.
 //! - `logship config check FILE` / `logship config example`: validate a config file and
 //!   show where each value comes from, or print an annotated example.
 //!
@@ -13,6 +14,7 @@
 //! module. Exit codes: 0 success, 1 delivery or runtime failure, 2 bad usage or
 //! configuration.
 
+mod bench;
 mod config;
 mod demo;
 mod exit;
@@ -55,6 +57,9 @@ enum Command {
     /// Check a config file, or print an annotated example.
     #[command(subcommand)]
     Config(config::ConfigCommand),
+    /// Run the stock-versus-batch lab: a local service logging through a Log4j2-like
+    /// appender or logship into a slow local intake, under load; report and chart it.
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -65,6 +70,7 @@ fn main() -> ExitCode {
         Command::Demo(args) => demo::run(args),
         Command::Spill(cmd) => spill::run(cmd),
         Command::Config(cmd) => config::run(cmd),
+        Command::Bench(args) => bench::run(args),
     };
     match result {
         Ok(code) => code,
