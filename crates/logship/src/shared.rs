@@ -11,6 +11,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::report::Reporter;
+use crate::send::concurrency::Limiter;
 use crate::spill::handle::SpillHandle;
 use crate::stats::{Counters, Health};
 
@@ -28,6 +29,8 @@ pub(crate) struct Shared {
     pub spill: Option<SpillHandle>,
     /// The latest request outcome, as a [`Health`] (see `set_health`).
     pub health: AtomicU8,
+    /// Permits for requests in flight (live senders and the replayer share them).
+    pub concurrency: Limiter,
 }
 
 impl Shared {
