@@ -76,7 +76,7 @@ fn a_429_storm_makes_the_limit_back_off_instead_of_pushing_harder() {
         .unwrap();
     // Grow the limit, then let the backlog drain: without one the limit cannot grow, so
     // what it is now is what the storm starts from.
-    push(&logship, 20_000);
+    push(&logship, 10_000);
     assert!(wait_for_stats(&logship, WAIT, |s| s.concurrency_limit >= 4));
     logship.flush(WAIT).unwrap();
     let before = logship.stats().concurrency_limit;
@@ -84,7 +84,7 @@ fn a_429_storm_makes_the_limit_back_off_instead_of_pushing_harder() {
 
     intake.reset();
     intake.fail_next(100_000, Fault::retry_after(429, 0));
-    push(&logship, 20_000);
+    push(&logship, 10_000);
     assert!(
         wait_for_stats(&logship, WAIT, |s| s.concurrency_limit == 1),
         "limit did not back off to 1: {:?}",
@@ -112,11 +112,11 @@ fn the_limit_never_passes_max_in_flight() {
         .queue_capacity(100_000)
         .build()
         .unwrap();
-    push(&logship, 10_000);
+    push(&logship, 2_000);
     assert!(wait_for_stats(&logship, WAIT, |s| s.concurrency_peak == 3));
     logship.flush(WAIT).unwrap();
     let stats = logship.stats();
-    assert_eq!(stats.events_delivered, 10_000);
+    assert_eq!(stats.events_delivered, 2_000);
     assert_eq!(stats.concurrency_peak, 3);
     assert!(stats.concurrency_limit <= 3);
     assert!(
@@ -141,10 +141,10 @@ fn with_adaptivity_off_the_limit_is_max_in_flight_whatever_the_intake_says() {
         .build()
         .unwrap();
     assert_eq!(logship.stats().concurrency_limit, 3);
-    push(&logship, 3_000);
+    push(&logship, 1_000);
     logship.flush(WAIT).unwrap();
     let stats = logship.stats();
-    assert_eq!(stats.events_delivered, 3_000);
+    assert_eq!(stats.events_delivered, 1_000);
     assert!(
         stats.failed_requests >= 20,
         "the storm was served: {stats:?}"

@@ -6,10 +6,12 @@
 //! Vector's adaptive request concurrency, the [`Limiter`] hands out one permit per HTTP
 //! attempt and adjusts the number of permits from what the answers say ([`Aimd`]): one
 //! more after a round of requests whose round-trip times stayed flat while requests were
-//! waiting for a permit, half as many after a round that saw back-pressure (429, 5xx, a
-//! timeout or a network error), a tenth fewer after a round whose round-trip times rose
-//! clearly above the usual. Always between 1 and the configured ceiling
-//! (`max_in_flight`); with adaptivity off the limit is simply `max_in_flight`.
+//! waiting for a permit, half as many at once on back-pressure (429, 5xx, a timeout or a
+//! network error), a tenth fewer after a round whose round-trip times rose clearly above
+//! the usual. As in TCP, answers to requests sent before a decrease do not decrease the
+//! limit again: one storm of 429s halves it once per round trip, not once per answer.
+//! Always between 1 and the configured ceiling (`max_in_flight`); with adaptivity off the
+//! limit is simply `max_in_flight`.
 
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -50,6 +52,8 @@ pub(crate) struct Sample {
     pub backpressure: bool,
     /// Requests were waiting for a permit while this one was out (there is a backlog).
     pub backlog: bool,
+    /// [`Aimd::epoch`] when the request was sent.
+    pub epoch: u64,
 }
 
 /// The pure AIMD controller: feed it samples, read the limit. No clock, no locks.
@@ -61,6 +65,8 @@ pub(crate) struct Aimd {
     baseline: Option<f64>,
     /// EWMA of how far rounds' means were from the baseline, in seconds.
     deviation: f64,
+    /// Counts decreases: samples from requests sent before the latest one are ignored.
+    epoch: u64,
     round: Round,
 }
 
@@ -71,7 +77,6 @@ struct Round {
     /// Sum of the round-trip times of answers that were not back-pressure.
     rtt_sum: f64,
     rtt_count: usize,
-    backpressure: bool,
     backlog: bool,
 }
 
@@ -84,6 +89,7 @@ impl Aimd {
             ceiling,
             baseline: None,
             deviation: 0.0,
+            epoch: 0,
             round: Round::default(),
         }
     }
@@ -93,50 +99,66 @@ impl Aimd {
         self.limit
     }
 
-    /// Takes one sample; at the end of a round (as many samples as the limit), adjusts
-    /// the limit. Returns the limit after the sample.
+    /// The current epoch, to put in the [`Sample`] of a request sent now.
+    pub(crate) fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// Takes one sample: back-pressure decreases the limit at once; otherwise, at the end
+    /// of a round (as many samples as the limit), the round's round-trip times decide.
+    /// Returns the limit after the sample.
     pub(crate) fn record(&mut self, sample: Sample) -> usize {
+        if sample.epoch < self.epoch {
+            // Sent under a limit that has been decreased since: its answer is old news.
+            return self.limit;
+        }
+        if sample.backpressure {
+            // A fast 429 says nothing about how long real work takes: no RTT either.
+            self.decrease(BACKPRESSURE_DECREASE);
+            return self.limit;
+        }
         let round = &mut self.round;
         round.samples += 1;
         round.backlog |= sample.backlog;
-        if sample.backpressure {
-            // A fast 429 says nothing about how long real work takes: keep it out of the mean.
-            round.backpressure = true;
-        } else {
-            round.rtt_sum += sample.rtt.as_secs_f64();
-            round.rtt_count += 1;
-        }
+        round.rtt_sum += sample.rtt.as_secs_f64();
+        round.rtt_count += 1;
         if round.samples >= self.limit {
             self.end_round();
         }
         self.limit
     }
 
+    /// Multiplies the limit by `factor` and starts a new round and epoch.
+    fn decrease(&mut self, factor: f64) {
+        self.limit = scale(self.limit, factor);
+        self.epoch += 1;
+        self.round = Round::default();
+    }
+
     fn end_round(&mut self) {
         let round = std::mem::take(&mut self.round);
-        let mean = (round.rtt_count > 0).then(|| round.rtt_sum / round.rtt_count as f64);
-        if round.backpressure {
-            self.limit = scale(self.limit, BACKPRESSURE_DECREASE);
-        } else if let (Some(mean), Some(base)) = (mean, self.baseline) {
-            let rising = mean > base + (RISE_DEVIATIONS * self.deviation).max(RISE_SHARE * base);
-            let flat = mean <= base + self.deviation.max(FLAT_SHARE * base);
-            if rising {
-                self.limit = scale(self.limit, RISE_DECREASE);
-            } else if flat && round.backlog {
-                self.limit += 1;
+        let mean = round.rtt_sum / round.rtt_count.max(1) as f64;
+        match self.baseline {
+            Some(base) => {
+                let rising =
+                    mean > base + (RISE_DEVIATIONS * self.deviation).max(RISE_SHARE * base);
+                let flat = mean <= base + self.deviation.max(FLAT_SHARE * base);
+                if rising {
+                    self.decrease(RISE_DECREASE);
+                } else if flat && round.backlog {
+                    self.limit += 1;
+                }
             }
-        } else if mean.is_some() && round.backlog {
             // The first round sets the baseline; nothing says the intake is struggling.
-            self.limit += 1;
+            None if round.backlog => self.limit += 1,
+            None => {}
         }
         self.limit = self.limit.clamp(1, self.ceiling);
-        if let Some(mean) = mean {
-            match self.baseline {
-                None => self.baseline = Some(mean),
-                Some(base) => {
-                    self.deviation += EWMA_ALPHA * ((mean - base).abs() - self.deviation);
-                    self.baseline = Some(base + EWMA_ALPHA * (mean - base));
-                }
+        match self.baseline {
+            None => self.baseline = Some(mean),
+            Some(base) => {
+                self.deviation += EWMA_ALPHA * ((mean - base).abs() - self.deviation);
+                self.baseline = Some(base + EWMA_ALPHA * (mean - base));
             }
         }
     }
@@ -209,11 +231,11 @@ impl Limiter {
             return None;
         }
         s.in_use += 1;
-        let backlog = s.waiting > 0;
         Some(Permit {
             limiter: self,
             started: Instant::now(),
-            backlog,
+            backlog: s.waiting > 0,
+            epoch: s.aimd.epoch(),
         })
     }
 
@@ -243,6 +265,7 @@ pub(crate) struct Permit<'a> {
     limiter: &'a Limiter,
     started: Instant,
     backlog: bool,
+    epoch: u64,
 }
 
 impl Permit<'_> {
@@ -253,6 +276,7 @@ impl Permit<'_> {
             rtt: self.started.elapsed(),
             backpressure,
             backlog: self.backlog,
+            epoch: self.epoch,
         };
         let limiter = self.limiter;
         std::mem::forget(self);
@@ -280,6 +304,7 @@ mod tests {
             rtt,
             backpressure: false,
             backlog,
+            epoch: 0,
         }
     }
 
@@ -288,14 +313,18 @@ mod tests {
             rtt: ms(1),
             backpressure: true,
             backlog: true,
+            epoch: 0,
         }
     }
 
-    /// Feeds one full round of identical samples.
+    /// Sends `limit` requests at once and feeds their (identical) answers.
     fn round(aimd: &mut Aimd, sample: Sample) -> usize {
-        let n = aimd.limit();
-        for _ in 0..n {
-            aimd.record(sample);
+        let sent = Sample {
+            epoch: aimd.epoch(),
+            ..sample
+        };
+        for _ in 0..aimd.limit() {
+            aimd.record(sent);
         }
         aimd.limit()
     }
@@ -342,12 +371,40 @@ mod tests {
     }
 
     #[test]
-    fn one_pushed_back_answer_in_a_round_is_enough() {
+    fn one_pushed_back_answer_halves_the_limit_at_once() {
         let mut aimd = Aimd::new(8, 16);
-        for _ in 0..7 {
-            aimd.record(ok(ms(20), true));
+        for _ in 0..3 {
+            assert_eq!(aimd.record(ok(ms(20), true)), 8);
         }
         assert_eq!(aimd.record(pushed_back()), 4);
+    }
+
+    #[test]
+    fn answers_to_requests_sent_before_a_decrease_do_not_decrease_again() {
+        let mut aimd = Aimd::new(8, 16);
+        let before = Sample {
+            epoch: aimd.epoch(),
+            ..pushed_back()
+        };
+        // Eight requests out; all eight come back 429: one halving, not three.
+        for _ in 0..8 {
+            aimd.record(before);
+        }
+        assert_eq!(aimd.limit(), 4);
+        // A request sent after the decrease that is pushed back again halves again.
+        let after = Sample {
+            epoch: aimd.epoch(),
+            ..pushed_back()
+        };
+        assert_eq!(aimd.record(after), 2);
+        // Old answers do not count towards growth either.
+        for _ in 0..10 {
+            aimd.record(Sample {
+                epoch: before.epoch,
+                ..ok(ms(20), true)
+            });
+        }
+        assert_eq!(aimd.limit(), 2);
     }
 
     #[test]
