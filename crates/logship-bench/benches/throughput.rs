@@ -20,9 +20,13 @@
 //!    to push harder): the limit before, its lowest during the storm, the most requests
 //!    the intake saw at once during the storm, and the limit two seconds after it.
 //!
-//! How to run: `cargo bench -p logship-bench --bench throughput` (about a minute on two
-//! cores). `cargo test --benches` runs it with 20,000 events as a smoke test.
-//! Output: a Markdown table.
+//! How to run: `cargo bench -p logship-bench --bench throughput` (about half a minute on
+//! two cores). `cargo test --benches` runs it with 20,000 events as a smoke test.
+//! Output: a Markdown table. `cores busy` is this process's CPU time over wall time and
+//! `events per CPU-s` the events over that CPU time (both include the intake: on a
+//! machine shared with other work they say how much of it the run got); the CPU split is
+//! by thread name (the pushing main thread, the batcher, the senders, the intake's
+//! threads), sampled by the kernel's tick, so approximate.
 
 #[allow(dead_code)]
 mod common;
@@ -111,22 +115,55 @@ impl Workload {
     }
 }
 
-/// CPU seconds this process has used (user + system), from /proc; NaN elsewhere.
-fn cpu_secs() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return f64::NAN;
-    };
-    // Fields after the parenthesised command name; utime and stime are the 14th and 15th
-    // fields, in clock ticks (USER_HZ, 100 on Linux).
-    let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
-        return f64::NAN;
-    };
+/// CPU seconds (user + system) and name of a `/proc/.../stat` file; None off Linux.
+fn proc_cpu(path: &std::path::Path) -> Option<(String, f64)> {
+    let stat = std::fs::read_to_string(path).ok()?;
+    // `pid (comm) state ...`: utime and stime are the 14th and 15th fields, in clock ticks
+    // (USER_HZ, 100 on Linux).
+    let (head, rest) = stat.rsplit_once(')')?;
+    let name = head.split_once('(')?.1.to_owned();
     let fields: Vec<&str> = rest.split_whitespace().collect();
     let tick = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok());
-    match (tick(11), tick(12)) {
-        (Some(u), Some(s)) => (u + s) / 100.0,
-        _ => f64::NAN,
+    Some((name, (tick(11)? + tick(12)?) / 100.0))
+}
+
+/// CPU seconds this process has used; NaN off Linux.
+fn cpu_secs() -> f64 {
+    proc_cpu(std::path::Path::new("/proc/self/stat")).map_or(f64::NAN, |(_, cpu)| cpu)
+}
+
+/// CPU seconds per live thread, by thread id.
+fn thread_cpu() -> std::collections::HashMap<String, (String, f64)> {
+    let mut out = std::collections::HashMap::new();
+    if let Ok(dir) = std::fs::read_dir("/proc/self/task") {
+        for entry in dir.flatten() {
+            if let Some(cpu) = proc_cpu(&entry.path().join("stat")) {
+                out.insert(entry.file_name().to_string_lossy().into_owned(), cpu);
+            }
+        }
     }
+    out
+}
+
+/// Where the CPU went between two [`thread_cpu`] snapshots, as shares of the total:
+/// (log calls on the main thread, batcher, senders, intake).
+fn cpu_split(before: &std::collections::HashMap<String, (String, f64)>) -> Option<[f64; 4]> {
+    let mut split = [0.0; 4];
+    for (tid, (name, cpu)) in thread_cpu() {
+        let used = cpu - before.get(&tid).map_or(0.0, |(_, c)| *c);
+        let group = if name.starts_with("logship-batch") {
+            1
+        } else if name.starts_with("logship-sende") {
+            2
+        } else if name.starts_with("logship-intak") {
+            3
+        } else {
+            0
+        };
+        split[group] += used;
+    }
+    let total: f64 = split.iter().sum();
+    (total > 0.0).then(|| split.map(|c| c / total))
 }
 
 /// A pipeline to `intake` with default settings but no disk spill, quiet, and a log call
@@ -209,13 +246,21 @@ fn compression_ceiling(body: &[u8], records: usize, level: u32, budget: Duration
         enc.finish().expect("gzip")
     };
     let wire = compress(); // warm-up
+    let thread_stat = std::path::Path::new("/proc/thread-self/stat");
+    let cpu_before = proc_cpu(thread_stat).map(|(_, c)| c);
     let started = Instant::now();
     let mut rounds = 0u64;
     while started.elapsed() < budget {
         std::hint::black_box(compress());
         rounds += 1;
     }
-    let secs = started.elapsed().as_secs_f64();
+    let wall = started.elapsed().as_secs_f64();
+    // This thread's CPU time, not wall time: on a shared machine the thread may wait for
+    // a core, and the ceiling is what one core does.
+    let secs = match (cpu_before, proc_cpu(thread_stat)) {
+        (Some(a), Some((_, b))) if b - a > 0.5 * wall => b - a,
+        _ => wall,
+    };
     Ceiling {
         events_per_sec: (rounds * records as u64) as f64 / secs,
         mb_per_sec: (rounds * body.len() as u64) as f64 / secs / 1e6,
@@ -227,8 +272,12 @@ fn compression_ceiling(body: &[u8], records: usize, level: u32, budget: Duration
 struct Run {
     events: u64,
     events_per_sec: f64,
+    /// Events per CPU second of the whole process (intake included).
+    events_per_cpu_sec: f64,
     /// Cores this process kept busy on average (CPU seconds / wall seconds).
     cores_busy: f64,
+    /// Shares of the CPU: log calls, batcher, senders, intake.
+    split: Option<[f64; 4]>,
     limit_peak: u64,
     intake_peak: usize,
 }
@@ -244,6 +293,7 @@ fn deliver(
     intake.reset();
     let (logship, guard) = build(builder(intake)).build().expect("pipeline");
     let cpu = cpu_secs();
+    let threads = thread_cpu();
     let started = Instant::now();
     for i in 0..n {
         // Blocking overflow: a refusal only after 10 s without room.
@@ -255,13 +305,17 @@ fn deliver(
         logship.stats()
     );
     let secs = started.elapsed().as_secs_f64();
-    let cores_busy = (cpu_secs() - cpu) / secs;
+    let cpu_used = cpu_secs() - cpu;
+    let cores_busy = cpu_used / secs;
+    let split = cpu_split(&threads);
     let stats = logship.stats();
     drop(guard);
     Run {
         events: n,
         events_per_sec: n as f64 / secs,
+        events_per_cpu_sec: n as f64 / cpu_used,
         cores_busy,
+        split,
         limit_peak: stats.concurrency_peak,
         intake_peak: intake.max_concurrency(),
     }
@@ -345,6 +399,13 @@ fn k(v: f64) -> String {
     }
 }
 
+fn split(r: &Run) -> String {
+    match r.split {
+        Some(s) => s.map(|share| format!("{:.0} %", share * 100.0)).join(" / "),
+        None => "n/a".to_owned(),
+    }
+}
+
 fn met(ok: bool) -> &'static str {
     if ok {
         "met"
@@ -368,12 +429,13 @@ fn main() {
 
     println!(
         "cores (available_parallelism): {cores}; default batch {batch} events, gzip level {}; \
-         'cores busy' is this process's CPU time over wall time (intake included).",
+         'cores busy' is this process's CPU time over wall time (intake included); the \
+         ceiling is per CPU second of its thread.",
         defaults.gzip_level
     );
     println!();
-    println!("| phase | messages | settings | events | events/s | cores busy | limit peak | intake peak in flight | target | |");
-    println!("|---|---|---|---:|---:|---:|---:|---:|---|---|");
+    println!("| phase | messages | settings | events | events/s | cores busy | events per CPU-s | CPU: calls / batcher / senders / intake | limit peak | intake peak in flight | target | |");
+    println!("|---|---|---|---:|---:|---:|---:|---|---:|---:|---|---|");
 
     let fast = start_intake(Duration::ZERO);
     for workload in [Workload::varied(), Workload::constant()] {
@@ -381,12 +443,13 @@ fn main() {
         let ceiling = compression_ceiling(&body, batch, defaults.gzip_level, budget);
         let target = (0.7 * ceiling.events_per_sec * cores as f64).max(250_000.0);
         println!(
-            "| compression ceiling | {} | gzip level {} on one core: {:.0} MB/s of NDJSON ({} bytes per batch), ratio {:.1}x | | {} | 1.00 | | | | |",
+            "| compression ceiling | {} | gzip level {} on one core: {:.0} MB/s of NDJSON ({} bytes per batch), ratio {:.1}x | | {} | 1.00 | {} | | | | | |",
             workload.name,
             defaults.gzip_level,
             ceiling.mb_per_sec,
             ceiling.body_bytes,
             ceiling.ratio,
+            k(ceiling.events_per_sec),
             k(ceiling.events_per_sec)
         );
         let runs = [
@@ -398,11 +461,13 @@ fn main() {
         ];
         for (settings, r) in runs {
             println!(
-                "| local intake | {} | {settings} | {} | {} | {:.2} | {} | {} | ≥ {} (70 % × ceiling × {cores}, ≥ 250 k) | {} |",
+                "| local intake | {} | {settings} | {} | {} | {:.2} | {} | {} | {} | {} | ≥ {} (70 % × ceiling × {cores}, ≥ 250 k) | {} |",
                 workload.name,
                 r.events,
                 k(r.events_per_sec),
                 r.cores_busy,
+                k(r.events_per_cpu_sec),
+                split(&r),
                 r.limit_peak,
                 r.intake_peak,
                 k(target),
@@ -434,11 +499,13 @@ fn main() {
             None => "(comparison) |".to_owned(),
         };
         println!(
-            "| 20 ms intake | {} | {settings} | {} | {} | {:.2} | {} | {} | {verdict} |",
+            "| 20 ms intake | {} | {settings} | {} | {} | {:.2} | {} | {} | {} | {} | {verdict} |",
             varied.name,
             r.events,
             k(r.events_per_sec),
             r.cores_busy,
+            k(r.events_per_cpu_sec),
+            split(&r),
             r.limit_peak,
             r.intake_peak,
         );
