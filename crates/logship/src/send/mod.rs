@@ -4,9 +4,9 @@
 //! at one batch per round-trip. `max_in_flight` sender threads share one keep-alive
 //! connection pool and each carries one batch at a time through its whole life: gzip,
 //! POST (each attempt holding a permit of the [`concurrency::Limiter`], which decides how
-//! many requests are out at once), and, depending on the vendor's classification of the answer, done, retried with
-//! backoff (on this sender only; the others keep going), split in halves (413), or given
-//! up on. [`Sender::deliver`] only says what happened to each record; the live path
+//! many requests are out at once), and, depending on the vendor's classification of the
+//! answer, done, retried with backoff (on this sender only; the others keep going), split
+//! in halves (413), or given up on. [`Sender::deliver`] only says what happened to each record; the live path
 //! ([`Sender::run`]) and the replayer decide what that means: count, spill to disk, or
 //! keep as a dead letter. Every live batch ends in exactly one settlement that updates
 //! the counters, releases its memory, and lets `flush` and `shutdown` make progress.
