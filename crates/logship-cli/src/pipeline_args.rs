@@ -135,9 +135,15 @@ pub struct PipelineArgs {
     #[arg(long, value_name = "BYTES")]
     pub queue_max_bytes: Option<usize>,
 
-    /// Requests in flight at once. [default: 2]
+    /// Most requests in flight at once: the ceiling of the adaptive limit, or the fixed
+    /// number with --no-adaptive-concurrency. [default: 16]
     #[arg(long, value_name = "N")]
     pub max_in_flight: Option<usize>,
+
+    /// Keep exactly --max-in-flight requests in flight instead of adapting the number
+    /// to the intake's answers (adaptive is on by default).
+    #[arg(long)]
+    pub no_adaptive_concurrency: bool,
 
     /// Retries of a failed request (network errors, 408, 429, 5xx). [default: 3]
     #[arg(long, value_name = "N")]
@@ -294,6 +300,9 @@ impl PipelineArgs {
         }
         if let Some(n) = self.max_in_flight {
             builder = builder.max_in_flight(n);
+        }
+        if self.no_adaptive_concurrency {
+            builder = builder.adaptive_concurrency(false);
         }
         if let Some(n) = self.max_retries {
             builder = builder.max_retries(n);

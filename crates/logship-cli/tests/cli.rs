@@ -166,6 +166,34 @@ fn ship_applies_backpressure_instead_of_dropping() {
 }
 
 #[test]
+fn ship_with_fixed_concurrency_reports_its_limit() {
+    let intake = Intake::start(IntakeConfig::default()).expect("intake");
+    let stats_path = temp_path("fixed-concurrency-stats.json");
+    let stats_arg = stats_path.to_string_lossy().into_owned();
+    let input: String = (0..500).map(|i| format!("event {i}\n")).collect();
+    let out = run(
+        &[
+            "ship",
+            "--endpoint",
+            &intake.url("/logs"),
+            "--max-in-flight",
+            "3",
+            "--no-adaptive-concurrency",
+            "--stats-json",
+            &stats_arg,
+        ],
+        input.as_bytes(),
+    );
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let stats: Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats_path).expect("stats file"))
+            .expect("stats JSON");
+    assert_eq!(stats["events_delivered"], 500);
+    assert_eq!(stats["concurrency_limit"], 3);
+    assert_eq!(stats["concurrency_peak"], 3);
+}
+
+#[test]
 fn ship_json_from_file_maps_levels_messages_and_fields() {
     let intake = Intake::start(IntakeConfig::default()).expect("intake");
     let mut file: Vec<u8> = Vec::new();

@@ -188,8 +188,15 @@ pub struct Config {
     pub queue_max_bytes: usize,
     /// What a log call does when the queue is full. Default: drop and count.
     pub overflow: Overflow,
-    /// Requests in flight at once. Default 2.
+    /// Most requests in flight at once (one sender thread each): the ceiling of the
+    /// adaptive limit, or the fixed number when `adaptive_concurrency` is off. Default 16.
     pub max_in_flight: usize,
+    /// Adapt the number of requests in flight to the intake's answers (AIMD, like
+    /// Vector's adaptive request concurrency): start at 2, grow by one per round of
+    /// requests while round-trip times stay flat and batches are waiting, halve on 429,
+    /// 5xx, timeouts or network errors, shrink by a tenth when round-trip times rise.
+    /// Default on.
+    pub adaptive_concurrency: bool,
     /// Compress request bodies with gzip. Default on.
     pub gzip: bool,
     /// gzip level 0..=9. Default 3 (measured: within a few % of level 6's ratio, 40% faster).
@@ -258,7 +265,8 @@ impl Default for Config {
             queue_capacity: 10_000,
             queue_max_bytes: 64 * 1024 * 1024,
             overflow: Overflow::DropNewest,
-            max_in_flight: 2,
+            max_in_flight: 16,
+            adaptive_concurrency: true,
             gzip: true,
             gzip_level: 3,
             max_retries: 3,
@@ -312,6 +320,7 @@ impl fmt::Debug for Config {
             .field("queue_max_bytes", &self.queue_max_bytes)
             .field("overflow", &self.overflow)
             .field("max_in_flight", &self.max_in_flight)
+            .field("adaptive_concurrency", &self.adaptive_concurrency)
             .field("gzip", &self.gzip)
             .field("gzip_level", &self.gzip_level)
             .field("max_retries", &self.max_retries)
@@ -627,7 +636,8 @@ mod tests {
         assert_eq!(c.queue_capacity, 10_000);
         assert!(c.gzip);
         assert_eq!(c.max_retries, 3);
-        assert_eq!(c.max_in_flight, 2);
+        assert_eq!(c.max_in_flight, 16);
+        assert!(c.adaptive_concurrency);
         valid().validate().unwrap();
     }
 

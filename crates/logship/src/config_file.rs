@@ -89,6 +89,7 @@ const KEYS: &[(&str, Kind)] = &[
     ),
     ("block_timeout_ms", int(1, 60_000, MS)),
     ("max_in_flight", int(1, 64, "")),
+    ("adaptive_concurrency", Kind::Bool),
     ("gzip", Kind::Bool),
     ("gzip_level", int(0, 9, "")),
     ("max_retries", int(0, 100, "")),
@@ -422,6 +423,7 @@ fn set(
             let b = parse_bool(key, raw)?;
             match key {
                 "gzip" => config.gzip = b,
+                "adaptive_concurrency" => config.adaptive_concurrency = b,
                 "report_to_stderr" => config.report_to_stderr = b,
                 "spill_enabled" => config.spill_enabled = b,
                 _ => unreachable!("bool key {key}"),
@@ -788,6 +790,7 @@ fn value_of(c: &Config, key: &str) -> Option<String> {
             Overflow::DropNewest => None,
         },
         "max_in_flight" => n(c.max_in_flight),
+        "adaptive_concurrency" => Some(c.adaptive_concurrency.to_string()),
         "gzip" => Some(c.gzip.to_string()),
         "gzip_level" => Some(c.gzip_level.to_string()),
         "max_retries" => Some(c.max_retries.to_string()),
@@ -1049,7 +1052,9 @@ pub fn example_toml(vendor: Vendor) -> String {
     );
     out.push_str("# block_timeout_ms = 100\n\n");
     out.push_str("# Sending.\n");
-    out.push_str("# max_in_flight = 2\n# gzip = true\n# gzip_level = 3\n# max_retries = 3\n");
+    out.push_str("# Requests in flight adapt between 1 and max_in_flight (fixed when off).\n");
+    out.push_str("# max_in_flight = 16\n# adaptive_concurrency = true\n");
+    out.push_str("# gzip = true\n# gzip_level = 3\n# max_retries = 3\n");
     out.push_str("# retry_initial_backoff_ms = 200\n# retry_max_backoff_ms = 10000\n");
     out.push_str("# connect_timeout_ms = 5000\n# request_timeout_ms = 30000\n");
     out.push_str(
@@ -1178,6 +1183,9 @@ mod tests {
             c.overflow == Overflow::Block(Duration::from_millis(40))
         }),
         ("max_in_flight", "5", "5", |c| c.max_in_flight == 5),
+        ("adaptive_concurrency", "false", "false", |c| {
+            !c.adaptive_concurrency
+        }),
         ("gzip", "false", "false", |c| !c.gzip),
         ("gzip_level", "9", "9", |c| c.gzip_level == 9),
         ("max_retries", "0", "0", |c| c.max_retries == 0),

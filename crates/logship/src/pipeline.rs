@@ -21,6 +21,7 @@ use crate::record::Record;
 use crate::report::{DeliveryError, ErrorCallback, Reporter};
 use crate::secret::Secret;
 use crate::send::backoff::Backoff;
+use crate::send::concurrency::Limiter;
 use crate::shared::{Memory, Shared, Signal, Tracker};
 use crate::spill::handover;
 use crate::stats::Stats;
@@ -79,12 +80,15 @@ impl Logship {
     /// A snapshot of the counters.
     pub fn stats(&self) -> Stats {
         let shared = &self.inner.shared;
-        shared.counters.snapshot(
+        let mut stats = shared.counters.snapshot(
             self.inner.queue.len(),
             shared.tracker.in_flight(),
             shared.spill.as_ref().map(|s| s.stats()),
             shared.health(),
-        )
+        );
+        stats.concurrency_limit = shared.concurrency.limit() as u64;
+        stats.concurrency_peak = shared.concurrency.peak() as u64;
+        stats
     }
 
     /// Sends everything queued before this call and waits until it is settled (delivered
@@ -141,6 +145,7 @@ impl Logship {
         let finished = shared.tracker.wait_until(deadline, |s| s.idle_and_done());
         if !finished {
             shared.abort.raise();
+            shared.concurrency.wake_all();
             // Settling what is left takes microseconds (milliseconds when it is written to
             // the spill); in-flight requests are not waited for (their threads finish on
             // their own, bounded by the request timeout).
@@ -447,9 +452,17 @@ impl Builder {
         self
     }
 
-    /// Requests in flight (default 2).
+    /// Most requests in flight (default 16): the ceiling of the adaptive limit, or the
+    /// fixed number when adaptive concurrency is off. One sender thread each.
     pub fn max_in_flight(mut self, n: usize) -> Self {
         self.config.max_in_flight = n;
+        self
+    }
+
+    /// Adapt the number of requests in flight to the intake's answers, between 1 and
+    /// `max_in_flight` (default on); off, it is fixed at `max_in_flight`.
+    pub fn adaptive_concurrency(mut self, on: bool) -> Self {
+        self.config.adaptive_concurrency = on;
         self
     }
 
@@ -580,6 +593,7 @@ impl Builder {
             closed: Default::default(),
             spill,
             health: Default::default(),
+            concurrency: Limiter::new(config.max_in_flight, config.adaptive_concurrency),
         });
         let (queue, records) = Queue::bounded(config.queue_capacity, config.overflow);
         let (control_tx, control_rx) = crossbeam_channel::unbounded();
@@ -605,10 +619,9 @@ impl Builder {
         if shared.spill.is_some() {
             // A failed replay stays on disk and is tried again later: one retry is enough.
             let replayer = new_sender(config.max_retries.min(1));
-            let (queue, capacity, in_flight) =
-                (queue.clone(), config.queue_capacity, config.max_in_flight);
+            let (queue, capacity) = (queue.clone(), config.queue_capacity);
             spawn("logship-replayer".into(), move || {
-                crate::replay::run(replayer, queue, capacity, in_flight)
+                crate::replay::run(replayer, queue, capacity)
             })?;
         }
         let batcher = Batcher::new(codec, config.max_event_bytes);

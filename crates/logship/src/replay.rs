@@ -22,7 +22,7 @@ const IDLE_WAIT: Duration = Duration::from_secs(60);
 const MAX_PAUSE: Duration = Duration::from_secs(10);
 
 /// Runs until shutdown begins.
-pub(crate) fn run(sender: Sender, queue: Queue, queue_capacity: usize, max_in_flight: usize) {
+pub(crate) fn run(sender: Sender, queue: Queue, queue_capacity: usize) {
     crate::reentrancy::mark_current_thread();
     let shared = Arc::clone(&sender.shared);
     let Some(spill) = shared.spill.as_ref() else {
@@ -31,8 +31,11 @@ pub(crate) fn run(sender: Sender, queue: Queue, queue_capacity: usize, max_in_fl
     let limits = sender.codec.limits();
     let mut failures = 0u32;
     while !shared.closed.load(Ordering::Acquire) {
-        // Live traffic first.
-        if queue.len() > queue_capacity / 2 || shared.tracker.in_flight() >= max_in_flight {
+        // Live traffic first: wait while live batches use every permit the concurrency
+        // limit allows (the replayer's requests take permits too).
+        if queue.len() > queue_capacity / 2
+            || shared.tracker.in_flight() >= shared.concurrency.limit()
+        {
             if shared.abort.sleep(Duration::from_millis(50)) {
                 break;
             }

@@ -11,6 +11,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::report::Reporter;
+use crate::send::concurrency::Limiter;
 use crate::spill::handle::SpillHandle;
 use crate::stats::{Counters, Health};
 
@@ -29,6 +30,8 @@ pub(crate) struct Shared {
     pub spill: Option<Arc<SpillHandle>>,
     /// The latest request outcome, as a [`Health`] (see `set_health`).
     pub health: AtomicU8,
+    /// Permits for requests in flight (live senders and the replayer share them).
+    pub concurrency: Limiter,
 }
 
 impl Shared {

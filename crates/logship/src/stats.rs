@@ -79,6 +79,8 @@ impl Counters {
             health,
             queue_depth: queue_depth as u64,
             batches_in_flight: batches_in_flight as u64,
+            concurrency_limit: 0,
+            concurrency_peak: 0,
             last_error: self.last_error.lock().ok().and_then(|e| e.clone()),
         }
     }
@@ -139,6 +141,13 @@ pub struct Stats {
     pub queue_depth: u64,
     /// Batches cut and not yet settled right now.
     pub batches_in_flight: u64,
+    /// Requests allowed in flight right now (adaptive between 1 and `max_in_flight`, or
+    /// `max_in_flight` when adaptive concurrency is off).
+    #[serde(default)]
+    pub concurrency_limit: u64,
+    /// The highest `concurrency_limit` so far.
+    #[serde(default)]
+    pub concurrency_peak: u64,
     /// The most recent delivery error, if any (never contains a secret).
     pub last_error: Option<String>,
 }

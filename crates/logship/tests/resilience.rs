@@ -93,9 +93,11 @@ fn several_requests_are_in_flight_at_once() {
     intake.pause();
     let (logship, _guard) = builder(&intake)
         .max_in_flight(4)
+        .adaptive_concurrency(false)
         .max_batch_records(1)
         .build()
         .unwrap();
+    assert_eq!(logship.stats().concurrency_limit, 4);
     for i in 0..12 {
         logship.push(numbered(i)).unwrap();
     }

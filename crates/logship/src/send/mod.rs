@@ -3,17 +3,20 @@
 //! Why it exists: network work must happen off the caller's thread and must not be capped
 //! at one batch per round-trip. `max_in_flight` sender threads share one keep-alive
 //! connection pool and each carries one batch at a time through its whole life: gzip,
-//! POST, and, depending on the vendor's classification of the answer, done, retried with
-//! backoff (on this sender only; the others keep going), split in halves (413), or given
-//! up on. An intake that answers per event (Elasticsearch `_bulk`) settles each event on
-//! its own: only the events that failed transiently are re-encoded and resent, within
-//! the same retry budget. [`Sender::deliver`] only says what happened to each record; the live path
+//! POST (each attempt holding a permit of the [`concurrency::Limiter`], which decides how
+//! many requests are out at once), and, depending on the vendor's classification of the
+//! answer, done, retried with backoff (on this sender only; the others keep going), split
+//! in halves (413), or given up on. An intake that answers per event (Elasticsearch
+//! `_bulk`) settles each event on its own: only the events that failed transiently are
+//! re-encoded and resent, within the same retry budget. [`Sender::deliver`] only says what
+//! happened to each record; the live path
 //! ([`Sender::run`]) and the replayer decide what that means: count, spill to disk, or
 //! keep as a dead letter. Every live batch ends in exactly one settlement that updates
 //! the counters, releases its memory, and lets `flush` and `shutdown` make progress.
 
 pub(crate) mod backoff;
 pub(crate) mod classify;
+pub(crate) mod concurrency;
 pub(crate) mod http;
 
 use std::borrow::Cow;
@@ -122,6 +125,10 @@ impl Sender {
                     ..Delivery::default()
                 });
             }
+            // One permit per attempt: backoff sleeps below do not hold one.
+            let Some(permit) = self.shared.concurrency.acquire(&self.shared.abort) else {
+                continue; // shutdown ran out of time: the loop top gives up
+            };
             Counters::add(&counters.requests, 1);
             let (status, outcome, retry_after, resp_body) = match self.post(&wire) {
                 Ok(resp) => {
@@ -130,6 +137,9 @@ impl Sender {
                 }
                 Err(network) => (None, Outcome::Retry, None, network),
             };
+            // What the intake retries on (429, 5xx, timeouts, network errors) is its way
+            // of saying "slower".
+            permit.finish(outcome == Outcome::Retry);
             if !matches!(
                 outcome,
                 Outcome::Delivered | Outcome::Partial | Outcome::Items
