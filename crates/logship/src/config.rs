@@ -31,6 +31,29 @@ pub enum Vendor {
     NewRelic,
     /// Dynatrace Log ingest v2 (`Authorization: Api-Token <token>`; `endpoint` required).
     Dynatrace,
+    /// OpenTelemetry OTLP/HTTP logs (`/v1/logs` on a collector; `endpoint` required,
+    /// encoding from [`Config::otlp_encoding`]).
+    Otlp,
+}
+
+/// The body encoding of [`Vendor::Otlp`] requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum OtlpEncoding {
+    /// Binary protobuf (`application/x-protobuf`), the OTLP default.
+    #[default]
+    Protobuf,
+    /// The OTLP JSON mapping (`application/json`).
+    Json,
+}
+
+impl OtlpEncoding {
+    /// The name used on the command line and in config files.
+    pub fn name(self) -> &'static str {
+        match self {
+            OtlpEncoding::Protobuf => "protobuf",
+            OtlpEncoding::Json => "json",
+        }
+    }
 }
 
 impl Vendor {
@@ -43,6 +66,7 @@ impl Vendor {
             Vendor::Splunk => "splunk",
             Vendor::NewRelic => "newrelic",
             Vendor::Dynatrace => "dynatrace",
+            Vendor::Otlp => "otlp",
         }
     }
 
@@ -54,13 +78,14 @@ impl Vendor {
         Vendor::Splunk,
         Vendor::NewRelic,
         Vendor::Dynatrace,
+        Vendor::Otlp,
     ];
 
     /// The environment variable this vendor's own users already set for the API key
     /// (`LOGSHIP_API_KEY` is also read, after it).
     pub fn api_key_env(self) -> Option<&'static str> {
         match self {
-            Vendor::Ndjson | Vendor::JsonArray => None,
+            Vendor::Ndjson | Vendor::JsonArray | Vendor::Otlp => None,
             Vendor::Datadog => Some("DD_API_KEY"),
             Vendor::Splunk => Some("SPLUNK_HEC_TOKEN"),
             Vendor::NewRelic => Some("NEW_RELIC_LICENSE_KEY"),
@@ -81,6 +106,7 @@ impl std::str::FromStr for Vendor {
             "splunk" | "splunk_hec" | "splunk-hec" | "hec" => Ok(Vendor::Splunk),
             "newrelic" | "new_relic" | "new-relic" | "nr" => Ok(Vendor::NewRelic),
             "dynatrace" | "dt" => Ok(Vendor::Dynatrace),
+            "otlp" | "opentelemetry" | "otel" => Ok(Vendor::Otlp),
             _ => Err(ConfigError::new(
                 "vendor",
                 s,
@@ -142,6 +168,8 @@ pub struct Config {
     pub splunk_sourcetype: Option<String>,
     /// Splunk request channel: a GUID, or `auto` to generate one. Default: none.
     pub splunk_channel: Option<String>,
+    /// OTLP body encoding: protobuf (default) or JSON.
+    pub otlp_encoding: OtlpEncoding,
     /// Most uncompressed bytes in one request for intakes whose server decides it
     /// (Splunk's `max_content_length`). Default 1,000,000, which fits hardened servers.
     pub max_request_bytes: Option<usize>,
@@ -214,6 +242,7 @@ impl Default for Config {
             splunk_index: None,
             splunk_sourcetype: None,
             splunk_channel: None,
+            otlp_encoding: OtlpEncoding::Protobuf,
             max_request_bytes: None,
             max_batch_records: 200,
             max_batch_bytes: 1024 * 1024,
@@ -261,6 +290,7 @@ impl fmt::Debug for Config {
             .field("splunk_index", &self.splunk_index)
             .field("splunk_sourcetype", &self.splunk_sourcetype)
             .field("splunk_channel", &self.splunk_channel)
+            .field("otlp_encoding", &self.otlp_encoding)
             .field("max_request_bytes", &self.max_request_bytes)
             .field("max_batch_records", &self.max_batch_records)
             .field("max_batch_bytes", &self.max_batch_bytes)

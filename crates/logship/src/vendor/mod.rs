@@ -12,6 +12,7 @@ mod dynatrace;
 mod fields;
 mod generic;
 mod newrelic;
+mod otlp;
 mod splunk;
 
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -52,6 +53,7 @@ enum Format {
     Splunk(splunk::Encoder),
     NewRelic(newrelic::Encoder),
     Dynatrace(dynatrace::Encoder),
+    Otlp(otlp::Encoder),
 }
 
 /// The request format of one configured intake.
@@ -75,7 +77,7 @@ const WIRE_HEADROOM: f64 = 0.85;
 pub(crate) fn needs_endpoint(vendor: Vendor) -> bool {
     matches!(
         vendor,
-        Vendor::Ndjson | Vendor::JsonArray | Vendor::Splunk | Vendor::Dynatrace
+        Vendor::Ndjson | Vendor::JsonArray | Vendor::Splunk | Vendor::Dynatrace | Vendor::Otlp
     )
 }
 
@@ -84,6 +86,7 @@ pub(crate) fn endpoint_example(vendor: Vendor) -> String {
     let example = match vendor {
         Vendor::Splunk => "https://splunk.example.com:8088",
         Vendor::Dynatrace => "https://abc12345.live.dynatrace.com",
+        Vendor::Otlp => "http://otel-collector:4318",
         _ => "http://127.0.0.1:8080/logs",
     };
     format!(
@@ -108,7 +111,7 @@ pub(crate) fn validate(config: &Config) -> Result<(), ConfigError> {
         Vendor::Datadog => datadog::validate(config),
         Vendor::NewRelic => newrelic::validate(config),
         Vendor::Splunk => splunk::validate(config),
-        Vendor::Ndjson | Vendor::JsonArray | Vendor::Dynatrace => Ok(()),
+        Vendor::Ndjson | Vendor::JsonArray | Vendor::Dynatrace | Vendor::Otlp => Ok(()),
     }
 }
 
@@ -157,6 +160,7 @@ impl Codec {
             Vendor::Splunk => Some(splunk::PATH),
             Vendor::NewRelic => Some(newrelic::PATH),
             Vendor::Dynatrace => Some(dynatrace::PATH),
+            Vendor::Otlp => Some(otlp::PATH),
         };
         let url = match (&config.endpoint, standard_path) {
             (Some(e), Some(path)) if !e.is_empty() => with_default_path(e, path),
@@ -215,6 +219,10 @@ impl Codec {
                     dynatrace::LIMITS,
                 )
             }
+            Vendor::Otlp => (
+                Format::Otlp(otlp::Encoder::new(&ctx, config.otlp_encoding)),
+                otlp::LIMITS,
+            ),
         };
         let max_wire_bytes = match (vendor_limits.max_wire_bytes, config.max_request_bytes) {
             (Some(v), Some(c)) => Some(v.min(c)),
@@ -248,9 +256,10 @@ impl Codec {
 
     /// The body's media type.
     pub(crate) fn content_type(&self) -> &'static str {
-        match self.format {
+        match &self.format {
             Format::Ndjson => generic::NDJSON_CONTENT_TYPE,
             Format::JsonArray => generic::ARRAY_CONTENT_TYPE,
+            Format::Otlp(e) => e.content_type(),
             // Every vendor documents plain JSON (New Relic, Dynatrace and Datadog require
             // it; Splunk does not check it).
             _ => "application/json",
@@ -292,11 +301,13 @@ impl Codec {
             Format::Ndjson | Format::Splunk(_) => {}
             Format::JsonArray | Format::Datadog(_) | Format::Dynatrace(_) => body.push(b'['),
             Format::NewRelic(e) => e.open(body),
+            Format::Otlp(e) => e.open(body),
         }
     }
 
-    /// Appends one event; `first` is true for the first event of the body.
-    pub(crate) fn push(&self, body: &mut Vec<u8>, record: &Record, first: bool) {
+    /// Appends one event; `prev` is the previous event of the body (`None` for the first).
+    pub(crate) fn push(&self, body: &mut Vec<u8>, record: &Record, prev: Option<&Record>) {
+        let first = prev.is_none();
         match &self.format {
             Format::Ndjson => generic::push_ndjson(body, record),
             Format::JsonArray => generic::push_array_item(body, record, first),
@@ -304,6 +315,7 @@ impl Codec {
             Format::Splunk(e) => e.push(body, record),
             Format::NewRelic(e) => e.push(body, record, first),
             Format::Dynatrace(e) => e.push(body, record, first),
+            Format::Otlp(e) => e.push(body, record, prev),
         }
     }
 
@@ -313,6 +325,7 @@ impl Codec {
             Format::Ndjson | Format::Splunk(_) => 0,
             Format::JsonArray | Format::Datadog(_) | Format::Dynatrace(_) => 1,
             Format::NewRelic(_) => newrelic::Encoder::CLOSE.len(),
+            Format::Otlp(e) => e.close_len(),
         }
     }
 
@@ -322,6 +335,7 @@ impl Codec {
             Format::Ndjson | Format::Splunk(_) => {}
             Format::JsonArray | Format::Datadog(_) | Format::Dynatrace(_) => body.push(b']'),
             Format::NewRelic(_) => body.extend_from_slice(newrelic::Encoder::CLOSE),
+            Format::Otlp(e) => e.close(body),
         }
     }
 
@@ -330,7 +344,7 @@ impl Codec {
         let mut body = Vec::with_capacity(records.iter().map(|r| r.size()).sum());
         self.open(&mut body);
         for (i, r) in records.iter().enumerate() {
-            self.push(&mut body, r, i == 0);
+            self.push(&mut body, r, i.checked_sub(1).map(|p| &records[p]));
         }
         self.close(&mut body);
         body
@@ -343,7 +357,17 @@ impl Codec {
             Vendor::Splunk => splunk::classify(status, body),
             Vendor::NewRelic => classify::by_table(newrelic::RESPONSES, status),
             Vendor::Dynatrace => classify::by_table(dynatrace::RESPONSES, status),
+            Vendor::Otlp => self.classify_bytes(status, body.as_bytes()),
             _ => generic::classify(status),
+        }
+    }
+
+    /// [`Codec::classify`] of a response's raw body, for intakes whose answers are not
+    /// text (OTLP's protobuf `ExportLogsServiceResponse`).
+    pub(crate) fn classify_bytes(&self, status: u16, body: &[u8]) -> Outcome {
+        match &self.format {
+            Format::Otlp(e) => otlp::classify(status, body, e.encoding()),
+            _ => self.classify(status, &String::from_utf8_lossy(body)),
         }
     }
 }
