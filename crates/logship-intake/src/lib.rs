@@ -24,7 +24,7 @@
 //! # Vendor intakes
 //! These paths (query string ignored) emulate a vendor's intake strictly,
 //! answering its real statuses and bodies (facts from the project's
-//! `VENDORS.md`, sections 1–4 and 9):
+//! `VENDORS.md`, sections 1–5 and 9):
 //!
 //! | Vendor | Path | Credential | Success |
 //! |---|---|---|---|
@@ -32,6 +32,7 @@
 //! | Splunk HEC | `POST /services/collector`, `/services/collector/event`, `/services/collector/event/1.0`; `GET /services/collector/health` | `Authorization: Splunk <token>` (401 code 2/3, 403 code 4) | `200 {"text":"Success","code":0}` |
 //! | New Relic Logs | `POST /log/v1` | `Api-Key` (or `X-License-Key`, `License-Key`, `?Api-Key=`; 403) | `202 {"requestId":"…"}` |
 //! | Dynatrace Logs v2 | `POST /api/v2/logs/ingest`, `POST /e/{env-id}/api/v2/logs/ingest` | `Authorization: Api-Token <token>` (401) | `204` (no body) |
+//! | OpenTelemetry OTLP/HTTP logs | `POST /v1/logs` (`application/x-protobuf` or `application/json`) | none | `200`, empty `ExportLogsServiceResponse` in the request's encoding |
 //!
 //! Each vendor's limits (entries, decoded bytes, New Relic's wire bytes,
 //! timestamp units and windows, field types) are enforced; a breach gets the

@@ -4,7 +4,7 @@
 //! Each supported intake dialect is one module with one entry in
 //! [`Protocol`]: the [`generic`] one plus strict emulations of the
 //! [`datadog`], [`splunk`] (HEC), [`newrelic`] and [`dynatrace`] log intakes
-//! (later perhaps OTLP, Loki, Elasticsearch). The server routes a request
+//! and OpenTelemetry's [`otlp`] (later perhaps Loki, Elasticsearch). The server routes a request
 //! with [`Protocol::route`] and asks [`Protocol::handle`] for either the
 //! accepted events plus the success response, or a [`Rejection`]: a protocol
 //! violation (recorded for the test to see) or an authentication failure
@@ -19,6 +19,7 @@ pub(crate) mod datadog;
 pub(crate) mod dynatrace;
 pub(crate) mod generic;
 pub(crate) mod newrelic;
+pub(crate) mod otlp;
 pub(crate) mod splunk;
 
 use std::io::Read;
@@ -166,6 +167,8 @@ pub(crate) enum Protocol {
     NewRelic,
     /// Dynatrace Log Monitoring API v2: see [`dynatrace`].
     Dynatrace,
+    /// OpenTelemetry OTLP/HTTP logs: see [`otlp`].
+    Otlp,
 }
 
 impl Protocol {
@@ -180,6 +183,8 @@ impl Protocol {
             Protocol::NewRelic
         } else if dynatrace::serves(path) {
             Protocol::Dynatrace
+        } else if otlp::serves(path) {
+            Protocol::Otlp
         } else {
             Protocol::Generic
         }
@@ -193,6 +198,7 @@ impl Protocol {
             Protocol::Splunk => "splunk",
             Protocol::NewRelic => "newrelic",
             Protocol::Dynatrace => "dynatrace",
+            Protocol::Otlp => "otlp",
         }
     }
 
@@ -204,6 +210,7 @@ impl Protocol {
             Protocol::Splunk => splunk::handle(req, settings),
             Protocol::NewRelic => newrelic::handle(req, settings),
             Protocol::Dynatrace => dynatrace::handle(req, settings),
+            Protocol::Otlp => otlp::handle(req),
         }
     }
 }
@@ -566,6 +573,8 @@ mod tests {
             Protocol::Generic
         );
         assert_eq!(Protocol::route("/logs"), Protocol::Generic);
+        assert_eq!(Protocol::route("/v1/logs"), Protocol::Otlp);
+        assert_eq!(Protocol::route("/v1/logs/"), Protocol::Generic);
     }
 
     #[test]
