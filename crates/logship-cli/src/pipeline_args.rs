@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use clap::Args;
-use logship::{Builder, Config, Layered, Origin, Vendor};
+use logship::{Builder, Config, Layered, OtlpEncoding, Origin, Vendor};
 
 use crate::exit::Failure;
 
@@ -26,7 +26,7 @@ pub struct PipelineArgs {
     pub config: Option<std::path::PathBuf>,
 
     /// Intake: ndjson or json (generic, any --endpoint), or datadog, splunk, newrelic,
-    /// dynatrace. [default: ndjson]
+    /// dynatrace, otlp. [default: ndjson]
     #[arg(long, value_name = "VENDOR", value_parser = parse_vendor)]
     pub vendor: Option<Vendor>,
 
@@ -75,6 +75,11 @@ pub struct PipelineArgs {
     /// Splunk request channel: a GUID, or auto to generate one.
     #[arg(long, value_name = "GUID|auto")]
     pub splunk_channel: Option<String>,
+
+    /// OTLP body encoding: protobuf (application/x-protobuf) or json (application/json).
+    /// [default: protobuf]
+    #[arg(long, value_name = "protobuf|json", value_parser = parse_otlp_encoding)]
+    pub otlp_encoding: Option<OtlpEncoding>,
 
     /// Most uncompressed bytes per request where the server sets it (Splunk's
     /// max_content_length). [default: 1000000]
@@ -213,6 +218,9 @@ impl PipelineArgs {
                 self.splunk_channel.clone(),
             );
         }
+        if let Some(encoding) = self.otlp_encoding {
+            builder = builder.otlp_encoding(encoding);
+        }
         if let Some(n) = self.max_request_bytes {
             builder = builder.max_request_bytes(n);
         }
@@ -261,6 +269,10 @@ impl PipelineArgs {
 }
 
 fn parse_vendor(s: &str) -> Result<Vendor, logship::ConfigError> {
+    s.parse()
+}
+
+fn parse_otlp_encoding(s: &str) -> Result<OtlpEncoding, logship::ConfigError> {
     s.parse()
 }
 

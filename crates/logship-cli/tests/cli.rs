@@ -590,6 +590,12 @@ fn ship_to_dynatrace_delivers_with_zero_violations() {
 }
 
 #[test]
+fn ship_to_otlp_delivers_with_zero_violations_in_both_encodings() {
+    ship_to_vendor("otlp", &[], "/message");
+    ship_to_vendor("otlp", &["--otlp-encoding", "json"], "/message");
+}
+
+#[test]
 fn a_vendor_without_an_api_key_fails_at_start_naming_the_variable() {
     let mut child = logship()
         .args(["ship", "--vendor", "datadog"])
@@ -649,7 +655,7 @@ fn the_api_key_can_come_from_the_vendors_own_variable() {
 
 #[test]
 fn demo_runs_against_each_emulated_vendor() {
-    for vendor in ["datadog", "splunk", "newrelic", "dynatrace"] {
+    for vendor in ["datadog", "splunk", "newrelic", "dynatrace", "otlp"] {
         let out = run(
             &[
                 "demo",

@@ -123,6 +123,22 @@ impl std::str::FromStr for Vendor {
     }
 }
 
+impl std::str::FromStr for OtlpEncoding {
+    type Err = ConfigError;
+
+    fn from_str(s: &str) -> Result<OtlpEncoding, ConfigError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "protobuf" | "proto" => Ok(OtlpEncoding::Protobuf),
+            "json" => Ok(OtlpEncoding::Json),
+            _ => Err(ConfigError::new(
+                "otlp_encoding",
+                s,
+                "must be one of protobuf, json",
+            )),
+        }
+    }
+}
+
 /// What a log call does when the queue is full.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Overflow {
