@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use clap::Args;
-use logship::{Builder, Config, Layered, OtlpEncoding, Origin, Vendor};
+use logship::{Builder, Config, Layered, Origin, OtlpEncoding, Vendor};
 
 use crate::exit::Failure;
 

@@ -79,7 +79,8 @@ impl Batcher {
             self.start(now);
         }
         let before = self.body.len();
-        self.codec.push(&mut self.body, &record, self.records.last());
+        self.codec
+            .push(&mut self.body, &record, self.records.last());
         // The vendor's per-event cap applies to the encoded event, which escaping can make
         // several times larger than the record: cut until it fits.
         let mut budget = self.max_encoded_event_bytes;
@@ -88,7 +89,8 @@ impl Batcher {
             budget /= 2;
             record = record.truncated(budget);
             self.body.truncate(before);
-            self.codec.push(&mut self.body, &record, self.records.last());
+            self.codec
+                .push(&mut self.body, &record, self.records.last());
         }
         if !self.records.is_empty() && self.body.len() + self.codec.close_len() > self.max_bytes {
             // It does not fit: ship what we had, start a new batch with this record.

@@ -33,7 +33,14 @@ fn event(i: usize) -> Record {
     } else {
         Level::Info
     };
-    let mut r = Record::new(level, if i % 3 == 0 { "app::db" } else { "app::pay" });
+    let mut r = Record::new(
+        level,
+        if i.is_multiple_of(3) {
+            "app::db"
+        } else {
+            "app::pay"
+        },
+    );
     r.message(&format!("payment {i}"))
         .field("seq", i as u64)
         .field("amount", 12.5)
@@ -90,7 +97,11 @@ fn every_event_arrives_with_its_fields_in_both_encodings() {
                 };
                 assert_eq!(v["severityNumber"], number);
                 assert_eq!(v["severityText"], text);
-                let scope = if i % 3 == 0 { "app::db" } else { "app::pay" };
+                let scope = if i.is_multiple_of(3) {
+                    "app::db"
+                } else {
+                    "app::pay"
+                };
                 assert_eq!(v["scope"], scope);
                 assert_eq!(v["service.name"], "checkout");
                 assert_eq!(v["host.name"], "web-1");

@@ -32,7 +32,9 @@ use opentelemetry_proto::tonic::logs::v1::LogRecord;
 use prost::Message;
 use serde_json::{json, Map, Value};
 
-use super::{decode_body_with, media_type, require_content_length, require_post, Accepted, Rejection};
+use super::{
+    decode_body_with, media_type, require_content_length, require_post, Accepted, Rejection,
+};
 use crate::http::{Request, Response};
 
 /// The intake path (VENDORS.md 5.1).
@@ -165,7 +167,8 @@ fn decode_json(body: &[u8]) -> Result<ExportLogsServiceRequest, String> {
         return Err("body is not a JSON object".into());
     }
     check_json(&value, "$")?;
-    serde_json::from_value(value).map_err(|e| format!("not an OTLP JSON ExportLogsServiceRequest: {e}"))
+    serde_json::from_value(value)
+        .map_err(|e| format!("not an OTLP JSON ExportLogsServiceRequest: {e}"))
 }
 
 /// Walks the JSON: no snake_case field names, enums as integers.
@@ -348,7 +351,9 @@ mod tests {
         let snake = br#"{"resource_logs":[]}"#;
         assert!(decode_json(snake).unwrap_err().contains("snake_case"));
         let named = br#"{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"severityNumber":"SEVERITY_NUMBER_INFO"}]}]}]}"#;
-        assert!(decode_json(named).unwrap_err().contains("enums must be integers"));
+        assert!(decode_json(named)
+            .unwrap_err()
+            .contains("enums must be integers"));
         let base64_id = br#"{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"traceId":"S/kvNXezTaajzpKdDg5HNg=="}]}]}]}"#;
         assert!(decode_json(base64_id).is_err());
         assert!(decode_json(b"[]").is_err());

@@ -131,11 +131,7 @@ impl Attr<'_> {
     fn key_bytes(&self) -> impl Iterator<Item = u8> + '_ {
         let prefix = self.span.map(|s| s.as_bytes()).unwrap_or_default();
         let dot: &[u8] = if self.span.is_some() { b"." } else { b"" };
-        prefix
-            .iter()
-            .chain(dot)
-            .chain(self.key.as_bytes())
-            .copied()
+        prefix.iter().chain(dot).chain(self.key.as_bytes()).copied()
     }
 
     fn same_key(&self, other: &Attr<'_>) -> bool {
@@ -208,8 +204,10 @@ impl<'a> Fields<'a> {
         }
         let mut keep = vec![true; n];
         if n <= PAIRWISE_MAX {
-            for i in 0..n {
-                keep[i] = !self.attrs[i + 1..].iter().any(|a| a.same_key(&self.attrs[i]));
+            for (i, kept) in keep.iter_mut().enumerate() {
+                *kept = !self.attrs[i + 1..]
+                    .iter()
+                    .any(|a| a.same_key(&self.attrs[i]));
             }
         } else {
             let mut seen = std::collections::HashSet::with_capacity(n);

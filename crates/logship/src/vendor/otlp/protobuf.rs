@@ -219,7 +219,7 @@ fn read_varint(bytes: &[u8], pos: usize) -> Option<(u64, usize)> {
 
 /// Patches the lengths of every `ScopeLogs` and of the `ResourceLogs`; the body keeps
 /// its size. `scopes_at` is where the first scope starts (the prefix's length).
-pub(super) fn close(body: &mut Vec<u8>, scopes_at: usize) {
+pub(super) fn close(body: &mut [u8], scopes_at: usize) {
     let mut pos = scopes_at;
     let mut scope: Option<usize> = None;
     // Both levels are walked as one flat sequence of length-delimited fields: scope

@@ -29,7 +29,8 @@ fn codec(encoding: OtlpEncoding) -> Codec {
 
 fn rec(target: &str, level: Level, msg: &str) -> Record {
     let mut r = Record::new(level, target);
-    r.set_timestamp_nanos(1_717_171_717_123_456_789).message(msg);
+    r.set_timestamp_nanos(1_717_171_717_123_456_789)
+        .message(msg);
     r
 }
 
@@ -79,7 +80,10 @@ fn both_encodings_carry_the_same_request() {
         OtlpEncoding::Protobuf,
         &codec(OtlpEncoding::Protobuf).encode(&records),
     );
-    let json = decode(OtlpEncoding::Json, &codec(OtlpEncoding::Json).encode(&records));
+    let json = decode(
+        OtlpEncoding::Json,
+        &codec(OtlpEncoding::Json).encode(&records),
+    );
     assert_eq!(proto, json);
 }
 
@@ -252,9 +256,6 @@ fn the_standard_path_and_content_types() {
     let c = codec(OtlpEncoding::Protobuf);
     assert_eq!(c.url(), "http://collector:4318/v1/logs");
     assert_eq!(c.content_type(), "application/x-protobuf");
-    assert_eq!(
-        codec(OtlpEncoding::Json).content_type(),
-        "application/json"
-    );
+    assert_eq!(codec(OtlpEncoding::Json).content_type(), "application/json");
     assert!(c.headers().is_empty());
 }
