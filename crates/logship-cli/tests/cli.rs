@@ -256,7 +256,7 @@ fn ship_json_vendor_without_gzip_sends_plain_json_and_headers() {
             "--header",
             "X-Api-Key: sk-test-123",
             "--endpoint",
-            &intake.url("/v1/logs"),
+            &intake.url("/logs"),
         ],
         b"one\ntwo\nthree\n",
     );

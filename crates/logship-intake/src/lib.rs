@@ -55,7 +55,7 @@
 //! use std::time::Duration;
 //!
 //! let intake = Intake::start(IntakeConfig::default())?;
-//! let endpoint = intake.url("/v1/logs");
+//! let endpoint = intake.url("/logs");
 //! // ... point logship at `endpoint` and log something ...
 //! assert!(intake.wait_for_events(1, Duration::from_secs(5)));
 //! assert!(intake.violations().is_empty());

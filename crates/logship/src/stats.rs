@@ -116,7 +116,8 @@ pub struct Stats {
     /// Times a batch was split in two because the intake said it was too large.
     pub splits: u64,
     /// Requests the intake accepted only in part and asked not to resend (Dynatrace's
-    /// 200); their events count as delivered.
+    /// 200, whose events count as delivered; OTLP's `partialSuccess`, whose rejected
+    /// records count as failed and the rest as delivered).
     pub partial_requests: u64,
     /// Events written to the disk spill, to be replayed later (not lost).
     pub events_spilled: u64,
