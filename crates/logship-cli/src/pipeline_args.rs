@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use clap::Args;
-use logship::{Builder, Config, Layered, Origin, Vendor};
+use logship::{Builder, Config, Layered, Origin, OtlpEncoding, Vendor};
 
 use crate::exit::Failure;
 
@@ -26,7 +26,7 @@ pub struct PipelineArgs {
     pub config: Option<std::path::PathBuf>,
 
     /// Intake: ndjson or json (generic, any --endpoint), or datadog, splunk, newrelic,
-    /// dynatrace, loki, elasticsearch (also OpenSearch). [default: ndjson]
+    /// dynatrace, loki, elasticsearch (also OpenSearch), otlp. [default: ndjson]
     #[arg(long, value_name = "VENDOR", value_parser = parse_vendor)]
     pub vendor: Option<Vendor>,
 
@@ -81,6 +81,11 @@ pub struct PipelineArgs {
     /// [default: logs-logship-default]
     #[arg(long, value_name = "NAME")]
     pub index: Option<String>,
+
+    /// OTLP body encoding: protobuf (application/x-protobuf) or json (application/json).
+    /// [default: protobuf]
+    #[arg(long, value_name = "protobuf|json", value_parser = parse_otlp_encoding)]
+    pub otlp_encoding: Option<OtlpEncoding>,
 
     /// Most uncompressed bytes per request where the server sets it (Splunk's
     /// max_content_length [default: 1000000], Elasticsearch's http.max_content_length
@@ -270,6 +275,9 @@ impl PipelineArgs {
         if let Some(index) = &self.index {
             builder = builder.index(index.clone());
         }
+        if let Some(encoding) = self.otlp_encoding {
+            builder = builder.otlp_encoding(encoding);
+        }
         if let Some(n) = self.max_request_bytes {
             builder = builder.max_request_bytes(n);
         }
@@ -327,6 +335,10 @@ impl PipelineArgs {
 }
 
 fn parse_vendor(s: &str) -> Result<Vendor, logship::ConfigError> {
+    s.parse()
+}
+
+fn parse_otlp_encoding(s: &str) -> Result<OtlpEncoding, logship::ConfigError> {
     s.parse()
 }
 

@@ -284,7 +284,7 @@ fn ship_json_vendor_without_gzip_sends_plain_json_and_headers() {
             "--header",
             "X-Api-Key: sk-test-123",
             "--endpoint",
-            &intake.url("/v1/logs"),
+            &intake.url("/logs"),
         ],
         b"one\ntwo\nthree\n",
     );
@@ -659,6 +659,12 @@ fn a_bad_loki_label_fails_at_start_naming_the_field() {
 }
 
 #[test]
+fn ship_to_otlp_delivers_with_zero_violations_in_both_encodings() {
+    ship_to_vendor("otlp", &[], "/message");
+    ship_to_vendor("otlp", &["--otlp-encoding", "json"], "/message");
+}
+
+#[test]
 fn a_vendor_without_an_api_key_fails_at_start_naming_the_variable() {
     let mut child = logship()
         .args(["ship", "--vendor", "datadog"])
@@ -718,7 +724,7 @@ fn the_api_key_can_come_from_the_vendors_own_variable() {
 
 #[test]
 fn demo_runs_against_each_emulated_vendor() {
-    for vendor in ["datadog", "splunk", "newrelic", "dynatrace", "loki"] {
+    for vendor in ["datadog", "splunk", "newrelic", "dynatrace", "loki", "otlp"] {
         let out = run(
             &[
                 "demo",

@@ -162,6 +162,7 @@ fn config_example_passes_check_for_every_vendor() {
         "splunk",
         "newrelic",
         "dynatrace",
+        "otlp",
     ] {
         let out = run(&["config", "example", "--vendor", vendor], &[], b"");
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));

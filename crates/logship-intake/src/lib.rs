@@ -24,7 +24,7 @@
 //! # Vendor intakes
 //! These paths (query string ignored) emulate a vendor's intake strictly,
 //! answering its real statuses and bodies (facts from the project's
-//! `VENDORS.md`, sections 1–4 and 9):
+//! `VENDORS.md`, sections 1–5 and 9):
 //!
 //! | Vendor | Path | Credential | Success |
 //! |---|---|---|---|
@@ -34,6 +34,7 @@
 //! | Dynatrace Logs v2 | `POST /api/v2/logs/ingest`, `POST /e/{env-id}/api/v2/logs/ingest` | `Authorization: Api-Token <token>` (401) | `204` (no body) |
 //! | Grafana Loki push (JSON) | `POST /loki/api/v1/push` | none; with an API key, basic auth whose password is the key (401); optional `X-Scope-OrgID` | `204` (no body); violations `400` text |
 //! | Elasticsearch / OpenSearch `_bulk` | `POST /_bulk`, `POST /{index}/_bulk` | `Authorization: ApiKey <key>` or `Basic` (the password is the key; 401) | `200 {"took":…,"errors":false,"items":[…]}` |
+//! | OpenTelemetry OTLP/HTTP logs | `POST /v1/logs` (`application/x-protobuf` or `application/json`) | none | `200`, empty `ExportLogsServiceResponse` in the request's encoding |
 //!
 //! Each vendor's limits (entries, decoded bytes, New Relic's wire bytes,
 //! timestamp units and windows, field types) are enforced; a breach gets the
@@ -58,7 +59,7 @@
 //! use std::time::Duration;
 //!
 //! let intake = Intake::start(IntakeConfig::default())?;
-//! let endpoint = intake.url("/v1/logs");
+//! let endpoint = intake.url("/logs");
 //! // ... point logship at `endpoint` and log something ...
 //! assert!(intake.wait_for_events(1, Duration::from_secs(5)));
 //! assert!(intake.violations().is_empty());

@@ -167,7 +167,7 @@ fn ndjson_events_are_recorded_with_fields_intact() {
         json!({"message": "three", "n": 3}),
     ];
     let mut c = Client::connect(&intake);
-    let resp = c.post("/v1/logs?tag=x", "application/x-ndjson", &ndjson(&sent));
+    let resp = c.post("/logs?tag=x", "application/x-ndjson", &ndjson(&sent));
     assert_eq!(resp.status, 200);
     assert_eq!(resp.header("content-type"), Some("application/json"));
     assert_eq!(resp.json(), json!({"accepted": 3}));
@@ -180,7 +180,7 @@ fn ndjson_events_are_recorded_with_fields_intact() {
     let r = &requests[0];
     assert!(events.iter().all(|e| e.request_id == r.id));
     assert_eq!(r.method, "POST");
-    assert_eq!(r.path, "/v1/logs?tag=x");
+    assert_eq!(r.path, "/logs?tag=x");
     assert_eq!(r.status, 200);
     assert_eq!(r.events, 3);
     assert_eq!(r.header("Content-Type"), Some("application/x-ndjson"));

@@ -84,7 +84,7 @@ impl Batcher {
         }
         let before = self.body.len();
         self.codec
-            .push(&mut self.body, &record, self.records.is_empty());
+            .push(&mut self.body, &record, self.records.last());
         // The vendor's per-event cap applies to the encoded event, which escaping can make
         // several times larger than the record: cut until it fits.
         let mut budget = self.max_encoded_event_bytes;
@@ -94,14 +94,14 @@ impl Batcher {
             record = record.truncated(budget);
             self.body.truncate(before);
             self.codec
-                .push(&mut self.body, &record, self.records.is_empty());
+                .push(&mut self.body, &record, self.records.last());
         }
         if !self.records.is_empty() && self.body.len() + self.codec.close_len() > self.max_bytes {
             // It does not fit: ship what we had, start a new batch with this record.
             self.body.truncate(before);
             self.cut(emit);
             self.start(now);
-            self.codec.push(&mut self.body, &record, true);
+            self.codec.push(&mut self.body, &record, None);
         }
         self.records.push(record);
         self.held_bytes += held;

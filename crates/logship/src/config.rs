@@ -36,6 +36,29 @@ pub enum Vendor {
     /// Elasticsearch / OpenSearch `_bulk` (`create` actions; basic auth, `ApiKey` or none;
     /// `endpoint` required).
     Elasticsearch,
+    /// OpenTelemetry OTLP/HTTP logs (`/v1/logs` on a collector; `endpoint` required,
+    /// encoding from [`Config::otlp_encoding`]).
+    Otlp,
+}
+
+/// The body encoding of [`Vendor::Otlp`] requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum OtlpEncoding {
+    /// Binary protobuf (`application/x-protobuf`), the OTLP default.
+    #[default]
+    Protobuf,
+    /// The OTLP JSON mapping (`application/json`).
+    Json,
+}
+
+impl OtlpEncoding {
+    /// The name used on the command line and in config files.
+    pub fn name(self) -> &'static str {
+        match self {
+            OtlpEncoding::Protobuf => "protobuf",
+            OtlpEncoding::Json => "json",
+        }
+    }
 }
 
 impl Vendor {
@@ -50,6 +73,7 @@ impl Vendor {
             Vendor::Dynatrace => "dynatrace",
             Vendor::Loki => "loki",
             Vendor::Elasticsearch => "elasticsearch",
+            Vendor::Otlp => "otlp",
         }
     }
 
@@ -63,13 +87,14 @@ impl Vendor {
         Vendor::Dynatrace,
         Vendor::Loki,
         Vendor::Elasticsearch,
+        Vendor::Otlp,
     ];
 
     /// The environment variable this vendor's own users already set for the API key
     /// (`LOGSHIP_API_KEY` is also read, after it).
     pub fn api_key_env(self) -> Option<&'static str> {
         match self {
-            Vendor::Ndjson | Vendor::JsonArray | Vendor::Loki => None,
+            Vendor::Ndjson | Vendor::JsonArray | Vendor::Loki | Vendor::Otlp => None,
             Vendor::Datadog => Some("DD_API_KEY"),
             Vendor::Splunk => Some("SPLUNK_HEC_TOKEN"),
             Vendor::NewRelic => Some("NEW_RELIC_LICENSE_KEY"),
@@ -94,6 +119,7 @@ impl std::str::FromStr for Vendor {
             "dynatrace" | "dt" => Ok(Vendor::Dynatrace),
             "loki" | "grafana_loki" | "grafana-loki" => Ok(Vendor::Loki),
             "elasticsearch" | "elastic" | "es" | "opensearch" => Ok(Vendor::Elasticsearch),
+            "otlp" | "opentelemetry" | "otel" => Ok(Vendor::Otlp),
             _ => Err(ConfigError::new(
                 "vendor",
                 s,
@@ -105,6 +131,22 @@ impl std::str::FromStr for Vendor {
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
+            )),
+        }
+    }
+}
+
+impl std::str::FromStr for OtlpEncoding {
+    type Err = ConfigError;
+
+    fn from_str(s: &str) -> Result<OtlpEncoding, ConfigError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "protobuf" | "proto" => Ok(OtlpEncoding::Protobuf),
+            "json" => Ok(OtlpEncoding::Json),
+            _ => Err(ConfigError::new(
+                "otlp_encoding",
+                s,
+                "must be one of protobuf, json",
             )),
         }
     }
@@ -168,6 +210,8 @@ pub struct Config {
     /// Loki lines (the message) longer than this many bytes are truncated and counted
     /// (Loki's `max_line_size`). Default 256 KiB.
     pub max_line_bytes: usize,
+    /// OTLP body encoding: protobuf (default) or JSON.
+    pub otlp_encoding: OtlpEncoding,
     /// Most uncompressed bytes in one request for intakes whose server decides it
     /// (Splunk's `max_content_length`, default 1,000,000, which fits hardened servers;
     /// Elasticsearch's `http.max_content_length`, default 100 MB).
@@ -257,6 +301,7 @@ impl Default for Config {
             password: None,
             loki_labels: Vec::new(),
             max_line_bytes: 256 * 1024,
+            otlp_encoding: OtlpEncoding::Protobuf,
             max_request_bytes: None,
             index: None,
             max_batch_records: 200,
@@ -311,6 +356,7 @@ impl fmt::Debug for Config {
             .field("password", &self.password)
             .field("loki_labels", &self.loki_labels)
             .field("max_line_bytes", &self.max_line_bytes)
+            .field("otlp_encoding", &self.otlp_encoding)
             .field("max_request_bytes", &self.max_request_bytes)
             .field("index", &self.index)
             .field("max_batch_records", &self.max_batch_records)

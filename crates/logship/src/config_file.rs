@@ -14,7 +14,7 @@ use std::fmt;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::config::{redact_url, Config, Overflow, Vendor};
+use crate::config::{redact_url, Config, OtlpEncoding, Overflow, Vendor};
 use crate::error::ConfigError;
 use crate::pipeline::Builder;
 use crate::secret::Secret;
@@ -44,6 +44,7 @@ enum Kind {
     Path,
     SpillFull,
     SpillFsync,
+    OtlpEncoding,
 }
 
 const MS: &str = " milliseconds";
@@ -75,6 +76,7 @@ const KEYS: &[(&str, Kind)] = &[
     ("loki_labels", Kind::Tags),
     ("max_line_bytes", int(1024, 256 * 1024 * 1024, BYTES)),
     ("index", Kind::Str),
+    ("otlp_encoding", Kind::OtlpEncoding),
     (
         "max_request_bytes",
         int(16 * 1024, 1024 * 1024 * 1024, BYTES),
@@ -452,6 +454,17 @@ fn set(
                 ],
             )?;
         }
+        Kind::OtlpEncoding => {
+            config.otlp_encoding = choice(
+                key,
+                kind,
+                raw,
+                &[
+                    ("protobuf", OtlpEncoding::Protobuf),
+                    ("json", OtlpEncoding::Json),
+                ],
+            )?;
+        }
         Kind::Int { .. } => {
             let n = parse_int(key, kind, raw)?;
             let z = n as usize;
@@ -779,6 +792,7 @@ fn value_of(c: &Config, key: &str) -> Option<String> {
         "splunk_sourcetype" => q(&c.splunk_sourcetype),
         "splunk_channel" => q(&c.splunk_channel),
         "index" => q(&c.index),
+        "otlp_encoding" => Some(quote(c.otlp_encoding.name())),
         "max_request_bytes" => c.max_request_bytes.map(|n| n.to_string()),
         "max_batch_records" => n(c.max_batch_records),
         "max_batch_bytes" => n(c.max_batch_bytes),
@@ -1029,6 +1043,12 @@ pub fn example_toml(vendor: Vendor) -> String {
             out.push_str("# password = \"${env:LOGSHIP_PASSWORD}\"\n");
             out.push_str("# api_key = \"${env:LOGSHIP_API_KEY}\"\n");
         }
+        Vendor::Otlp => {
+            out.push_str("# Required: your OpenTelemetry Collector's OTLP/HTTP receiver (/v1/logs is added).\n");
+            out.push_str("endpoint = \"http://otel-collector:4318\"\n");
+            out.push_str("# protobuf (application/x-protobuf) or json (application/json).\n");
+            out.push_str("otlp_encoding = \"protobuf\"\n");
+        }
     }
     if let Some(var) = vendor.api_key_env() {
         out.push_str(
@@ -1164,6 +1184,9 @@ mod tests {
         }),
         ("index", "\"logs-%Y.%m.%d\"", "logs-%Y.%m.%d", |c| {
             c.index.as_deref() == Some("logs-%Y.%m.%d")
+        }),
+        ("otlp_encoding", "\"json\"", "json", |c| {
+            c.otlp_encoding == OtlpEncoding::Json
         }),
         ("max_request_bytes", "20000", "20000", |c| {
             c.max_request_bytes == Some(20_000)
@@ -1507,7 +1530,7 @@ mod tests {
             (
                 "vendor = \"datadg\"",
                 &[],
-                format!("vendor = \"datadg\": unknown vendor; choose one of: ndjson, json, datadog, splunk, newrelic, dynatrace, loki, elasticsearch (did you mean datadog?) {f}"),
+                format!("vendor = \"datadg\": unknown vendor; choose one of: ndjson, json, datadog, splunk, newrelic, dynatrace, loki, elasticsearch, otlp (did you mean datadog?) {f}"),
             ),
             (
                 "spill_fsync = \"sometimes\"",

@@ -56,7 +56,7 @@ mod stats;
 mod vendor;
 mod worker;
 
-pub use config::{default_spill_dir, Config, Overflow, Vendor};
+pub use config::{default_spill_dir, Config, OtlpEncoding, Overflow, Vendor};
 pub use config_file::{config_keys, env_var_name, example_toml, Layered, Origin, Resolved};
 pub use error::{BuildError, ConfigError, FlushTimeout};
 #[cfg(feature = "log")]

@@ -409,6 +409,12 @@ impl Builder {
         self
     }
 
+    /// OTLP body encoding: protobuf (the default) or JSON.
+    pub fn otlp_encoding(mut self, encoding: crate::OtlpEncoding) -> Self {
+        self.config.otlp_encoding = encoding;
+        self
+    }
+
     /// Most uncompressed bytes per request where the server sets it (Splunk, default
     /// 1,000,000; Elasticsearch, default 100 MB).
     pub fn max_request_bytes(mut self, n: usize) -> Self {

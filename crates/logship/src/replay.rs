@@ -51,7 +51,8 @@ pub(crate) fn run(sender: Sender, queue: Queue, queue_capacity: usize) {
         let delivery = sender.deliver(batch.records(), body);
         let c = &shared.counters;
         Counters::add(&c.events_replayed, delivery.delivered as u64);
-        if delivery.delivered == 0 && delivery.rejected.is_empty() {
+        if delivery.delivered == 0 && delivery.rejected.is_empty() && delivery.rejected_unnamed == 0
+        {
             // Nothing got through: keep it on disk and try again later.
             spill.nack(batch);
             failures += 1;
@@ -65,6 +66,7 @@ pub(crate) fn run(sender: Sender, queue: Queue, queue_capacity: usize) {
             continue;
         }
         failures = 0;
+        Counters::add(&c.events_failed, delivery.rejected_unnamed as u64);
         // Whatever part did not get through is written again before the batch is
         // acknowledged, so nothing is lost if the process dies in between.
         spill.dead_letter(&delivery.rejected, c, &shared.reporter);

@@ -118,8 +118,10 @@ pub struct Stats {
     /// Times a batch was split in two because the intake said it was too large.
     pub splits: u64,
     /// Requests the intake accepted only in part: Dynatrace's 200 (its events count as
-    /// delivered, none is resent), or an Elasticsearch `_bulk` answer with failed items
-    /// (only those that failed transiently are resent; the others count as failed).
+    /// delivered, none is resent), OTLP's `partialSuccess` (rejected records count as
+    /// failed, the rest as delivered, none is resent), or an Elasticsearch `_bulk` answer
+    /// with failed items (only those that failed transiently are resent; the others count
+    /// as failed).
     pub partial_requests: u64,
     /// Events written to the disk spill, to be replayed later (not lost).
     pub events_spilled: u64,

@@ -4,8 +4,9 @@
 //! Each supported intake dialect is one module with one entry in
 //! [`Protocol`]: the [`generic`] one plus strict emulations of the
 //! [`datadog`], [`splunk`] (HEC), [`newrelic`], [`dynatrace`] and
-//! [`elasticsearch`] (`_bulk`) log intakes and the [`loki`] push API. The server
-//! routes a request with [`Protocol::route`] and asks [`Protocol::handle`] for either the
+//! [`elasticsearch`] (`_bulk`) log intakes, the [`loki`] push API and
+//! OpenTelemetry's [`otlp`]. The server routes a request with [`Protocol::route`]
+//! and asks [`Protocol::handle`] for either the
 //! accepted events plus the success response, or a [`Rejection`]: a protocol
 //! violation (recorded for the test to see) or an authentication failure
 //! (only counted, since tests provoke those on purpose). The shared helpers
@@ -21,6 +22,7 @@ pub(crate) mod elasticsearch;
 pub(crate) mod generic;
 pub(crate) mod loki;
 pub(crate) mod newrelic;
+pub(crate) mod otlp;
 pub(crate) mod splunk;
 
 use std::io::Read;
@@ -177,6 +179,8 @@ pub(crate) enum Protocol {
     Loki,
     /// Elasticsearch / OpenSearch `_bulk`: see [`elasticsearch`].
     Elasticsearch,
+    /// OpenTelemetry OTLP/HTTP logs: see [`otlp`].
+    Otlp,
 }
 
 impl Protocol {
@@ -195,6 +199,8 @@ impl Protocol {
             Protocol::Loki
         } else if elasticsearch::serves(path) {
             Protocol::Elasticsearch
+        } else if otlp::serves(path) {
+            Protocol::Otlp
         } else {
             Protocol::Generic
         }
@@ -210,6 +216,7 @@ impl Protocol {
             Protocol::Dynatrace => "dynatrace",
             Protocol::Loki => "loki",
             Protocol::Elasticsearch => "elasticsearch",
+            Protocol::Otlp => "otlp",
         }
     }
 
@@ -223,6 +230,7 @@ impl Protocol {
             Protocol::Dynatrace => dynatrace::handle(req, settings),
             Protocol::Loki => loki::handle(req, settings),
             Protocol::Elasticsearch => elasticsearch::handle(req, settings),
+            Protocol::Otlp => otlp::handle(req),
         }
     }
 }
@@ -587,6 +595,8 @@ mod tests {
         assert_eq!(Protocol::route("/logs"), Protocol::Generic);
         assert_eq!(Protocol::route("/loki/api/v1/push"), Protocol::Loki);
         assert_eq!(Protocol::route("/loki/api/v1/push/"), Protocol::Generic);
+        assert_eq!(Protocol::route("/v1/logs"), Protocol::Otlp);
+        assert_eq!(Protocol::route("/v1/logs/"), Protocol::Generic);
     }
 
     #[test]

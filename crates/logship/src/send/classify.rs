@@ -19,6 +19,10 @@ pub(crate) enum Outcome {
     /// Some events were accepted, some not, and the intake says not to resend
     /// (Dynatrace's 200): counted as delivered and as a partial success.
     Partial,
+    /// The intake accepted the request but rejected this many of its events, without
+    /// saying which, and asks not to resend (OTLP's `partialSuccess`): the rest count as
+    /// delivered, these as failed.
+    PartialRejected(usize),
     /// The event at this index (0-based, in the request) is invalid: count it as failed
     /// and resend the others (Splunk's `invalid-event-number`).
     RejectEvent(usize),

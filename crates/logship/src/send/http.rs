@@ -28,6 +28,8 @@ pub(crate) struct Response {
     pub retry_after: Option<Duration>,
     /// The start of the body (at most the `max_response` bytes asked for).
     pub body: String,
+    /// The same bytes as received, for intakes that answer in a binary format.
+    pub raw: Vec<u8>,
 }
 
 /// A shared HTTP client.
@@ -83,17 +85,17 @@ impl Client {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| parse_retry_after(v, SystemTime::now()));
         // Read (a bounded part of) the body so the connection can be reused.
-        let body = response
+        let raw = response
             .body_mut()
             .with_config()
             .limit(max_response)
             .read_to_vec()
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default();
         Ok(Response {
             status,
             retry_after,
-            body,
+            body: String::from_utf8_lossy(&raw).into_owned(),
+            raw,
         })
     }
 }

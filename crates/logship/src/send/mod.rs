@@ -54,6 +54,9 @@ pub(crate) struct Delivery {
     pub delivered: usize,
     /// Records the intake rejected for good.
     pub rejected: Vec<Record>,
+    /// Records the intake rejected for good without saying which (OTLP's
+    /// `partialSuccess`): counted as failed, never resent, not dead-lettered.
+    pub rejected_unnamed: usize,
     /// Records still undelivered after every retry.
     pub exhausted: Vec<Record>,
     /// Records not sent because shutdown ran out of time.
@@ -64,6 +67,7 @@ impl Delivery {
     fn merge(&mut self, other: Delivery) {
         self.delivered += other.delivered;
         self.rejected.extend(other.rejected);
+        self.rejected_unnamed += other.rejected_unnamed;
         self.exhausted.extend(other.exhausted);
         self.aborted.extend(other.aborted);
     }
@@ -132,7 +136,7 @@ impl Sender {
             Counters::add(&counters.requests, 1);
             let (status, outcome, retry_after, resp_body) = match self.post(&wire) {
                 Ok(resp) => {
-                    let outcome = self.codec.classify(resp.status, &resp.body);
+                    let outcome = self.codec.classify_bytes(resp.status, &resp.raw);
                     (Some(resp.status), outcome, resp.retry_after, resp.body)
                 }
                 Err(network) => (None, Outcome::Retry, None, network),
@@ -142,7 +146,10 @@ impl Sender {
             permit.finish(outcome == Outcome::Retry);
             if !matches!(
                 outcome,
-                Outcome::Delivered | Outcome::Partial | Outcome::Items
+                Outcome::Delivered
+                    | Outcome::Partial
+                    | Outcome::Items
+                    | Outcome::PartialRejected(_)
             ) {
                 Counters::add(&counters.failed_requests, 1);
             }
@@ -251,6 +258,28 @@ impl Sender {
                     Counters::add(&counters.bytes_compressed, wire.len() as u64);
                     settled.delivered += pending.len();
                     return settled;
+                }
+                Outcome::PartialRejected(n) => {
+                    let rejected = n.min(records.len());
+                    self.shared.set_health(Health::Healthy);
+                    Counters::add(&counters.partial_requests, 1);
+                    self.report(
+                        status,
+                        &format!(
+                            "the intake rejected {rejected} of {} events and asked not to resend them: {}",
+                            records.len(),
+                            snippet(&resp_body)
+                        ),
+                        rejected,
+                        true,
+                    );
+                    Counters::add(&counters.bytes_raw, body.len() as u64);
+                    Counters::add(&counters.bytes_compressed, wire.len() as u64);
+                    return Delivery {
+                        delivered: records.len() - rejected,
+                        rejected_unnamed: rejected,
+                        ..Delivery::default()
+                    };
                 }
                 Outcome::Retry if retry < self.max_retries => {
                     self.shared.set_health(Health::Degraded);
@@ -412,7 +441,10 @@ pub(crate) fn spill_backlog(shared: &Shared, job: Job) -> Option<Job> {
 fn settle_live(shared: &Shared, seq: u64, held_bytes: usize, delivery: Delivery) {
     let c = &shared.counters;
     Counters::add(&c.events_delivered, delivery.delivered as u64);
-    Counters::add(&c.events_failed, delivery.rejected.len() as u64);
+    Counters::add(
+        &c.events_failed,
+        (delivery.rejected.len() + delivery.rejected_unnamed) as u64,
+    );
     match &shared.spill {
         Some(spill) => {
             spill.dead_letter(&delivery.rejected, c, &shared.reporter);

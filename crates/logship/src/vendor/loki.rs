@@ -577,7 +577,7 @@ mod tests {
         let mut staged = Vec::new();
         codec.open(&mut staged);
         for (i, r) in records.iter().enumerate() {
-            codec.push(&mut staged, r, i == 0);
+            codec.push(&mut staged, r, i.checked_sub(1).map(|p| &records[p]));
         }
         let bound = staged.len() + codec.close_len();
         assert_eq!(codec.encode(&records).len(), bound);

@@ -14,6 +14,7 @@ mod fields;
 mod generic;
 mod loki;
 mod newrelic;
+mod otlp;
 mod splunk;
 
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -56,6 +57,7 @@ enum Format {
     Dynatrace(dynatrace::Encoder),
     Loki(loki::Encoder),
     Elasticsearch(elasticsearch::Encoder),
+    Otlp(otlp::Encoder),
 }
 
 /// The request format of one configured intake.
@@ -85,6 +87,7 @@ pub(crate) fn needs_endpoint(vendor: Vendor) -> bool {
             | Vendor::Dynatrace
             | Vendor::Loki
             | Vendor::Elasticsearch
+            | Vendor::Otlp
     )
 }
 
@@ -95,6 +98,7 @@ pub(crate) fn endpoint_example(vendor: Vendor) -> String {
         Vendor::Dynatrace => "https://abc12345.live.dynatrace.com",
         Vendor::Loki => "http://loki:3100",
         Vendor::Elasticsearch => "http://es.example.internal:9200",
+        Vendor::Otlp => "http://otel-collector:4318",
         _ => "http://127.0.0.1:8080/logs",
     };
     format!(
@@ -121,7 +125,7 @@ pub(crate) fn validate(config: &Config) -> Result<(), ConfigError> {
         Vendor::Splunk => splunk::validate(config),
         Vendor::Loki => loki::validate(config),
         Vendor::Elasticsearch => elasticsearch::validate(config),
-        Vendor::Ndjson | Vendor::JsonArray | Vendor::Dynatrace => Ok(()),
+        Vendor::Ndjson | Vendor::JsonArray | Vendor::Dynatrace | Vendor::Otlp => Ok(()),
     }
 }
 
@@ -190,6 +194,7 @@ impl Codec {
             Vendor::Dynatrace => Some(dynatrace::PATH),
             Vendor::Loki => Some(loki::PATH),
             Vendor::Elasticsearch => Some(elasticsearch::PATH),
+            Vendor::Otlp => Some(otlp::PATH),
         };
         let url = match (&config.endpoint, standard_path) {
             (Some(e), Some(path)) if !e.is_empty() => with_default_path(e, path),
@@ -268,6 +273,10 @@ impl Codec {
                     limits,
                 )
             }
+            Vendor::Otlp => (
+                Format::Otlp(otlp::Encoder::new(&ctx, config.otlp_encoding)),
+                otlp::LIMITS,
+            ),
         };
         let max_wire_bytes = match (vendor_limits.max_wire_bytes, config.max_request_bytes) {
             (Some(v), Some(c)) => Some(v.min(c)),
@@ -301,9 +310,10 @@ impl Codec {
 
     /// The body's media type.
     pub(crate) fn content_type(&self) -> &'static str {
-        match self.format {
+        match &self.format {
             Format::Ndjson | Format::Elasticsearch(_) => generic::NDJSON_CONTENT_TYPE,
             Format::JsonArray => generic::ARRAY_CONTENT_TYPE,
+            Format::Otlp(e) => e.content_type(),
             // Every vendor documents plain JSON (New Relic, Dynatrace and Datadog require
             // it; Splunk does not check it).
             _ => "application/json",
@@ -355,11 +365,13 @@ impl Codec {
             Format::Ndjson | Format::Splunk(_) | Format::Elasticsearch(_) => {}
             Format::JsonArray | Format::Datadog(_) | Format::Dynatrace(_) => body.push(b'['),
             Format::NewRelic(e) => e.open(body),
+            Format::Otlp(e) => e.open(body),
         }
     }
 
-    /// Appends one event; `first` is true for the first event of the body.
-    pub(crate) fn push(&self, body: &mut Vec<u8>, record: &Record, first: bool) {
+    /// Appends one event; `prev` is the previous event of the body (`None` for the first).
+    pub(crate) fn push(&self, body: &mut Vec<u8>, record: &Record, prev: Option<&Record>) {
+        let first = prev.is_none();
         match &self.format {
             Format::Ndjson => generic::push_ndjson(body, record),
             Format::JsonArray => generic::push_array_item(body, record, first),
@@ -369,6 +381,7 @@ impl Codec {
             Format::Dynatrace(e) => e.push(body, record, first),
             Format::Loki(e) => e.push(body, record, first),
             Format::Elasticsearch(e) => e.push(body, record),
+            Format::Otlp(e) => e.push(body, record, prev),
         }
     }
 
@@ -379,6 +392,7 @@ impl Codec {
             Format::JsonArray | Format::Datadog(_) | Format::Dynatrace(_) => 1,
             Format::NewRelic(_) => newrelic::Encoder::CLOSE.len(),
             Format::Loki(e) => e.close_len(),
+            Format::Otlp(e) => e.close_len(),
         }
     }
 
@@ -390,6 +404,7 @@ impl Codec {
             Format::Ndjson | Format::Splunk(_) | Format::Elasticsearch(_) => {}
             Format::JsonArray | Format::Datadog(_) | Format::Dynatrace(_) => body.push(b']'),
             Format::NewRelic(_) => body.extend_from_slice(newrelic::Encoder::CLOSE),
+            Format::Otlp(e) => e.close(body),
         }
     }
 
@@ -398,7 +413,7 @@ impl Codec {
         let mut body = Vec::with_capacity(records.iter().map(|r| r.size()).sum());
         self.open(&mut body);
         for (i, r) in records.iter().enumerate() {
-            self.push(&mut body, r, i == 0);
+            self.push(&mut body, r, i.checked_sub(1).map(|p| &records[p]));
         }
         self.close(&mut body, records);
         body
@@ -413,6 +428,7 @@ impl Codec {
             Vendor::Dynatrace => classify::by_table(dynatrace::RESPONSES, status),
             Vendor::Loki => classify::by_table(loki::RESPONSES, status),
             Vendor::Elasticsearch => elasticsearch::classify(status, body),
+            Vendor::Otlp => self.classify_bytes(status, body.as_bytes()),
             _ => generic::classify(status),
         }
     }
@@ -432,6 +448,15 @@ impl Codec {
         match self.vendor {
             Vendor::Elasticsearch => elasticsearch::MAX_RESPONSE_BYTES,
             _ => crate::send::http::MAX_ERROR_BODY,
+        }
+    }
+
+    /// [`Codec::classify`] of a response's raw body, for intakes whose answers are not
+    /// text (OTLP's protobuf `ExportLogsServiceResponse`).
+    pub(crate) fn classify_bytes(&self, status: u16, body: &[u8]) -> Outcome {
+        match &self.format {
+            Format::Otlp(e) => otlp::classify(status, body, e.encoding()),
+            _ => self.classify(status, &String::from_utf8_lossy(body)),
         }
     }
 }

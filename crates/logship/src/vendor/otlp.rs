@@ -1,0 +1,322 @@
+//! OpenTelemetry OTLP/HTTP logs (VENDORS.md section 5).
+//!
+//! `POST <endpoint>/v1/logs` (the path is added to an endpoint without one) with one
+//! `ExportLogsServiceRequest` per batch, as binary protobuf (`application/x-protobuf`, the
+//! default) or in the OTLP JSON mapping (`application/json`), chosen by
+//! [`crate::OtlpEncoding`]. The body holds one `ResourceLogs` (resource attributes
+//! `service.name`, `host.name` and the tags), and one `ScopeLogs` per run of consecutive
+//! records with the same target (the scope's name is the target). Each `LogRecord` has
+//! `timeUnixNano` and `observedTimeUnixNano` (the record's time: logship observes the
+//! event when it is logged), `severityNumber` and `severityText` from the level, the
+//! message as a string body, and the event's fields as typed attributes (span fields as
+//! `<span>.<field>`, keys unique with the nearest value winning). A field named
+//! `trace_id` (32 hex digits) or `span_id` (16 hex digits), on the event or on one of its
+//! spans, becomes the record's trace or span id instead of an attribute.
+//!
+//! Streaming: the batcher appends records one by one and needs the body's exact size at
+//! every step. Both encodings therefore write a fixed prefix in `open`, let `push` know
+//! the previous record of the batch (to continue its scope or start a new one), and keep
+//! `close` to a known size: 6 bytes of brackets in JSON; nothing in protobuf, where the
+//! lengths of the enclosing `ResourceLogs` and of each `ScopeLogs` are written as
+//! five-byte (padded) varints and patched in place by `close` (see [`protobuf`]).
+//!
+//! Responses: 2xx delivered, unless a `partialSuccess` names rejected records, which are
+//! then counted as failed and never resent; 429, 502, 503 and 504 retried (the spec's
+//! retryable set: 500 is not retryable in OTLP); 413 is not retryable either, so the
+//! batch is split into smaller requests; everything else is permanent.
+
+mod json_mapping;
+mod protobuf;
+
+use std::borrow::Cow;
+
+use super::{Context, Limits};
+use crate::config::OtlpEncoding;
+use crate::record::{Entry, Level, Record, Value};
+use crate::send::classify::{Outcome, Rule};
+
+/// The standard path, appended to an `endpoint` given without one.
+pub(super) const PATH: &str = "/v1/logs";
+/// OTLP itself sets no limits; 20 MiB is the OpenTelemetry Collector's default
+/// `max_request_body_size` for its HTTP receivers (UNCONFIRMED in VENDORS.md: the
+/// configured `max_batch_bytes` is normally far below it anyway).
+pub(super) const LIMITS: Limits = Limits {
+    max_records: usize::MAX,
+    max_body_bytes: 20 * 1024 * 1024,
+    max_event_bytes: 20 * 1024 * 1024,
+    max_wire_bytes: None,
+};
+/// Section 5.3: 2xx delivered (see [`classify`] for `partialSuccess`); 429, 502, 503,
+/// 504 retried; 413 split (not retryable as sent); everything else, 500 included,
+/// permanent.
+pub(super) const RESPONSES: &[Rule] = &[
+    Rule::range(200, 299, Outcome::Delivered),
+    Rule::one(413, Outcome::TooLarge),
+    Rule::one(429, Outcome::Retry),
+    Rule::range(502, 504, Outcome::Retry),
+];
+
+/// What a response means; a 2xx with a `partialSuccess` that rejected records is
+/// [`Outcome::PartialRejected`]. `body` is the raw response body, in the encoding of the
+/// request.
+pub(super) fn classify(status: u16, body: &[u8], encoding: OtlpEncoding) -> Outcome {
+    let outcome = super::classify::by_table(RESPONSES, status);
+    if outcome != Outcome::Delivered {
+        return outcome;
+    }
+    let rejected = match encoding {
+        OtlpEncoding::Protobuf => protobuf::rejected_log_records(body),
+        OtlpEncoding::Json => json_mapping::rejected_log_records(body),
+    };
+    match rejected {
+        Some(n) if n > 0 => Outcome::PartialRejected(usize::try_from(n).unwrap_or(usize::MAX)),
+        _ => Outcome::Delivered,
+    }
+}
+
+/// The OpenTelemetry severity number and text of a level (the first number of each
+/// range of the log data model).
+fn severity(level: Level) -> (u8, &'static str) {
+    match level {
+        Level::Trace => (1, "TRACE"),
+        Level::Debug => (5, "DEBUG"),
+        Level::Info => (9, "INFO"),
+        Level::Warn => (13, "WARN"),
+        Level::Error => (17, "ERROR"),
+    }
+}
+
+/// An attribute value, typed as OTLP's `AnyValue`.
+#[derive(Clone, Debug, PartialEq)]
+enum AnyValue<'a> {
+    Str(Cow<'a, str>),
+    Int(i64),
+    Double(f64),
+    Bool(bool),
+}
+
+impl<'a> From<Value<'a>> for AnyValue<'a> {
+    fn from(v: Value<'a>) -> AnyValue<'a> {
+        match v {
+            Value::Str(s) => AnyValue::Str(Cow::Borrowed(s)),
+            Value::I64(n) => AnyValue::Int(n),
+            // OTLP has no unsigned integer: values past i64 keep every digit as text.
+            Value::U64(n) => match i64::try_from(n) {
+                Ok(n) => AnyValue::Int(n),
+                Err(_) => AnyValue::Str(Cow::Owned(n.to_string())),
+            },
+            Value::F64(f) if f.is_finite() => AnyValue::Double(f),
+            // JSON decoders differ on NaN and infinities: both encodings send them as text.
+            Value::F64(f) if f.is_nan() => AnyValue::Str(Cow::Borrowed("NaN")),
+            Value::F64(f) if f > 0.0 => AnyValue::Str(Cow::Borrowed("Infinity")),
+            Value::F64(_) => AnyValue::Str(Cow::Borrowed("-Infinity")),
+            Value::Bool(b) => AnyValue::Bool(b),
+        }
+    }
+}
+
+/// One attribute: `key`, or `span.key` for a span's field.
+#[derive(Debug)]
+struct Attr<'a> {
+    span: Option<&'a str>,
+    key: &'a str,
+    value: AnyValue<'a>,
+}
+
+impl Attr<'_> {
+    fn key_len(&self) -> usize {
+        self.span.map_or(0, |s| s.len() + 1) + self.key.len()
+    }
+
+    fn key_bytes(&self) -> impl Iterator<Item = u8> + '_ {
+        let prefix = self.span.map(|s| s.as_bytes()).unwrap_or_default();
+        let dot: &[u8] = if self.span.is_some() { b"." } else { b"" };
+        prefix.iter().chain(dot).chain(self.key.as_bytes()).copied()
+    }
+
+    fn same_key(&self, other: &Attr<'_>) -> bool {
+        self.key_len() == other.key_len() && self.key_bytes().eq(other.key_bytes())
+    }
+
+    fn full_key(&self) -> Cow<'_, str> {
+        match self.span {
+            Some(s) => Cow::Owned(format!("{s}.{}", self.key)),
+            None => Cow::Borrowed(self.key),
+        }
+    }
+}
+
+/// Above this many attributes, duplicates are found with a hash set, not by comparing
+/// every pair.
+const PAIRWISE_MAX: usize = 32;
+
+/// A record's attributes (unique keys, last value wins) and trace context.
+#[derive(Debug)]
+struct Fields<'a> {
+    attrs: Vec<Attr<'a>>,
+    trace_id: Option<[u8; 16]>,
+    span_id: Option<[u8; 8]>,
+}
+
+impl<'a> Fields<'a> {
+    fn of(record: &'a Record) -> Fields<'a> {
+        let mut fields = Fields {
+            attrs: Vec::new(),
+            trace_id: None,
+            span_id: None,
+        };
+        let mut span = None;
+        for entry in record.entries() {
+            match entry {
+                Entry::Message(_) => {}
+                Entry::Span(name) => span = Some(name),
+                Entry::Field(key, value) => {
+                    if let Value::Str(s) = value {
+                        if key == "trace_id" {
+                            if let Some(id) = hex_id::<16>(s) {
+                                fields.trace_id = Some(id);
+                                continue;
+                            }
+                        } else if key == "span_id" {
+                            if let Some(id) = hex_id::<8>(s) {
+                                fields.span_id = Some(id);
+                                continue;
+                            }
+                        }
+                    }
+                    fields.attrs.push(Attr {
+                        span,
+                        key,
+                        value: value.into(),
+                    });
+                }
+            }
+        }
+        fields.dedup();
+        fields
+    }
+
+    /// Keeps the last of attributes with the same key (OTLP keys must be unique).
+    fn dedup(&mut self) {
+        let n = self.attrs.len();
+        if n < 2 {
+            return;
+        }
+        let mut keep = vec![true; n];
+        if n <= PAIRWISE_MAX {
+            for (i, kept) in keep.iter_mut().enumerate() {
+                *kept = !self.attrs[i + 1..]
+                    .iter()
+                    .any(|a| a.same_key(&self.attrs[i]));
+            }
+        } else {
+            let mut seen = std::collections::HashSet::with_capacity(n);
+            for i in (0..n).rev() {
+                keep[i] = seen.insert(self.attrs[i].full_key().into_owned());
+            }
+        }
+        if keep.iter().all(|k| *k) {
+            return;
+        }
+        let mut flags = keep.into_iter();
+        self.attrs.retain(|_| flags.next().unwrap_or(true));
+    }
+}
+
+/// Decodes `N` bytes from `2 * N` hex digits; `None` for anything else or all zeros
+/// (which OTLP reads as "no id").
+fn hex_id<const N: usize>(s: &str) -> Option<[u8; N]> {
+    let s = s.as_bytes();
+    if s.len() != 2 * N {
+        return None;
+    }
+    let digit = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
+    let mut out = [0u8; N];
+    for (i, pair) in s.chunks_exact(2).enumerate() {
+        out[i] = digit(pair[0])? << 4 | digit(pair[1])?;
+    }
+    out.iter().any(|b| *b != 0).then_some(out)
+}
+
+/// The resource attributes of every request: `service.name`, `host.name`, the tags.
+fn resource_attributes(ctx: &Context) -> Vec<(String, String)> {
+    let mut attrs = vec![
+        (
+            "service.name".to_owned(),
+            ctx.service
+                .clone()
+                .unwrap_or_else(|| "unknown_service".to_owned()),
+        ),
+        ("host.name".to_owned(), ctx.hostname.clone()),
+    ];
+    for tag in &ctx.tags {
+        let (k, v) = tag.split_once(':').unwrap_or((tag.as_str(), "true"));
+        let (k, v) = (k.trim(), v.trim());
+        match attrs.iter_mut().find(|(key, _)| key == k) {
+            Some(slot) => slot.1 = v.to_owned(),
+            None => attrs.push((k.to_owned(), v.to_owned())),
+        }
+    }
+    attrs
+}
+
+/// Encodes batches in the configured encoding; the resource is encoded once.
+#[derive(Debug)]
+pub(super) struct Encoder {
+    encoding: OtlpEncoding,
+    /// What `open` writes: the request up to the first scope.
+    prefix: Vec<u8>,
+}
+
+impl Encoder {
+    pub(super) fn new(ctx: &Context, encoding: OtlpEncoding) -> Encoder {
+        let resource = resource_attributes(ctx);
+        let prefix = match encoding {
+            OtlpEncoding::Protobuf => protobuf::prefix(&resource),
+            OtlpEncoding::Json => json_mapping::prefix(&resource),
+        };
+        Encoder { encoding, prefix }
+    }
+
+    pub(super) fn content_type(&self) -> &'static str {
+        match self.encoding {
+            OtlpEncoding::Protobuf => "application/x-protobuf",
+            OtlpEncoding::Json => "application/json",
+        }
+    }
+
+    pub(super) fn encoding(&self) -> OtlpEncoding {
+        self.encoding
+    }
+
+    pub(super) fn open(&self, body: &mut Vec<u8>) {
+        body.extend_from_slice(&self.prefix);
+    }
+
+    /// Appends `record`; `prev` is the batch's previous record (`None` for the first).
+    pub(super) fn push(&self, body: &mut Vec<u8>, record: &Record, prev: Option<&Record>) {
+        let new_scope = prev.is_none_or(|p| p.target() != record.target());
+        match self.encoding {
+            OtlpEncoding::Protobuf => protobuf::push(body, record, new_scope),
+            OtlpEncoding::Json => json_mapping::push(body, record, prev.is_none(), new_scope),
+        }
+    }
+
+    pub(super) fn close_len(&self) -> usize {
+        match self.encoding {
+            OtlpEncoding::Protobuf => 0,
+            OtlpEncoding::Json => json_mapping::CLOSE_LEN,
+        }
+    }
+
+    pub(super) fn close(&self, body: &mut Vec<u8>) {
+        let empty = body.len() <= self.prefix.len();
+        match self.encoding {
+            OtlpEncoding::Protobuf => protobuf::close(body, self.prefix.len()),
+            OtlpEncoding::Json => json_mapping::close(body, empty),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

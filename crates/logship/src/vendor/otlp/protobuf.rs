@@ -1,0 +1,336 @@
+//! The binary protobuf encoding of `ExportLogsServiceRequest`, written by hand.
+//!
+//! Why it exists: a protobuf library and generated types would be the heaviest part of
+//! the crate for one message family. Field numbers are those of
+//! `opentelemetry/proto/logs/v1/logs.proto` (VENDORS.md 5.2); tests decode the output
+//! with the official `opentelemetry-proto` types.
+//!
+//! Layout of a body (the request's only field is one `ResourceLogs`):
+//!
+//! ```text
+//! 0x0A <len:5> ( 0x0A <len> Resource
+//!                0x12 <len:5> ( 0x0A <len> InstrumentationScope  0x12 <len> LogRecord ... )
+//!                0x12 <len:5> ( ... )                                                     )
+//! ```
+//!
+//! A message's length must precede it, but a `ScopeLogs` or the `ResourceLogs` grows until
+//! the batch is cut. Their lengths are therefore five-byte varints: `push` writes
+//! [`PLACEHOLDER`] (zero, padded to five bytes) where a scope starts, and `close` walks
+//! the body once and patches every placeholder and the `ResourceLogs` length with the
+//! real value, padded to five bytes as well. Padded varints are valid protobuf (decoders
+//! read up to ten bytes, and the value is the same), the body size never changes when it
+//! is closed, and a placeholder can never be mistaken for a `LogRecord`'s length, which
+//! is always written minimally (a minimal varint never ends in a zero byte after a
+//! continuation byte).
+
+use super::{severity, AnyValue, Attr, Fields};
+use crate::record::Record;
+
+/// A zero length padded to five bytes: marks the start of a `ScopeLogs`.
+const PLACEHOLDER: [u8; 5] = [0x80, 0x80, 0x80, 0x80, 0x00];
+/// Largest length a five-byte varint holds.
+const PADDED_MAX: usize = (1 << 35) - 1;
+
+/// Wire types.
+const LEN: u8 = 2;
+const I64: u8 = 1;
+const VARINT: u8 = 0;
+
+const fn tag(field: u8, wire_type: u8) -> u8 {
+    (field << 3) | wire_type
+}
+
+fn varint_len(mut n: u64) -> usize {
+    let mut len = 1;
+    while n >= 0x80 {
+        n >>= 7;
+        len += 1;
+    }
+    len
+}
+
+fn put_varint(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+/// `n` as a five-byte varint.
+fn padded(n: usize) -> [u8; 5] {
+    let n = n.min(PADDED_MAX) as u64;
+    let mut out = [0u8; 5];
+    for (i, b) in out.iter_mut().enumerate() {
+        *b = ((n >> (7 * i)) & 0x7f) as u8;
+        if i < 4 {
+            *b |= 0x80;
+        }
+    }
+    out
+}
+
+/// Size of a length-delimited field whose content is `len` bytes (tags are one byte).
+fn field_len(len: usize) -> usize {
+    1 + varint_len(len as u64) + len
+}
+
+fn put_bytes_field(out: &mut Vec<u8>, field: u8, bytes: &[u8]) {
+    out.push(tag(field, LEN));
+    put_varint(out, bytes.len() as u64);
+    out.extend_from_slice(bytes);
+}
+
+/// Size of an `AnyValue` message.
+fn any_value_len(v: &AnyValue<'_>) -> usize {
+    match v {
+        AnyValue::Str(s) => field_len(s.len()),
+        AnyValue::Bool(_) => 2,
+        AnyValue::Int(n) => 1 + varint_len(*n as u64),
+        AnyValue::Double(_) => 9,
+    }
+}
+
+/// Writes an `AnyValue` message's fields.
+fn put_any_value(out: &mut Vec<u8>, v: &AnyValue<'_>) {
+    match v {
+        AnyValue::Str(s) => put_bytes_field(out, 1, s.as_bytes()),
+        AnyValue::Bool(b) => {
+            out.push(tag(2, VARINT));
+            out.push(u8::from(*b));
+        }
+        AnyValue::Int(n) => {
+            out.push(tag(3, VARINT));
+            // int64 is encoded as its two's complement, ten bytes when negative.
+            put_varint(out, *n as u64);
+        }
+        AnyValue::Double(f) => {
+            out.push(tag(4, I64));
+            out.extend_from_slice(&f.to_le_bytes());
+        }
+    }
+}
+
+/// Size of a `KeyValue` message.
+fn key_value_len(attr: &Attr<'_>) -> usize {
+    field_len(attr.key_len()) + field_len(any_value_len(&attr.value))
+}
+
+fn put_key_value(out: &mut Vec<u8>, attr: &Attr<'_>) {
+    out.push(tag(1, LEN));
+    put_varint(out, attr.key_len() as u64);
+    if let Some(span) = attr.span {
+        out.extend_from_slice(span.as_bytes());
+        out.push(b'.');
+    }
+    out.extend_from_slice(attr.key.as_bytes());
+    out.push(tag(2, LEN));
+    put_varint(out, any_value_len(&attr.value) as u64);
+    put_any_value(out, &attr.value);
+}
+
+/// The request up to the first scope: the `ResourceLogs` header (its length patched by
+/// [`close`]) and the `Resource` with its attributes.
+pub(super) fn prefix(resource: &[(String, String)]) -> Vec<u8> {
+    let mut res = Vec::new();
+    for (k, v) in resource {
+        let attr = Attr {
+            span: None,
+            key: k,
+            value: AnyValue::Str(v.as_str().into()),
+        };
+        res.push(tag(1, LEN));
+        put_varint(&mut res, key_value_len(&attr) as u64);
+        put_key_value(&mut res, &attr);
+    }
+    let mut out = vec![tag(1, LEN)];
+    out.extend_from_slice(&PLACEHOLDER);
+    put_bytes_field(&mut out, 1, &res);
+    out
+}
+
+/// Appends one `LogRecord`, after a new `ScopeLogs` header when `new_scope`.
+pub(super) fn push(body: &mut Vec<u8>, record: &Record, new_scope: bool) {
+    if new_scope {
+        let name = record.target().as_bytes();
+        body.push(tag(2, LEN));
+        body.extend_from_slice(&PLACEHOLDER);
+        // InstrumentationScope { name = 1 }
+        body.push(tag(1, LEN));
+        put_varint(body, field_len(name.len()) as u64);
+        put_bytes_field(body, 1, name);
+    }
+    let fields = Fields::of(record);
+    let (number, text) = severity(record.level());
+    let message = record.message_str();
+    let body_len = field_len(message.len());
+    let mut len = 9 + 2 + field_len(text.len()) + field_len(body_len) + 9;
+    len += fields
+        .attrs
+        .iter()
+        .map(|a| field_len(key_value_len(a)))
+        .sum::<usize>();
+    if fields.trace_id.is_some() {
+        len += field_len(16);
+    }
+    if fields.span_id.is_some() {
+        len += field_len(8);
+    }
+    body.push(tag(2, LEN));
+    put_varint(body, len as u64);
+    let start = body.len();
+    let nanos = record.timestamp_nanos().to_le_bytes();
+    body.push(tag(1, I64)); // time_unix_nano, fixed64
+    body.extend_from_slice(&nanos);
+    body.push(tag(2, VARINT)); // severity_number
+    body.push(number);
+    put_bytes_field(body, 3, text.as_bytes()); // severity_text
+    body.push(tag(5, LEN)); // body: AnyValue { string_value }
+    put_varint(body, body_len as u64);
+    put_bytes_field(body, 1, message.as_bytes());
+    for attr in &fields.attrs {
+        body.push(tag(6, LEN)); // attributes
+        put_varint(body, key_value_len(attr) as u64);
+        put_key_value(body, attr);
+    }
+    if let Some(id) = &fields.trace_id {
+        put_bytes_field(body, 9, id);
+    }
+    if let Some(id) = &fields.span_id {
+        put_bytes_field(body, 10, id);
+    }
+    body.push(tag(11, I64)); // observed_time_unix_nano, fixed64
+    body.extend_from_slice(&nanos);
+    debug_assert_eq!(body.len() - start, len, "LogRecord size");
+}
+
+/// Reads a varint at `pos`: its value and size.
+fn read_varint(bytes: &[u8], pos: usize) -> Option<(u64, usize)> {
+    let mut value = 0u64;
+    for i in 0..10 {
+        let b = *bytes.get(pos + i)?;
+        value |= u64::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            return Some((value, i + 1));
+        }
+    }
+    None
+}
+
+/// Patches the lengths of every `ScopeLogs` and of the `ResourceLogs`; the body keeps
+/// its size. `scopes_at` is where the first scope starts (the prefix's length).
+pub(super) fn close(body: &mut [u8], scopes_at: usize) {
+    let mut pos = scopes_at;
+    let mut scope: Option<usize> = None;
+    // Both levels are walked as one flat sequence of length-delimited fields: scope
+    // headers (tag, placeholder) and each scope's fields (tag, length, content).
+    while pos < body.len() {
+        let at = pos + 1;
+        if body.get(at..at + 5) == Some(&PLACEHOLDER[..]) {
+            if let Some(s) = scope {
+                let len = pos - (s + 5);
+                body[s..s + 5].copy_from_slice(&padded(len));
+            }
+            scope = Some(at);
+            pos = at + 5;
+            continue;
+        }
+        match read_varint(body, at) {
+            Some((len, size)) => pos = at + size + len as usize,
+            None => break, // cannot happen for a body written by `push`
+        }
+    }
+    if let Some(s) = scope {
+        let len = body.len() - (s + 5);
+        body[s..s + 5].copy_from_slice(&padded(len));
+    }
+    if body.len() >= 6 {
+        let len = body.len() - 6;
+        body[1..6].copy_from_slice(&padded(len));
+    }
+}
+
+/// `partial_success.rejected_log_records` of an `ExportLogsServiceResponse`; `None`
+/// when the body is not one or has no partial success.
+pub(super) fn rejected_log_records(body: &[u8]) -> Option<i64> {
+    let partial = find_field(body, 1)?;
+    match partial {
+        Field::Bytes(inner) => match find_field(inner, 1)? {
+            Field::Varint(n) => Some(n as i64),
+            Field::Bytes(_) => None,
+        },
+        Field::Varint(_) => None,
+    }
+}
+
+enum Field<'a> {
+    Varint(u64),
+    Bytes(&'a [u8]),
+}
+
+/// The last occurrence of field `number` in a message (protobuf's "last one wins").
+fn find_field(msg: &[u8], number: u64) -> Option<Field<'_>> {
+    let mut pos = 0;
+    let mut found = None;
+    while pos < msg.len() {
+        let (key, size) = read_varint(msg, pos)?;
+        pos += size;
+        let field = match key & 7 {
+            0 => {
+                let (v, size) = read_varint(msg, pos)?;
+                pos += size;
+                Field::Varint(v)
+            }
+            1 | 5 => {
+                pos += if key & 7 == 1 { 8 } else { 4 };
+                if pos > msg.len() {
+                    return None;
+                }
+                continue;
+            }
+            2 => {
+                let (len, size) = read_varint(msg, pos)?;
+                pos += size;
+                let end = pos.checked_add(usize::try_from(len).ok()?)?;
+                let bytes = msg.get(pos..end)?;
+                pos = end;
+                Field::Bytes(bytes)
+            }
+            _ => return None,
+        };
+        if key >> 3 == number {
+            found = Some(field);
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn padded_varints_read_back_and_placeholders_are_never_minimal() {
+        for n in [0usize, 1, 127, 128, 16_383, 16_384, 1 << 20, PADDED_MAX] {
+            assert_eq!(read_varint(&padded(n), 0), Some((n as u64, 5)));
+        }
+        assert_eq!(padded(0), PLACEHOLDER);
+        for n in [0u64, 1, 127, 128, 1 << 21, 1 << 28, 1 << 34] {
+            let mut v = Vec::new();
+            put_varint(&mut v, n);
+            assert_eq!(v.len(), varint_len(n));
+            assert_ne!(v.get(..5), Some(&PLACEHOLDER[..]));
+        }
+    }
+
+    #[test]
+    fn partial_success_is_read_from_a_response() {
+        // partial_success { rejected_log_records: 3, error_message: "bad" }
+        let body = [0x0A, 0x07, 0x08, 0x03, 0x12, 0x03, b'b', b'a', b'd'];
+        assert_eq!(rejected_log_records(&body), Some(3));
+        assert_eq!(rejected_log_records(&[]), None);
+        assert_eq!(rejected_log_records(&[0x0A, 0x00]), None);
+        assert_eq!(rejected_log_records(&[0x0A, 0x09, 0x08]), None);
+        assert_eq!(rejected_log_records(b"{\"partialSuccess\":{}}"), None);
+    }
+}
