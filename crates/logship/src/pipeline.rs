@@ -600,6 +600,7 @@ impl Builder {
             spill,
             health: Default::default(),
             concurrency: Limiter::new(config.max_in_flight, config.adaptive_concurrency),
+            senders: Default::default(),
         });
         let (queue, records) = Queue::bounded(config.queue_capacity, config.overflow);
         let (control_tx, control_rx) = crossbeam_channel::unbounded();
@@ -617,11 +618,20 @@ impl Builder {
                 max: config.retry_max_backoff,
             },
         };
-        for i in 0..config.max_in_flight {
-            let sender = new_sender(config.max_retries);
-            let jobs = jobs_rx.clone();
-            spawn(format!("logship-sender-{i}"), move || sender.run(jobs))?;
+        // The first few sender threads; the senders start more as the concurrency limit
+        // grows (all of them at once when it is fixed).
+        let first = shared.concurrency.threads_wanted();
+        for i in 0..first {
+            crate::send::spawn_sender(new_sender(config.max_retries), jobs_rx.clone(), i).map_err(
+                |source| BuildError::Spawn {
+                    thread: format!("logship-sender-{i}"),
+                    source,
+                },
+            )?;
         }
+        shared
+            .senders
+            .store(first, std::sync::atomic::Ordering::Release);
         if shared.spill.is_some() {
             // A failed replay stays on disk and is tried again later: one retry is enough.
             let replayer = new_sender(config.max_retries.min(1));

@@ -32,6 +32,8 @@ pub(crate) struct Shared {
     pub health: AtomicU8,
     /// Permits for requests in flight (live senders and the replayer share them).
     pub concurrency: Limiter,
+    /// Live sender threads started so far (they start as the concurrency limit grows).
+    pub senders: AtomicUsize,
 }
 
 impl Shared {

@@ -211,6 +211,14 @@ impl Limiter {
         self.lock().aimd.limit()
     }
 
+    /// How many sender threads the pipeline should have now: one more than the limit (up
+    /// to the ceiling), so that when every permit is in use a spare thread can take the
+    /// next batch and wait for a permit, which is the backlog that lets the limit grow.
+    pub(crate) fn threads_wanted(&self) -> usize {
+        let s = self.lock();
+        (s.aimd.limit() + 1).min(s.aimd.ceiling)
+    }
+
     /// The highest limit so far.
     pub(crate) fn peak(&self) -> usize {
         self.lock().peak

@@ -37,6 +37,7 @@ use backoff::Backoff;
 use classify::Outcome;
 
 /// What a sender needs to deliver batches.
+#[derive(Clone)]
 pub(crate) struct Sender {
     pub shared: Arc<Shared>,
     pub codec: Arc<Codec>,
@@ -84,6 +85,7 @@ impl Sender {
     pub(crate) fn run(self, jobs: Receiver<Job>) {
         crate::reentrancy::mark_current_thread();
         while let Ok(job) = jobs.recv() {
+            self.grow_pool(&jobs);
             let Job { seq, batch } = job;
             let delivery = if self.shared.abort.is_raised() {
                 Delivery {
@@ -94,6 +96,38 @@ impl Sender {
                 self.deliver(&batch.records, batch.body)
             };
             settle_live(&self.shared, seq, batch.held_bytes, delivery);
+        }
+    }
+
+    /// Starts sender threads until there are as many as the concurrency limit wants (see
+    /// [`concurrency::Limiter::threads_wanted`]). Threads start on demand rather than all
+    /// at build time because each one keeps its own compressor state and allocator arena:
+    /// a pipeline that never needs 16 requests in flight keeps a few megabytes instead of
+    /// tens.
+    fn grow_pool(&self, jobs: &Receiver<Job>) {
+        let wanted = self.shared.concurrency.threads_wanted();
+        let started = &self.shared.senders;
+        let mut n = started.load(std::sync::atomic::Ordering::Acquire);
+        while n < wanted {
+            match started.compare_exchange(
+                n,
+                n + 1,
+                std::sync::atomic::Ordering::AcqRel,
+                std::sync::atomic::Ordering::Acquire,
+            ) {
+                Ok(_) => {
+                    if let Err(e) = spawn_sender(self.clone(), jobs.clone(), n) {
+                        // Keep going with the threads there are.
+                        started.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+                        self.shared.reporter.notice(&format!(
+                            "logship: could not start another sender thread: {e}"
+                        ));
+                        return;
+                    }
+                    n += 1;
+                }
+                Err(now) => n = now,
+            }
         }
     }
 
@@ -491,4 +525,16 @@ fn snippet(body: &str) -> String {
     } else {
         crate::record::cut(trimmed, 300).to_owned()
     }
+}
+
+/// Starts live sender thread number `index`, taking batches from `jobs`.
+pub(crate) fn spawn_sender(
+    sender: Sender,
+    jobs: Receiver<Job>,
+    index: usize,
+) -> std::io::Result<()> {
+    std::thread::Builder::new()
+        .name(format!("logship-sender-{index}"))
+        .spawn(move || sender.run(jobs))
+        .map(drop)
 }
