@@ -1,7 +1,8 @@
 //! The sender pool: compress, POST, classify, retry, split, settle.
 //!
 //! Why it exists: network work must happen off the caller's thread and must not be capped
-//! at one batch per round-trip. `max_in_flight` sender threads share one keep-alive
+//! at one batch per round-trip. Up to `max_in_flight` sender threads (started as the
+//! concurrency limit grows) share one keep-alive
 //! connection pool and each carries one batch at a time through its whole life: gzip,
 //! POST (each attempt holding a permit of the [`concurrency::Limiter`], which decides how
 //! many requests are out at once), and, depending on the vendor's classification of the
