@@ -182,6 +182,21 @@ fn a_partial_failure_resends_exactly_the_retryable_items() {
 }
 
 #[test]
+fn throttled_items_make_the_concurrency_limit_back_off() {
+    let intake = es_intake();
+    intake.fail_items(ItemFault::containing("busy", 1, 429));
+    let builder = es_builder(&intake).adaptive_concurrency(true);
+    let before = 2; // the adaptive limit's start
+    let logship = ship_one_batch(builder, 10, |i| if i == 3 { "busy" } else { "calm" });
+    let stats = logship.stats();
+    assert_eq!(stats.events_delivered, 10, "{stats:?}");
+    assert!(
+        stats.concurrency_limit < before,
+        "an item answered 429 is back-pressure like a request answered 429: {stats:?}"
+    );
+}
+
+#[test]
 fn mapping_errors_are_rejected_and_never_resent() {
     let intake = es_intake();
     intake.fail_items(ItemFault::containing("badmap", usize::MAX, 400));

@@ -176,9 +176,15 @@ impl Sender {
                 }
                 Err(network) => (None, Outcome::Retry, None, network),
             };
+            // A per-event answer is read once, here: events it asks to resend (429, 5xx)
+            // are back-pressure too.
+            let mut items =
+                (outcome == Outcome::Items).then(|| self.codec.items(&resp_body, pending.len()));
             // What the intake retries on (429, 5xx, timeouts, network errors) is its way
             // of saying "slower".
-            permit.finish(outcome == Outcome::Retry);
+            let slower =
+                outcome == Outcome::Retry || matches!(&items, Some(Some(i)) if !i.retry.is_empty());
+            permit.finish(slower);
             if !matches!(
                 outcome,
                 Outcome::Delivered
@@ -193,7 +199,7 @@ impl Sender {
                     Counters::add(&counters.bytes_raw, body.len() as u64);
                     Counters::add(&counters.bytes_compressed, wire.len() as u64);
                     Counters::add(&counters.partial_requests, 1);
-                    let Some(items) = self.codec.items(&resp_body, pending.len()) else {
+                    let Some(items) = items.take().flatten() else {
                         // Accepted, but which events failed cannot be read: resending all
                         // would duplicate the others, so none is resent.
                         self.shared.set_health(Health::Healthy);
