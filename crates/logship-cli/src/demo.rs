@@ -169,30 +169,6 @@ struct Arrivals {
     duplicates: u64,
 }
 
-/// Peak resident memory of this process (Linux `VmHWM`), bytes; 0 where unknown.
-fn peak_rss_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
-}
-
-/// Resident memory of this process now (Linux `VmRSS`), bytes; 0 where unknown.
-fn rss_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmRSS:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
-}
-
 /// The RSS figures of an outage from samples taken through the run: at its start, the
 /// peak of its first minute (or half), and the peak of the rest.
 fn outage_rss(samples: &[(f64, u64)], after: f64, length: f64) -> (u64, u64, u64) {
@@ -359,7 +335,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
                     }
                 }
                 peak_spill_bytes = peak_spill_bytes.max(logship.stats().spill_bytes);
-                rss_samples.push((started.elapsed().as_secs_f64(), rss_bytes()));
+                rss_samples.push((started.elapsed().as_secs_f64(), crate::memory::rss_bytes()));
                 progress.show(
                     logged.load(Relaxed),
                     intake.stats().events,
@@ -425,7 +401,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
         call_cost_p50_ns: costs.quantile(0.5),
         call_cost_p99_ns: costs.quantile(0.99),
         call_cost_max_ns: costs.max(),
-        peak_rss_bytes: peak_rss_bytes(),
+        peak_rss_bytes: crate::memory::peak_rss_bytes(),
         outage: staged_outage.map(|(after_s, for_s)| {
             let a = arrivals
                 .lock()

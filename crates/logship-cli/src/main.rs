@@ -20,6 +20,7 @@ mod demo;
 mod exit;
 mod histogram;
 mod intake;
+mod memory;
 mod pipeline_args;
 mod ship;
 mod spill;

@@ -11,46 +11,17 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, ChildStdout, Command, Output, Stdio};
 use std::sync::mpsc;
-use std::thread;
 use std::time::Duration;
 
-use common::temp_path;
+use common::{logship, run_with_stdin, temp_path};
 use logship_intake::{Intake, IntakeConfig};
 use serde_json::Value;
 
 /// Longest any child may run before the watchdog kills it.
 const WATCHDOG: Duration = Duration::from_secs(180);
 
-/// The binary, with its own cache directory (logship's default spill directory).
-fn logship() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_logship"));
-    command.env("XDG_CACHE_HOME", temp_path("cache"));
-    command
-}
-
-/// Kills the child if it is still running after `WATCHDOG`.
-fn watchdog(child: &Child) -> mpsc::Sender<()> {
-    let pid = child.id().to_string();
-    let (done, finished) = mpsc::channel::<()>();
-    thread::spawn(move || {
-        if let Err(mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(WATCHDOG) {
-            let _ = Command::new("kill").args(["-9", &pid]).status();
-        }
-    });
-    done
-}
-
 fn run(command: &mut Command) -> Output {
-    let child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn logship");
-    let done = watchdog(&child);
-    let output = child.wait_with_output().expect("wait for logship");
-    let _ = done.send(());
-    output
+    run_with_stdin(command, b"", WATCHDOG)
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -257,7 +228,7 @@ impl LabService {
             .stderr(Stdio::inherit())
             .spawn()
             .expect("spawn the lab service");
-        let done = watchdog(&child);
+        let done = common::watchdog(&child, WATCHDOG);
         let mut stdout = BufReader::new(child.stdout.take().expect("stdout piped"));
         let mut line = String::new();
         stdout.read_line(&mut line).expect("listening line");

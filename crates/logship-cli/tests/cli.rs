@@ -9,57 +9,18 @@ mod common;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc;
-use std::thread;
 use std::time::Duration;
 
-use common::{row, temp_path};
+use common::{logship, row, run_with_stdin, temp_path};
 use logship_intake::{Fault, Intake, IntakeConfig};
 use serde_json::Value;
 
 /// Longest any child may run before the watchdog kills it.
 const WATCHDOG: Duration = Duration::from_secs(120);
 
-/// The binary, with its own cache directory so that default spill directories of tests
-/// running in parallel never collide.
-fn logship() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_logship"));
-    command.env("XDG_CACHE_HOME", temp_path("cache"));
-    command
-}
-
-/// Kills the child if it is still running after `WATCHDOG`.
-fn watchdog(child: &Child) -> mpsc::Sender<()> {
-    let pid = child.id().to_string();
-    let (done, finished) = mpsc::channel::<()>();
-    thread::spawn(move || {
-        if let Err(mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(WATCHDOG) {
-            let _ = Command::new("kill").args(["-9", &pid]).status();
-        }
-    });
-    done
-}
-
 /// Runs `logship args...` with `stdin` as its standard input and collects its output.
 fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = logship()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn logship");
-    let done = watchdog(&child);
-    let mut input = child.stdin.take().expect("stdin piped");
-    let data = stdin.to_vec();
-    let writer = thread::spawn(move || {
-        // The child may exit early (bad options) and close its end: ignore the error.
-        let _ = input.write_all(&data);
-    });
-    let output = child.wait_with_output().expect("wait for logship");
-    let _ = done.send(());
-    let _ = writer.join();
-    output
+    run_with_stdin(logship().args(args), stdin, WATCHDOG)
 }
 
 fn stderr(o: &Output) -> String {
@@ -438,7 +399,7 @@ fn http(port: u16, head: &str, body: &[u8]) -> String {
 #[test]
 fn intake_command_accepts_ndjson_and_prints_a_summary() {
     let (child, mut out, port) = start_intake(&["--duration", "3"]);
-    let done = watchdog(&child);
+    let done = common::watchdog(&child, WATCHDOG);
     let response = http(
         port,
         "POST /logs HTTP/1.1\r\nContent-Type: application/x-ndjson",
@@ -461,7 +422,7 @@ fn intake_command_accepts_ndjson_and_prints_a_summary() {
 #[test]
 fn intake_command_serves_injected_failures_then_stops_on_sigterm() {
     let (child, mut out, port) = start_intake(&["--fail-status", "503", "--fail-count", "1"]);
-    let done = watchdog(&child);
+    let done = common::watchdog(&child, WATCHDOG);
     let body = b"{\"message\":\"m\"}\n";
     let head = "POST /logs HTTP/1.1\r\nContent-Type: application/x-ndjson";
     let first = http(port, head, body);
@@ -675,7 +636,7 @@ fn a_vendor_without_an_api_key_fails_at_start_naming_the_variable() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
-    let done = watchdog(&child);
+    let done = common::watchdog(&child, WATCHDOG);
     let mut err = String::new();
     child
         .stderr
@@ -708,7 +669,7 @@ fn the_api_key_can_come_from_the_vendors_own_variable() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
-    let done = watchdog(&child);
+    let done = common::watchdog(&child, WATCHDOG);
     child
         .stdin
         .take()

@@ -5,11 +5,10 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-use common::{row, temp_path};
+use common::{logship, row, run_with_stdin, temp_path};
 use logship_intake::{Intake, IntakeConfig};
 use serde_json::Value;
 
@@ -25,8 +24,7 @@ fn config_file(text: &str) -> PathBuf {
 
 /// Runs `logship args...` with `env` (and nothing of the caller's LOGSHIP_* or keys).
 fn run(args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_logship"));
-    command.env("XDG_CACHE_HOME", temp_path("cache"));
+    let mut command = logship();
     for (var, _) in std::env::vars() {
         if var.starts_with("LOGSHIP_")
             || [
@@ -41,21 +39,11 @@ fn run(args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Output {
         }
     }
     command.envs(env.iter().copied());
-    let mut child = command
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn logship");
-    let mut input = child.stdin.take().expect("stdin");
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&data);
-    });
-    let out = child.wait_with_output().expect("wait for logship");
-    let _ = writer.join();
-    out
+    run_with_stdin(
+        command.args(args),
+        stdin,
+        std::time::Duration::from_secs(120),
+    )
 }
 
 fn text(bytes: &[u8]) -> String {

@@ -4,47 +4,22 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-use std::sync::mpsc;
-use std::thread;
+use std::process::Output;
 use std::time::Duration;
 
-use common::{row, temp_path};
+use common::{logship, row, run_with_stdin};
 use logship_intake::{Intake, IntakeConfig, ItemFault};
 
 const PASSWORD: &str = "cli-es-password-0123";
 
 /// Runs `logship args...` with `env` set and `stdin` as its input; kills it after 120 s.
 fn run(args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_logship"))
-        .env("XDG_CACHE_HOME", temp_path("cache"))
+    let mut command = logship();
+    command
         .env_remove("LOGSHIP_API_KEY")
         .envs(env.iter().copied())
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn logship");
-    let pid = child.id().to_string();
-    let (done, finished) = mpsc::channel::<()>();
-    thread::spawn(move || {
-        if let Err(mpsc::RecvTimeoutError::Timeout) =
-            finished.recv_timeout(Duration::from_secs(120))
-        {
-            let _ = Command::new("kill").args(["-9", &pid]).status();
-        }
-    });
-    let mut input = child.stdin.take().expect("stdin piped");
-    let data = stdin.to_vec();
-    let writer = thread::spawn(move || {
-        let _ = input.write_all(&data);
-    });
-    let output = child.wait_with_output().expect("wait for logship");
-    let _ = done.send(());
-    let _ = writer.join();
-    output
+        .args(args);
+    run_with_stdin(&mut command, stdin, Duration::from_secs(120))
 }
 
 fn text(bytes: &[u8]) -> String {

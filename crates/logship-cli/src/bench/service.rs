@@ -114,7 +114,7 @@ impl Service {
             logged: self.logged.load(Relaxed),
             lost: self.logger.lost(),
             queued: self.logger.queued(),
-            peak_rss_bytes: peak_rss_bytes(),
+            peak_rss_bytes: crate::memory::peak_rss_bytes(),
         }
     }
 }
@@ -281,18 +281,6 @@ fn unix_micros() -> u64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
         .unwrap_or(0)
-}
-
-/// Peak resident memory of this process (Linux `VmHWM`), bytes; 0 where unknown.
-fn peak_rss_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
 }
 
 #[cfg(test)]

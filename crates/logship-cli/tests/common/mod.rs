@@ -19,3 +19,57 @@ pub fn row(table: &str, label: &str) -> u64 {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no {label:?} row in:\n{table}"))
 }
+
+/// The `logship` binary, with its own cache directory so that default spill directories
+/// of tests running in parallel never collide.
+pub fn logship() -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_logship"));
+    command.env("XDG_CACHE_HOME", temp_path("cache"));
+    command
+}
+
+/// Kills `child` if it is still running after `limit` (unless the returned sender is
+/// used or dropped first), so a hang fails its test instead of stalling the run.
+pub fn watchdog(
+    child: &std::process::Child,
+    limit: std::time::Duration,
+) -> std::sync::mpsc::Sender<()> {
+    let pid = child.id().to_string();
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(limit) {
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &pid])
+                .status();
+        }
+    });
+    done
+}
+
+/// Runs `command` with `stdin` as its standard input under a watchdog of `limit`, and
+/// collects its output.
+pub fn run_with_stdin(
+    command: &mut std::process::Command,
+    stdin: &[u8],
+    limit: std::time::Duration,
+) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn logship");
+    let done = watchdog(&child, limit);
+    let mut input = child.stdin.take().expect("stdin piped");
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        // The child may exit early (bad options) and close its end: ignore the error.
+        let _ = input.write_all(&data);
+    });
+    let output = child.wait_with_output().expect("wait for logship");
+    let _ = done.send(());
+    let _ = writer.join();
+    output
+}
