@@ -132,6 +132,31 @@ impl Sender {
         }
     }
 
+    /// The retry budget is spent: reports it and hands `pending` back as exhausted, with
+    /// what earlier answers already `settled`.
+    fn give_up(
+        &self,
+        status: Option<u16>,
+        what: &str,
+        retry: u32,
+        pending: Cow<'_, [Record]>,
+        settled: Delivery,
+    ) -> Delivery {
+        self.report(
+            status,
+            &format!(
+                "{what}; gave up on {} events after {retry} retries",
+                pending.len()
+            ),
+            pending.len(),
+            true,
+        );
+        settled.and(Delivery {
+            exhausted: pending.into_owned(),
+            ..Delivery::default()
+        })
+    }
+
     /// Delivers `records`, whose encoded body is `body`.
     pub(crate) fn deliver(&self, records: &[Record], body: Vec<u8>) -> Delivery {
         let wire = self.compress(&body);
@@ -248,19 +273,7 @@ impl Sender {
                         items.retry.iter().map(|&i| pending[i].clone()).collect();
                     pending = Cow::Owned(again);
                     if retry >= self.max_retries {
-                        self.report(
-                            status,
-                            &format!(
-                                "{what}; gave up on {} events after {retry} retries",
-                                pending.len()
-                            ),
-                            pending.len(),
-                            true,
-                        );
-                        return settled.and(Delivery {
-                            exhausted: pending.into_owned(),
-                            ..Delivery::default()
-                        });
+                        return self.give_up(status, &what, retry, pending, settled);
                     }
                     self.report(
                         status,
@@ -339,19 +352,7 @@ impl Sender {
                 Outcome::Retry => {
                     self.shared.set_health(Health::Degraded);
                     let what = failure(status, resp_body);
-                    self.report(
-                        status,
-                        &format!(
-                            "{what}; gave up on {} events after {retry} retries",
-                            pending.len()
-                        ),
-                        pending.len(),
-                        true,
-                    );
-                    return settled.and(Delivery {
-                        exhausted: pending.into_owned(),
-                        ..Delivery::default()
-                    });
+                    return self.give_up(status, &what, retry, pending, settled);
                 }
                 Outcome::TooLarge if pending.len() > 1 => {
                     Counters::add(&counters.splits, 1);
