@@ -65,15 +65,6 @@ fn event(i: usize, base_ns: u64) -> Record {
     r
 }
 
-fn ship(builder: Builder, events: impl IntoIterator<Item = Record>) -> Logship {
-    let (logship, guard) = builder.build().unwrap();
-    for r in events {
-        logship.push(r).unwrap();
-    }
-    drop(guard);
-    logship
-}
-
 #[test]
 fn streams_arrive_grouped_time_ordered_with_labels_and_metadata() {
     let intake = loki_intake();

@@ -51,15 +51,6 @@ fn event(i: usize) -> Record {
     r
 }
 
-fn ship(builder: Builder, events: impl IntoIterator<Item = Record>) -> Logship {
-    let (logship, guard) = builder.build().unwrap();
-    for r in events {
-        logship.push(r).unwrap();
-    }
-    drop(guard);
-    logship
-}
-
 #[test]
 fn every_event_arrives_with_its_fields_in_both_encodings() {
     for encoding in ENCODINGS {

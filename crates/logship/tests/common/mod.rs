@@ -76,3 +76,14 @@ pub fn received_seqs(intake: &Intake) -> Vec<u64> {
     seqs.sort_unstable();
     seqs
 }
+
+/// Builds the pipeline, pushes `events`, and shuts it down (dropping its guard), so every
+/// event has been delivered or given up on when it returns.
+pub fn ship(builder: Builder, events: impl IntoIterator<Item = Record>) -> Logship {
+    let (logship, guard) = builder.build().unwrap();
+    for r in events {
+        logship.push(r).unwrap();
+    }
+    drop(guard);
+    logship
+}
