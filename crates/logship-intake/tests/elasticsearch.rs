@@ -1,12 +1,12 @@
 //! The Elasticsearch `_bulk` emulation through raw HTTP/1.1: framing, content type,
 //! credentials, per-item answers in the real shape, and item faults.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::time::Duration;
+mod common;
 
+use common::post_once;
 use logship_intake::{Intake, IntakeConfig, ItemFault};
 use serde_json::{json, Value};
+use std::io::Write;
 
 const KEY: &str = "es-key-123";
 const NDJSON: (&str, &str) = ("Content-Type", "application/x-ndjson");
@@ -20,33 +20,10 @@ fn start() -> Intake {
     .expect("start intake")
 }
 
-/// Sends one request on a fresh connection (`Connection: close`); returns the status and
-/// the body.
+/// Sends one request on a fresh connection; returns the status and the body.
 fn post(intake: &Intake, path: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, Vec<u8>) {
-    let mut stream = TcpStream::connect(intake.addr()).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
-    let mut head = format!(
-        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    head.push_str("\r\n");
-    let mut raw = head.into_bytes();
-    raw.extend_from_slice(body);
-    stream.write_all(&raw).expect("write");
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response).expect("read");
-    let split = response
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("head end");
-    let status_line = String::from_utf8_lossy(&response[..split]).into_owned();
-    let status = status_line.split(' ').nth(1).unwrap().parse().unwrap();
-    (status, response[split + 4..].to_vec())
+    let answer = post_once(intake, path, headers, body);
+    (answer.status, answer.body)
 }
 
 fn json_of(body: &[u8]) -> Value {

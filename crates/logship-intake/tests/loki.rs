@@ -2,9 +2,12 @@
 //! Loki answers (VENDORS.md section 6: 204, or 400 with a text body naming the stream and
 //! the reason) and what the intake records (events, violations, auth failures).
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::io::Write;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+mod common;
+
+use common::post_once;
 
 use logship_intake::{Intake, IntakeConfig};
 use serde_json::{json, Value};
@@ -14,42 +17,9 @@ const JSON: (&str, &str) = ("Content-Type", "application/json");
 
 /// One request on a fresh connection: `(status, content type, body)`.
 fn post(intake: &Intake, headers: &[(&str, &str)], body: &[u8]) -> (u16, String, String) {
-    let mut stream = TcpStream::connect(intake.addr()).expect("connect");
-    // Only a safety net so a broken server fails the test instead of hanging it.
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
-    let mut head = format!(
-        "POST {PUSH} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    head.push_str("\r\n");
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(body).unwrap();
-    let mut reader = BufReader::new(stream);
-    let mut line = String::new();
-    reader.read_line(&mut line).unwrap();
-    let status: u16 = line.split(' ').nth(1).unwrap().parse().unwrap();
-    let mut content_type = String::new();
-    loop {
-        let mut h = String::new();
-        reader.read_line(&mut h).unwrap();
-        let h = h.trim_end();
-        if h.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = h.split_once(':') {
-            if k.eq_ignore_ascii_case("content-type") {
-                content_type = v.trim().to_owned();
-            }
-        }
-    }
-    let mut rest = String::new();
-    reader.read_to_string(&mut rest).unwrap();
-    (status, content_type, rest)
+    let answer = post_once(intake, PUSH, headers, body);
+    let text = String::from_utf8_lossy(&answer.body).into_owned();
+    (answer.status, answer.content_type, text)
 }
 
 fn now_ns() -> u128 {

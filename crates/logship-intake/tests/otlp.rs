@@ -1,36 +1,17 @@
 //! The OTLP/HTTP logs emulation over raw HTTP: routing by Content-Type, answers in the
 //! request's encoding, malformed bodies refused and recorded.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
+mod common;
 
+use common::post_once;
 use logship_intake::{Intake, IntakeConfig};
 use prost::Message;
 use serde_json::{json, Value};
 
 /// One POST on a fresh connection: the status, Content-Type and body of the answer.
 fn post(intake: &Intake, content_type: &str, body: &[u8]) -> (u16, String, Vec<u8>) {
-    let mut s = TcpStream::connect(intake.addr()).expect("connect");
-    let head = format!(
-        "POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    s.write_all(head.as_bytes()).expect("write");
-    s.write_all(body).expect("write");
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).expect("read");
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("head");
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let status = head[9..12].parse().expect("status");
-    let content_type = head
-        .lines()
-        .find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.eq_ignore_ascii_case("content-type")
-                .then(|| v.trim().to_owned())
-        })
-        .unwrap_or_default();
-    (status, content_type, raw[split + 4..].to_vec())
+    let answer = post_once(intake, "/v1/logs", &[("Content-Type", content_type)], body);
+    (answer.status, answer.content_type, answer.body)
 }
 
 #[test]

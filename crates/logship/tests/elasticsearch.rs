@@ -78,15 +78,6 @@ fn now_ms() -> u64 {
         .as_millis() as u64
 }
 
-fn assert_no_secret(logship: &Logship, secret: &str) {
-    let stats = logship.stats();
-    let shown = format!(
-        "{logship:?} {stats:?} {}",
-        serde_json::to_string(&stats).unwrap()
-    );
-    assert!(!shown.contains(secret), "secret leaked: {shown}");
-}
-
 #[test]
 fn documents_arrive_once_with_ecs_fields_and_no_violation() {
     let intake = es_intake();

@@ -87,3 +87,14 @@ pub fn ship(builder: Builder, events: impl IntoIterator<Item = Record>) -> Logsh
     drop(guard);
     logship
 }
+
+/// Asserts that `secret` appears in none of the pipeline's `Debug` output, its stats'
+/// `Debug`, or its stats as JSON.
+pub fn assert_no_secret(logship: &Logship, secret: &str) {
+    let stats = logship.stats();
+    let shown = format!(
+        "{logship:?} {stats:?} {}",
+        serde_json::to_string(&stats).unwrap()
+    );
+    assert!(!shown.contains(secret), "secret leaked: {shown}");
+}
