@@ -4,6 +4,8 @@
 //! (framing mistakes included). Synchronisation uses the intake's condvar
 //! waits, barriers and channels, never sleeps.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::sync::mpsc;
@@ -68,17 +70,7 @@ impl Client {
 
     /// Sends a request with `Content-Length` and the given extra headers.
     fn send(&mut self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) {
-        let mut head = format!(
-            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {}\r\n",
-            body.len()
-        );
-        for (k, v) in headers {
-            head.push_str(&format!("{k}: {v}\r\n"));
-        }
-        head.push_str("\r\n");
-        let mut raw = head.into_bytes();
-        raw.extend_from_slice(body);
-        self.send_raw(&raw);
+        self.send_raw(&common::request_bytes(method, path, headers, body));
     }
 
     fn request(&mut self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Resp {

@@ -6,6 +6,8 @@
 //! accepted events, violations, and authentication failures. Every request
 //! is answered only after its outcome is recorded, so no waiting is needed.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -80,17 +82,9 @@ impl Client {
     /// Sends a request with `Content-Length` and the given headers, and
     /// reads the response.
     fn request(&mut self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Resp {
-        let mut head = format!(
-            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {}\r\n",
-            body.len()
-        );
-        for (k, v) in headers {
-            head.push_str(&format!("{k}: {v}\r\n"));
-        }
-        head.push_str("\r\n");
-        let mut raw = head.into_bytes();
-        raw.extend_from_slice(body);
-        self.writer.write_all(&raw).expect("write request");
+        self.writer
+            .write_all(&common::request_bytes(method, path, headers, body))
+            .expect("write request");
         self.read_response()
     }
 

@@ -15,16 +15,11 @@ pub struct Answer {
     pub body: Vec<u8>,
 }
 
-/// Sends one POST on a fresh connection (`Connection: close`) with `Content-Length` and
-/// `headers`, and reads the whole answer.
-pub fn post_once(intake: &Intake, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
-    let mut stream = TcpStream::connect(intake.addr()).expect("connect");
-    // Only a safety net so a broken server fails the test instead of hanging it.
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .expect("set read timeout");
+/// The bytes of a request with `Content-Length`, `headers` and `body` (the headers may
+/// include `Connection: close`).
+pub fn request_bytes(method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
     let mut head = format!(
-        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: {}\r\n",
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {}\r\n",
         body.len()
     );
     for (k, v) in headers {
@@ -33,7 +28,22 @@ pub fn post_once(intake: &Intake, path: &str, headers: &[(&str, &str)], body: &[
     head.push_str("\r\n");
     let mut raw = head.into_bytes();
     raw.extend_from_slice(body);
-    stream.write_all(&raw).expect("write");
+    raw
+}
+
+/// Sends one POST on a fresh connection (`Connection: close`) with `Content-Length` and
+/// `headers`, and reads the whole answer.
+pub fn post_once(intake: &Intake, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
+    let mut stream = TcpStream::connect(intake.addr()).expect("connect");
+    // Only a safety net so a broken server fails the test instead of hanging it.
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("set read timeout");
+    let mut all = vec![("Connection", "close")];
+    all.extend_from_slice(headers);
+    stream
+        .write_all(&request_bytes("POST", path, &all, body))
+        .expect("write");
     let mut response = Vec::new();
     stream.read_to_end(&mut response).expect("read");
     let split = response
