@@ -406,6 +406,20 @@ fn split(r: &Run) -> String {
     }
 }
 
+/// One delivery run's row of the table; `verdict` fills the last two columns.
+fn print_row(phase: &str, messages: &str, settings: &str, r: &Run, verdict: &str) {
+    println!(
+        "| {phase} | {messages} | {settings} | {} | {} | {:.2} | {} | {} | {} | {} | {verdict} |",
+        r.events,
+        k(r.events_per_sec),
+        r.cores_busy,
+        k(r.events_per_cpu_sec),
+        split(r),
+        r.limit_peak,
+        r.intake_peak,
+    );
+}
+
 fn met(ok: bool) -> &'static str {
     if ok {
         "met"
@@ -460,19 +474,12 @@ fn main() {
             ),
         ];
         for (settings, r) in runs {
-            println!(
-                "| local intake | {} | {settings} | {} | {} | {:.2} | {} | {} | {} | {} | ≥ {} (70 % × ceiling × {cores}, ≥ 250 k) | {} |",
-                workload.name,
-                r.events,
-                k(r.events_per_sec),
-                r.cores_busy,
-                k(r.events_per_cpu_sec),
-                split(&r),
-                r.limit_peak,
-                r.intake_peak,
+            let verdict = format!(
+                "≥ {} (70 % × ceiling × {cores}, ≥ 250 k) | {}",
                 k(target),
                 met(r.events_per_sec >= target)
             );
+            print_row("local intake", workload.name, settings, &r, &verdict);
         }
     }
     drop(fast);
@@ -498,17 +505,7 @@ fn main() {
             Some(t) => format!("≥ {} | {}", k(t), met(r.events_per_sec >= t)),
             None => "(comparison) |".to_owned(),
         };
-        println!(
-            "| 20 ms intake | {} | {settings} | {} | {} | {:.2} | {} | {} | {} | {} | {verdict} |",
-            varied.name,
-            r.events,
-            k(r.events_per_sec),
-            r.cores_busy,
-            k(r.events_per_cpu_sec),
-            split(&r),
-            r.limit_peak,
-            r.intake_peak,
-        );
+        print_row("20 ms intake", varied.name, settings, &r, &verdict);
     }
     let storm = storm(&slow, varied, if full { 300 } else { 60 });
     drop(slow);
