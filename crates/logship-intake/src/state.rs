@@ -264,10 +264,12 @@ impl Shared {
     /// records it (status 0), counts it and takes a fault if one is pending.
     /// `vendor` is the name of the protocol serving it.
     pub fn begin(self: &Arc<Self>, conn: &mut ConnTrack, req: &Request, vendor: &str) -> Ticket {
-        let id = self.next_request_id.fetch_add(1, Ordering::Relaxed);
         let arrival = SystemTime::now();
         let arrival_instant = Instant::now();
         let mut inner = lock(&self.inner);
+        // Taken under the lock so ids are pushed in order: `commit` finds its
+        // record by binary search.
+        let id = self.next_request_id.fetch_add(1, Ordering::Relaxed);
         let epoch = inner.epoch;
         count_request(&mut inner, conn);
         inner.stats.bytes_wire += req.body.len() as u64;
@@ -317,13 +319,13 @@ impl Shared {
         message: &str,
         vendor: &str,
     ) {
-        let id = self.next_request_id.fetch_add(1, Ordering::Relaxed);
         let label = if partial.method.is_empty() {
             "malformed request".to_string()
         } else {
             format!("{} {}", partial.method, partial.target)
         };
         let mut inner = lock(&self.inner);
+        let id = self.next_request_id.fetch_add(1, Ordering::Relaxed);
         count_request(&mut inner, conn);
         inner.stats.rejected_requests += 1;
         push_violation(&mut inner, format!("{label}: {message}"));

@@ -567,6 +567,51 @@ fn max_concurrency_counts_parallel_requests_with_a_delay() {
     assert_eq!(intake.max_concurrency(), 4);
 }
 
+/// Regression: ids were once taken before the state lock, so concurrent requests could be
+/// recorded out of id order and `commit` (a binary search by id) missed them, leaving
+/// their recorded status at 0 although the client got 200.
+#[test]
+fn concurrent_requests_are_recorded_in_id_order_with_their_final_status() {
+    let intake = start();
+    let (threads, per_thread) = (8, 100);
+    let barrier = Arc::new(Barrier::new(threads));
+    let addr = intake.addr();
+    let clients: Vec<_> = (0..threads)
+        .map(|i| {
+            let barrier = Arc::clone(&barrier);
+            thread::spawn(move || {
+                let stream = TcpStream::connect(addr).unwrap();
+                let mut c = Client {
+                    reader: BufReader::new(stream.try_clone().unwrap()),
+                    writer: stream,
+                };
+                barrier.wait();
+                (0..per_thread)
+                    .map(|j| {
+                        let body = format!("{{\"client\":{i},\"n\":{j}}}\n");
+                        c.post("/logs", "application/x-ndjson", body.as_bytes())
+                            .status
+                    })
+                    .collect::<Vec<u16>>()
+            })
+        })
+        .collect();
+    for c in clients {
+        assert!(c.join().unwrap().iter().all(|&s| s == 200));
+    }
+    let requests = intake.requests();
+    assert_eq!(requests.len(), threads * per_thread);
+    assert!(requests.windows(2).all(|w| w[0].id < w[1].id));
+    let unanswered: Vec<_> = requests.iter().filter(|r| r.status != 200).collect();
+    assert!(
+        unanswered.is_empty(),
+        "{} records kept status {:?}",
+        unanswered.len(),
+        unanswered.first().map(|r| r.status)
+    );
+    assert!(requests.iter().all(|r| r.events == 1));
+}
+
 #[test]
 fn delay_postpones_every_answer() {
     let intake = Intake::start(IntakeConfig {
