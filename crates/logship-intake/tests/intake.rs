@@ -7,7 +7,7 @@
 mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::net::{SocketAddr, TcpStream};
 use std::sync::mpsc;
 use std::sync::{Arc, Barrier, Mutex};
 use std::thread;
@@ -52,7 +52,12 @@ struct Client {
 
 impl Client {
     fn connect(intake: &Intake) -> Client {
-        let stream = TcpStream::connect(intake.addr()).expect("connect");
+        Client::connect_to(intake.addr())
+    }
+
+    /// Connects to `addr` (for client threads, which cannot borrow the intake).
+    fn connect_to(addr: SocketAddr) -> Client {
+        let stream = TcpStream::connect(addr).expect("connect");
         // Only a safety net so a broken server fails the test instead of hanging it.
         stream
             .set_read_timeout(Some(Duration::from_secs(30)))
@@ -496,11 +501,7 @@ fn pause_holds_the_response_until_resume() {
     let addr = intake.addr();
     let (tx, rx) = mpsc::channel();
     let client = thread::spawn(move || {
-        let stream = TcpStream::connect(addr).unwrap();
-        let mut c = Client {
-            reader: BufReader::new(stream.try_clone().unwrap()),
-            writer: stream,
-        };
+        let mut c = Client::connect_to(addr);
         let resp = c.post("/logs", "application/x-ndjson", b"{\"held\":true}\n");
         tx.send(resp.status).unwrap();
     });
@@ -529,11 +530,7 @@ fn max_concurrency_counts_parallel_requests_with_a_delay() {
         .map(|i| {
             let barrier = Arc::clone(&barrier);
             thread::spawn(move || {
-                let stream = TcpStream::connect(addr).unwrap();
-                let mut c = Client {
-                    reader: BufReader::new(stream.try_clone().unwrap()),
-                    writer: stream,
-                };
+                let mut c = Client::connect_to(addr);
                 barrier.wait();
                 c.post(
                     "/logs",
@@ -580,11 +577,7 @@ fn concurrent_requests_are_recorded_in_id_order_with_their_final_status() {
         .map(|i| {
             let barrier = Arc::clone(&barrier);
             thread::spawn(move || {
-                let stream = TcpStream::connect(addr).unwrap();
-                let mut c = Client {
-                    reader: BufReader::new(stream.try_clone().unwrap()),
-                    writer: stream,
-                };
+                let mut c = Client::connect_to(addr);
                 barrier.wait();
                 (0..per_thread)
                     .map(|j| {
@@ -749,11 +742,7 @@ fn control_endpoints_drive_the_intake_over_http() {
     let addr = intake.addr();
     let (tx, rx) = mpsc::channel();
     let held = thread::spawn(move || {
-        let stream = TcpStream::connect(addr).unwrap();
-        let mut c = Client {
-            reader: BufReader::new(stream.try_clone().unwrap()),
-            writer: stream,
-        };
+        let mut c = Client::connect_to(addr);
         tx.send(c.post("/logs", "application/json", b"{}").status)
             .unwrap();
     });
@@ -901,11 +890,7 @@ fn drop_does_not_hang_with_idle_paused_and_delayed_connections() {
     intake.pause();
     let addr = intake.addr();
     let held = thread::spawn(move || {
-        let stream = TcpStream::connect(addr).unwrap();
-        let mut c = Client {
-            reader: BufReader::new(stream.try_clone().unwrap()),
-            writer: stream,
-        };
+        let mut c = Client::connect_to(addr);
         c.send(
             "POST",
             "/logs",
