@@ -182,7 +182,17 @@ impl PipelineArgs {
     /// error) on an unreadable or invalid file or variable, or a bad `--header`; the
     /// whole is validated by `build`.
     pub fn resolve(&self, base: Config) -> Result<Config, Failure> {
-        let mut layered = Layered::from_config(base);
+        // Checked up front so the flags can be applied as an infallible explicit layer
+        // (which must come before the OpenTelemetry variables are weighed: they apply
+        // only when the vendor, often a flag, is otlp).
+        let headers = self
+            .headers
+            .iter()
+            .map(|h| parse_header(h))
+            .collect::<Result<Vec<_>, _>>()?;
+        let flags = self.clone();
+        let mut layered =
+            Layered::from_config(base).explicit(move |b| flags.apply_flags(b, headers));
         if let Some(path) = &self.config {
             layered = layered.file(path.clone());
         }
@@ -195,11 +205,24 @@ impl PipelineArgs {
         if timeout_is_default {
             config.shutdown_timeout = Duration::from_millis(DEFAULT_SHUTDOWN_TIMEOUT_MS);
         }
+        Ok(config)
+    }
+
+    /// [`PipelineArgs::resolve`] over `builder`'s configuration.
+    pub fn apply(&self, builder: Builder) -> Result<Builder, Failure> {
+        Ok(Builder::from_config(
+            self.resolve(builder.config().clone())?,
+        ))
+    }
+
+    /// Applies every given flag to `builder`; `headers` are the parsed `--header`s.
+    fn apply_flags(&self, builder: Builder, headers: Vec<(String, String)>) -> Builder {
+        let mut config = builder.config().clone();
         // Lists given as flags replace those of the file or environment.
         if !self.tags.is_empty() {
             config.tags.clear();
         }
-        if !self.headers.is_empty() {
+        if !headers.is_empty() {
             config.headers.clear();
         }
         if !self.loki_labels.is_empty() {
@@ -220,21 +243,7 @@ impl PipelineArgs {
         if let Some(password) = &self.password {
             config.password = Some(logship::Secret::new(password.as_str()));
         }
-        Ok(self
-            .apply_flags(Builder::from_config(config))?
-            .config()
-            .clone())
-    }
-
-    /// [`PipelineArgs::resolve`] over `builder`'s configuration.
-    pub fn apply(&self, builder: Builder) -> Result<Builder, Failure> {
-        Ok(Builder::from_config(
-            self.resolve(builder.config().clone())?,
-        ))
-    }
-
-    /// Applies every given flag to `builder`.
-    fn apply_flags(&self, mut builder: Builder) -> Result<Builder, Failure> {
+        let mut builder = Builder::from_config(config);
         if let Some(vendor) = self.vendor {
             builder = builder.vendor(vendor);
         }
@@ -287,8 +296,7 @@ impl PipelineArgs {
         if let Some(n) = self.max_line_bytes {
             builder = builder.max_line_bytes(n);
         }
-        for header in &self.headers {
-            let (name, value) = parse_header(header)?;
+        for (name, value) in headers {
             builder = builder.header(name, value);
         }
         if let Some(n) = self.max_batch_records {
@@ -330,7 +338,7 @@ impl PipelineArgs {
         if let Some(ms) = self.shutdown_timeout_ms {
             builder = builder.shutdown_timeout(Duration::from_millis(ms));
         }
-        Ok(builder)
+        builder
     }
 }
 

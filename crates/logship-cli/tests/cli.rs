@@ -626,6 +626,61 @@ fn ship_to_otlp_delivers_with_zero_violations_in_both_encodings() {
 }
 
 #[test]
+fn ship_to_otlp_reads_the_opentelemetry_sdk_variables() {
+    let intake = Intake::start(IntakeConfig::default()).expect("start intake");
+    let n = 300;
+    let input: String = (0..n).map(|i| format!("otel line {i}\n")).collect();
+    let out = run_with_stdin(
+        logship()
+            .args(["ship", "--vendor", "otlp"])
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", intake.url(""))
+            .env("OTEL_EXPORTER_OTLP_HEADERS", "x-gateway-token=t0ken%3D1")
+            .env("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")
+            .env("OTEL_SERVICE_NAME", "checkout")
+            .env(
+                "OTEL_RESOURCE_ATTRIBUTES",
+                "deployment.environment=prod,k8s.pod.name=web-7",
+            ),
+        input.as_bytes(),
+        WATCHDOG,
+    );
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains(&format!("shipped {n} of {n} events")), "{err}");
+    assert!(!err.contains("t0ken"), "{err}");
+    assert!(intake.violations().is_empty(), "{:?}", intake.violations());
+    let requests = intake.requests();
+    assert!(!requests.is_empty());
+    for r in &requests {
+        assert_eq!(r.path, "/v1/logs");
+        assert_eq!(r.header("content-type"), Some("application/json"));
+        assert_eq!(r.header("x-gateway-token"), Some("t0ken=1"));
+    }
+    let events = intake.events();
+    assert_eq!(events.len(), n);
+    for e in &events {
+        assert_eq!(e.value["service.name"], "checkout");
+        assert_eq!(e.value["resource"]["deployment.environment"], "prod");
+        assert_eq!(e.value["resource"]["k8s.pod.name"], "web-7");
+    }
+    // The same variables with a gRPC protocol fail at start naming the variable and fix.
+    let out = run_with_stdin(
+        logship()
+            .args(["ship", "--vendor", "otlp"])
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4317")
+            .env("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
+        b"",
+        WATCHDOG,
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("otlp_encoding = grpc") && err.contains("OTEL_EXPORTER_OTLP_PROTOCOL"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_vendor_without_an_api_key_fails_at_start_naming_the_variable() {
     let mut child = logship()
         .args(["ship", "--vendor", "datadog"])

@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use crate::config::{redact_url, Config, OtlpEncoding, Overflow, Vendor};
 use crate::error::ConfigError;
+use crate::otel_env::{self, OtelSetting};
 use crate::pipeline::Builder;
 use crate::secret::Secret;
 use crate::spill::{SpillFsync, SpillFull};
@@ -673,12 +674,13 @@ fn read_file(path: &Path) -> Result<String, ConfigError> {
 
 /// Applies every `LOGSHIP_<KEY>` variable that is set (and not empty). The API key is
 /// read from the vendor's own variable (`DD_API_KEY`, ...) first, then `LOGSHIP_API_KEY`,
-/// as [`Config::resolve_api_key`] does.
-fn apply_env(
+/// as [`Config::resolve_api_key`] does. Returns the keys it set.
+fn apply_logship_env(
     config: &mut Config,
     origins: &mut BTreeMap<&'static str, Origin>,
     env: &dyn Fn(&str) -> Option<String>,
-) -> Result<(), ConfigError> {
+) -> Result<Vec<&'static str>, ConfigError> {
+    let mut from_logship = Vec::new();
     for &(key, kind) in KEYS {
         let mut vars = vec![env_var_name(key)];
         if key == "api_key" {
@@ -695,6 +697,41 @@ fn apply_env(
         let origin = Origin::Env(var);
         set(config, key, kind, &Raw::Env(&value)).map_err(|e| e.origin(&origin))?;
         origins.insert(key, origin);
+        from_logship.push(key);
+    }
+    Ok(from_logship)
+}
+
+/// With `vendor = otlp`, sets from the OpenTelemetry SDK's variables (`otel_env`) every
+/// key not in `skip` (the keys set by `LOGSHIP_*` variables or explicitly, which win).
+fn apply_otel_env(
+    config: &mut Config,
+    origins: &mut BTreeMap<&'static str, Origin>,
+    env: &dyn Fn(&str) -> Option<String>,
+    skip: &[&'static str],
+) -> Result<(), ConfigError> {
+    if config.vendor == Vendor::Otlp {
+        for otel in otel_env::read(env)? {
+            if skip.contains(&otel.key) {
+                continue;
+            }
+            let origin = Origin::Env(otel.var.to_owned());
+            match otel.value {
+                OtelSetting::Text(text) => {
+                    let (key, kind) = kind_of(otel.key).expect("otel_env sets known keys");
+                    set(config, key, kind, &Raw::Env(&text)).map_err(|e| e.origin(&origin))?;
+                }
+                OtelSetting::Headers(headers) => config.headers = headers,
+                OtelSetting::Encoding(encoding) => config.otlp_encoding = encoding,
+                OtelSetting::Tags(tags) => {
+                    let key_of = |t: &str| t.split_once(':').map_or(t, |(k, _)| k).to_owned();
+                    let theirs: Vec<String> = tags.iter().map(|t| key_of(t)).collect();
+                    config.tags.retain(|t| !theirs.contains(&key_of(t)));
+                    config.tags.extend(tags);
+                }
+            }
+            origins.insert(otel.key, origin);
+        }
     }
     Ok(())
 }
@@ -739,7 +776,9 @@ impl Config {
     /// configuration. `env` looks a variable up (`|v| std::env::var(v).ok()` for the
     /// process environment).
     pub fn apply_env(&mut self, env: impl Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
-        apply_env(self, &mut BTreeMap::new(), &env)
+        let mut origins = BTreeMap::new();
+        let set = apply_logship_env(self, &mut origins, &env)?;
+        apply_otel_env(self, &mut origins, &env, &set)
     }
 
     /// Each option's effective value, in TOML syntax, secrets shown as `[redacted]`;
@@ -839,7 +878,10 @@ type Explicit = Box<dyn FnOnce(Builder) -> Builder>;
 type EnvLookup = Box<dyn Fn(&str) -> Option<String>>;
 
 /// Builds a [`Config`] from layers applied in precedence order, whatever the call order:
-/// defaults (or a base config) < file < environment < explicit settings.
+/// defaults (or a base config) < file < environment < explicit settings. With the final
+/// vendor `otlp`, the OpenTelemetry SDK's variables (`OTEL_EXPORTER_OTLP_*`,
+/// `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`) are read too, between the file and
+/// the `LOGSHIP_*` variables.
 ///
 /// ```no_run
 /// let (logship, _guard) = logship::Layered::new()
@@ -960,7 +1002,7 @@ impl Layered {
         for (label, table) in &self.tables {
             apply_table(&mut config, &mut origins, table, label, &*env)?;
         }
-        apply_env(&mut config, &mut origins, &*env)?;
+        let mut set = apply_logship_env(&mut config, &mut origins, &*env)?;
         if !self.explicit.is_empty() {
             let before = config.effective_values();
             let mut builder = Builder::from_config(config);
@@ -971,9 +1013,12 @@ impl Layered {
             for ((key, old), (_, new)) in before.into_iter().zip(config.effective_values()) {
                 if old != new {
                     origins.insert(key, Origin::Explicit);
+                    set.push(key);
                 }
             }
         }
+        // Last, because whether they apply depends on the final vendor (often a flag).
+        apply_otel_env(&mut config, &mut origins, &*env, &set)?;
         Ok(Resolved { config, origins })
     }
 
@@ -1428,6 +1473,120 @@ mod tests {
         assert_eq!(r.origin("api_key"), Origin::Env("DD_API_KEY".into()));
         let r = from_file("api_key = \"file\"", &env).expect("valid");
         assert_eq!(r.config.api_key.as_ref().map(Secret::expose), Some("ls"));
+    }
+
+    /// The OpenTelemetry SDK's variables of a typical Kubernetes deployment.
+    const OTEL_ENV: &[(&str, &str)] = &[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"),
+        ("OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Bearer%20tok3n"),
+        ("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json"),
+        ("OTEL_EXPORTER_OTLP_TIMEOUT", "2500"),
+        ("OTEL_SERVICE_NAME", "checkout"),
+        (
+            "OTEL_RESOURCE_ATTRIBUTES",
+            "deployment.environment=prod,k8s.pod.name=web-7",
+        ),
+    ];
+
+    #[test]
+    fn with_vendor_otlp_the_opentelemetry_variables_set_what_the_file_does_not() {
+        let file = "vendor = \"otlp\"\nendpoint = \"http://file:4318\"\ntags = [\"deployment.environment:dev\", \"team:pay\"]\n";
+        let r = from_file(file, OTEL_ENV).expect("valid");
+        let c = &r.config;
+        assert_eq!(c.endpoint.as_deref(), Some("http://collector:4318/v1/logs"));
+        let headers: Vec<(&str, &str)> = c
+            .headers
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.expose()))
+            .collect();
+        assert_eq!(headers, [("Authorization", "Bearer tok3n")]);
+        assert_eq!(c.otlp_encoding, OtlpEncoding::Json);
+        assert_eq!(c.request_timeout, Duration::from_millis(2500));
+        assert_eq!(c.service.as_deref(), Some("checkout"));
+        // Merged per key: the environment's value wins, the file's other tags stay.
+        assert_eq!(
+            c.tags,
+            [
+                "team:pay",
+                "deployment.environment:prod",
+                "k8s.pod.name:web-7"
+            ]
+        );
+        for (key, var) in [
+            ("endpoint", "OTEL_EXPORTER_OTLP_ENDPOINT"),
+            ("headers", "OTEL_EXPORTER_OTLP_HEADERS"),
+            ("otlp_encoding", "OTEL_EXPORTER_OTLP_PROTOCOL"),
+            ("request_timeout_ms", "OTEL_EXPORTER_OTLP_TIMEOUT"),
+            ("service", "OTEL_SERVICE_NAME"),
+            ("tags", "OTEL_RESOURCE_ATTRIBUTES"),
+        ] {
+            assert_eq!(r.origin(key), Origin::Env(var.into()), "{key}");
+        }
+        assert!(c.validate().is_ok());
+        assert!(!format!("{r:?}").contains("tok3n"));
+    }
+
+    #[test]
+    fn logship_variables_and_explicit_settings_win_over_the_opentelemetry_ones() {
+        let mut env = OTEL_ENV.to_vec();
+        env.push(("LOGSHIP_ENDPOINT", "http://logship-env:4318"));
+        let r = Layered::new()
+            .env(env_of(&env))
+            // The vendor comes from a flag, as with `logship ship --vendor otlp`: the
+            // OpenTelemetry variables still apply.
+            .explicit(|b| b.vendor(Vendor::Otlp).service("explicit"))
+            .resolve()
+            .expect("valid");
+        assert_eq!(
+            r.config.endpoint.as_deref(),
+            Some("http://logship-env:4318")
+        );
+        assert_eq!(r.origin("endpoint"), Origin::Env("LOGSHIP_ENDPOINT".into()));
+        assert_eq!(r.config.service.as_deref(), Some("explicit"));
+        assert_eq!(r.origin("service"), Origin::Explicit);
+        assert_eq!(r.config.otlp_encoding, OtlpEncoding::Json);
+    }
+
+    #[test]
+    fn other_vendors_ignore_the_opentelemetry_variables() {
+        let r = from_file("endpoint = \"http://127.0.0.1:9/logs\"", OTEL_ENV).expect("valid");
+        assert_eq!(
+            r.config.endpoint.as_deref(),
+            Some("http://127.0.0.1:9/logs")
+        );
+        assert!(r.config.headers.is_empty());
+        assert_eq!(r.config.service, None);
+        assert_eq!(r.config.request_timeout, Config::default().request_timeout);
+        let mut direct = Config::default();
+        direct.apply_env(env_of(OTEL_ENV)).expect("valid");
+        assert_eq!(direct.endpoint, None);
+    }
+
+    #[test]
+    fn a_bad_opentelemetry_value_fails_naming_the_option_and_the_variable() {
+        let cases = [
+            (
+                ("OTEL_EXPORTER_OTLP_TIMEOUT", "0"),
+                "request_timeout_ms = 0: must be 1..=3600000 milliseconds",
+            ),
+            (
+                ("OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", "grpc"),
+                "otlp_encoding = grpc: logship speaks OTLP/HTTP, not OTLP/gRPC",
+            ),
+        ];
+        for ((var, value), message) in cases {
+            let e = from_file("vendor = \"otlp\"", &[(var, value)]).unwrap_err();
+            let text = e.to_string();
+            assert!(text.starts_with(message), "{text}");
+            assert!(text.ends_with(&format!("[from env {var}]")), "{text}");
+        }
+        // Config::apply_env reads them too once the vendor is otlp.
+        let mut c = Config {
+            vendor: Vendor::Otlp,
+            ..Config::default()
+        };
+        c.apply_env(env_of(OTEL_ENV)).expect("valid");
+        assert_eq!(c.endpoint.as_deref(), Some("http://collector:4318/v1/logs"));
     }
 
     #[test]

@@ -23,7 +23,8 @@
 //! ```
 //!
 //! Deployed programs can be configured without code: [`Config::load`] reads a TOML file,
-//! [`Config::apply_env`] reads `LOGSHIP_<KEY>` variables, and [`Layered`] combines
+//! [`Config::apply_env`] reads `LOGSHIP_<KEY>` variables (and, for the `otlp` vendor,
+//! the OpenTelemetry SDK's `OTEL_EXPORTER_OTLP_*` ones), and [`Layered`] combines
 //! defaults < file < environment < explicit builder settings, reporting where each value
 //! came from. Unknown keys and bad values fail with the key, the value (secrets hidden),
 //! what is allowed and the source.
@@ -42,6 +43,7 @@ mod config_file;
 mod error;
 mod integrations;
 mod json;
+mod otel_env;
 mod pipeline;
 mod queue;
 mod record;

@@ -101,8 +101,13 @@ pub(crate) fn endpoint_example(vendor: Vendor) -> String {
         Vendor::Otlp => "http://otel-collector:4318",
         _ => "http://127.0.0.1:8080/logs",
     };
+    let also = if vendor == Vendor::Otlp {
+        " or OTEL_EXPORTER_OTLP_ENDPOINT"
+    } else {
+        ""
+    };
     format!(
-        "set endpoint to the intake's URL, e.g. {example} (vendor {})",
+        "set endpoint{also} to the intake's URL, e.g. {example} (vendor {})",
         vendor.name()
     )
 }
