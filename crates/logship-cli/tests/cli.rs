@@ -810,16 +810,22 @@ fn first_segment(dir: &std::path::Path) -> std::path::PathBuf {
         .expect("a segment")
 }
 
+/// Flips the bits of `mask` in the byte at `at(file length)` of the file `path`, and
+/// returns the damaged bytes.
+fn damage(path: &std::path::Path, at: fn(usize) -> usize, mask: u8) -> Vec<u8> {
+    let mut bytes = std::fs::read(path).expect("read segment");
+    let i = at(bytes.len());
+    bytes[i] ^= mask;
+    std::fs::write(path, &bytes).expect("write segment");
+    bytes
+}
+
 #[test]
 fn spill_verify_reports_damage_with_exit_1() {
     let dir = temp_path("spill-damaged");
     let dir_arg = dir.to_string_lossy().into_owned();
     ship_into_spill(&dir_arg, 0..50);
-    let seg = first_segment(&dir);
-    let mut bytes = std::fs::read(&seg).expect("read segment");
-    let middle = bytes.len() / 2;
-    bytes[middle] ^= 0x5a;
-    std::fs::write(&seg, bytes).expect("write segment");
+    damage(&first_segment(&dir), |len| len / 2, 0x5a);
     let verify = run(&["spill", "verify", "--dir", &dir_arg], b"");
     assert_eq!(verify.status.code(), Some(1), "{}", stdout(&verify));
     assert!(
@@ -835,10 +841,8 @@ fn spill_ls_shows_quarantined_segments_and_spill_rm_deletes_them() {
     let dir_arg = dir.to_string_lossy().into_owned();
     ship_into_spill(&dir_arg, 0..5);
     let seg = first_segment(&dir);
-    let mut bytes = std::fs::read(&seg).expect("read segment");
-    bytes[0] ^= 0xff; // the header's magic
-    std::fs::write(&seg, &bytes).expect("write segment");
-    // The next process to open the directory quarantines the damaged segment.
+    let bytes = damage(&seg, |_| 0, 0xff); // the header's magic
+                                           // The next process to open the directory quarantines the damaged segment.
     ship_into_spill(&dir_arg, 5..8);
     let bad_name = format!("{}.bad", seg.file_name().expect("name").to_string_lossy());
     assert!(dir.join(&bad_name).exists(), "not quarantined");
