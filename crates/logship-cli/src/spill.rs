@@ -21,13 +21,14 @@ use crate::units;
 /// The spill subcommands.
 #[derive(Debug, Subcommand)]
 pub enum SpillCommand {
-    /// List segments: records, bytes, oldest and newest event, dead letters.
+    /// List segments: records, bytes, oldest and newest event, dead letters, and
+    /// quarantined segments (damaged header, never replayed).
     Ls(DirArgs),
     /// Check every record's checksum; exit 1 if anything is damaged.
     Verify(DirArgs),
     /// Ship everything spilled now, with the same vendor options as `logship ship`.
     Replay(Box<ReplayArgs>),
-    /// Delete every segment, dead letter and the replay progress.
+    /// Delete every segment (quarantined ones too), dead letter and the replay progress.
     Rm(DirArgs),
 }
 
@@ -81,21 +82,23 @@ fn time(nanos: Option<u64>) -> String {
     nanos.map_or_else(|| "-".to_owned(), logship::rfc3339_millis)
 }
 
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 fn ls(dir: &Path) -> Result<ExitCode, Failure> {
-    let segs = segments(dir)?;
+    let (quarantined, segs): (Vec<_>, Vec<_>) =
+        segments(dir)?.into_iter().partition(|s| s.quarantined);
     println!(
         "{:<28} {:>5} {:>9} {:>7} {:>7} {:>10}  {:<24}  {:<24}",
         "segment", "kind", "records", "acked", "corrupt", "bytes", "oldest event", "newest event"
     );
     for s in &segs {
-        let name = s
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
         println!(
             "{:<28} {:>5} {:>9} {:>7} {:>7} {:>10}  {:<24}  {:<24}",
-            name,
+            file_name(&s.path),
             if s.dead_letter { "dead" } else { "spill" },
             s.records,
             s.acked,
@@ -104,6 +107,16 @@ fn ls(dir: &Path) -> Result<ExitCode, Failure> {
             time(s.oldest_ts_nanos),
             time(s.newest_ts_nanos)
         );
+    }
+    for s in &quarantined {
+        let kind = if s.dead_letter {
+            "quarantined dead letter"
+        } else {
+            "quarantined (damaged header)"
+        };
+        // Spans kind..corrupt, so the size stays in the bytes column.
+        let (name, size) = (file_name(&s.path), units::bytes(s.bytes));
+        println!("{name:<28} {kind:<31} {size:>10}");
     }
     let (live, dead): (Vec<_>, Vec<_>) = segs.iter().partition(|s| !s.dead_letter);
     let pending: u64 = live.iter().map(|s| s.records.saturating_sub(s.acked)).sum();
@@ -114,11 +127,35 @@ fn ls(dir: &Path) -> Result<ExitCode, Failure> {
         segs.len(),
         units::bytes(bytes)
     );
+    print_quarantined(dir, &quarantined);
     Ok(ExitCode::SUCCESS)
 }
 
+/// The summary of the quarantined segments, with what to do about them. Prints nothing
+/// when there are none.
+fn print_quarantined(dir: &Path, quarantined: &[SegmentInfo]) {
+    if quarantined.is_empty() {
+        return;
+    }
+    let bytes: u64 = quarantined.iter().map(|s| s.bytes).sum();
+    println!(
+        "{} quarantined segment(s), {} on disk: header damaged, never replayed",
+        quarantined.len(),
+        units::bytes(bytes)
+    );
+    println!(
+        "  copy them elsewhere to keep them; `logship spill rm --dir {}` deletes them \
+         together with every other segment",
+        dir.display()
+    );
+}
+
 fn verify(dir: &Path) -> Result<ExitCode, Failure> {
-    let segs = segments(dir)?;
+    // Quarantined segments are out of replay's way already; `ls` shows them.
+    let segs: Vec<_> = segments(dir)?
+        .into_iter()
+        .filter(|s| !s.quarantined)
+        .collect();
     let mut damaged = 0;
     for s in segs.iter().filter(|s| s.corrupt > 0) {
         damaged += s.corrupt;

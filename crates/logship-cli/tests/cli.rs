@@ -837,33 +837,50 @@ fn ship_spills_what_it_cannot_deliver_exits_2_and_spill_replay_ships_it() {
     assert!(rm.status.success(), "{}", stderr(&rm));
 }
 
-#[test]
-fn spill_verify_reports_damage_with_exit_1() {
-    let dir = temp_path("spill-damaged");
-    let dir_arg = dir.to_string_lossy().into_owned();
-    let input: String = (0..50).map(|i| format!("line {i}\n")).collect();
+/// Ships `lines` to an intake that is down (nothing listens on port 1), so they all land
+/// in the spill directory `dir`.
+fn ship_into_spill(dir: &str, lines: std::ops::Range<u32>) {
+    let input: String = lines.map(|i| format!("line {i}\n")).collect();
     let out = run(
         &[
             "ship",
             "--endpoint",
             "http://127.0.0.1:1/logs",
             "--spill-dir",
-            &dir_arg,
+            dir,
             "--max-retries",
             "0",
         ],
         input.as_bytes(),
     );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    let seg = std::fs::read_dir(&dir)
+}
+
+/// A segment file (`*.seg`) of the spill directory `dir`.
+fn first_segment(dir: &std::path::Path) -> std::path::PathBuf {
+    std::fs::read_dir(dir)
         .expect("spill dir")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .find(|p| p.extension().is_some_and(|x| x == "seg"))
-        .expect("a segment");
-    let mut bytes = std::fs::read(&seg).expect("read segment");
-    let middle = bytes.len() / 2;
-    bytes[middle] ^= 0x5a;
-    std::fs::write(&seg, bytes).expect("write segment");
+        .expect("a segment")
+}
+
+/// Flips the bits of `mask` in the byte at `at(file length)` of the file `path`, and
+/// returns the damaged bytes.
+fn damage(path: &std::path::Path, at: fn(usize) -> usize, mask: u8) -> Vec<u8> {
+    let mut bytes = std::fs::read(path).expect("read segment");
+    let i = at(bytes.len());
+    bytes[i] ^= mask;
+    std::fs::write(path, &bytes).expect("write segment");
+    bytes
+}
+
+#[test]
+fn spill_verify_reports_damage_with_exit_1() {
+    let dir = temp_path("spill-damaged");
+    let dir_arg = dir.to_string_lossy().into_owned();
+    ship_into_spill(&dir_arg, 0..50);
+    damage(&first_segment(&dir), |len| len / 2, 0x5a);
     let verify = run(&["spill", "verify", "--dir", &dir_arg], b"");
     assert_eq!(verify.status.code(), Some(1), "{}", stdout(&verify));
     assert!(
@@ -871,6 +888,56 @@ fn spill_verify_reports_damage_with_exit_1() {
         "{}",
         stdout(&verify)
     );
+}
+
+#[test]
+fn spill_ls_shows_quarantined_segments_and_spill_rm_deletes_them() {
+    let dir = temp_path("spill-quarantine");
+    let dir_arg = dir.to_string_lossy().into_owned();
+    ship_into_spill(&dir_arg, 0..5);
+    let seg = first_segment(&dir);
+    let bytes = damage(&seg, |_| 0, 0xff); // the header's magic
+                                           // The next process to open the directory quarantines the damaged segment.
+    ship_into_spill(&dir_arg, 5..8);
+    let bad_name = format!("{}.bad", seg.file_name().expect("name").to_string_lossy());
+    assert!(dir.join(&bad_name).exists(), "not quarantined");
+    let size = bytes.len();
+    assert!(size < 1024, "sized in plain bytes below: {size}");
+
+    let ls = run(&["spill", "ls", "--dir", &dir_arg], b"");
+    let table = stdout(&ls);
+    assert!(ls.status.success(), "{}", stderr(&ls));
+    let row = table
+        .lines()
+        .find(|l| l.starts_with(&bad_name))
+        .unwrap_or_else(|| panic!("no row for {bad_name}:\n{table}"));
+    assert!(row.contains("quarantined"), "{row}");
+    assert!(row.ends_with(&format!(" {size} B")), "{row}");
+    // The live segment is listed as before and only its events wait for replay.
+    assert!(
+        table.contains("1 segments, 3 events waiting for replay"),
+        "{table}"
+    );
+    assert!(
+        table.contains(&format!(
+            "1 quarantined segment(s), {size} B on disk: header damaged, never replayed"
+        )),
+        "{table}"
+    );
+    assert!(
+        table.contains(&format!("logship spill rm --dir {dir_arg}")),
+        "{table}"
+    );
+
+    let rm = run(&["spill", "rm", "--dir", &dir_arg], b"");
+    assert!(rm.status.success(), "{}", stderr(&rm));
+    assert!(
+        !dir.join(&bad_name).exists(),
+        "rm left the quarantined segment"
+    );
+    let ls = run(&["spill", "ls", "--dir", &dir_arg], b"");
+    assert!(!stdout(&ls).contains("quarantined"), "{}", stdout(&ls));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

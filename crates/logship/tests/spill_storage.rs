@@ -183,10 +183,15 @@ fn remove_all_waits_for_no_one_and_refuses_a_directory_in_use() {
         msg.contains("another logship process") && msg.contains("spill_dir"),
         "{msg}"
     );
+    let listed: Vec<bool> = inspect(dir)
+        .unwrap()
+        .iter()
+        .map(|i| i.quarantined)
+        .collect();
     assert_eq!(
-        inspect(dir).unwrap().len(),
-        3,
-        "nothing removed while locked"
+        listed,
+        vec![false, false, true, false],
+        "nothing removed while locked; the quarantined segment is listed"
     );
     drop(holder);
 

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use super::ack::{self, ACK_FILE, ACK_TMP};
 use super::lock::DirLock;
-use super::segment::{self, FrameReader, HEADER_LEN, QUARANTINE_SUFFIX, SEGMENT_SUFFIX};
+use super::segment::{self, FrameReader, HEADER_LEN};
 use super::{SpillError, DEAD_DIR};
 
 /// What one segment file holds.
@@ -24,6 +24,10 @@ pub struct SegmentInfo {
     pub path: PathBuf,
     /// True for dead letters (`dead/`), which are never replayed.
     pub dead_letter: bool,
+    /// True for a quarantined segment (`*.seg.bad`): its header was damaged, so it was
+    /// renamed out of replay's way and is never replayed. Only `bytes` is filled in
+    /// (`corrupt` is 1); `remove_all` deletes it.
+    pub quarantined: bool,
     /// Intact records.
     pub records: u64,
     /// Damaged regions (a torn tail or a damaged header counts as one).
@@ -38,8 +42,9 @@ pub struct SegmentInfo {
     pub acked: u64,
 }
 
-/// Lists every segment of `dir` (replay segments oldest first, then dead letters) with
-/// its counts, reading each file a frame at a time. Takes no lock and changes nothing, so
+/// Lists every segment of `dir` (replay segments oldest first, then quarantined ones, then
+/// dead letters) with its counts, reading each file a frame at a time. Quarantined
+/// segments are only sized, not read. Takes no lock and changes nothing, so
 /// it works while a logship process is using the directory (a segment being written may
 /// then show a torn tail). A missing directory has no segments.
 pub fn inspect(dir: &Path) -> Result<Vec<SegmentInfo>, SpillError> {
@@ -50,12 +55,12 @@ pub fn inspect(dir: &Path) -> Result<Vec<SegmentInfo>, SpillError> {
     };
     let mut out = Vec::new();
     for (sub, dead_letter) in [(dir.to_path_buf(), false), (dir.join(DEAD_DIR), true)] {
-        let files = match segment::list(&sub) {
+        let files = match segment::list_all(&sub) {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
             Err(e) => return Err(SpillError::io(dir, "list the directory", e)),
         };
-        for (id, path) in files {
+        for (id, path) in files.live {
             let mut info = match describe(&path) {
                 Ok(info) => info,
                 // Removed since it was listed (replayed and deleted meanwhile).
@@ -68,21 +73,46 @@ pub fn inspect(dir: &Path) -> Result<Vec<SegmentInfo>, SpillError> {
             }
             out.push(info);
         }
+        for (_, path) in files.quarantined {
+            match std::fs::metadata(&path) {
+                Ok(meta) => out.push(SegmentInfo {
+                    dead_letter,
+                    quarantined: true,
+                    corrupt: 1,
+                    bytes: meta.len(),
+                    ..SegmentInfo::empty(path)
+                }),
+                // Removed since it was listed (`logship spill rm` meanwhile).
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(SpillError::io(dir, "read a segment file", e)),
+            }
+        }
     }
     Ok(out)
+}
+
+impl SegmentInfo {
+    /// A live, empty segment at `path`, to be filled in.
+    fn empty(path: PathBuf) -> SegmentInfo {
+        SegmentInfo {
+            path,
+            dead_letter: false,
+            quarantined: false,
+            records: 0,
+            corrupt: 0,
+            bytes: 0,
+            oldest_ts_nanos: None,
+            newest_ts_nanos: None,
+            acked: 0,
+        }
+    }
 }
 
 fn describe(path: &Path) -> io::Result<SegmentInfo> {
     let mut reader = FrameReader::open(path)?;
     let mut info = SegmentInfo {
-        path: path.to_path_buf(),
-        dead_letter: false,
-        records: 0,
-        corrupt: 0,
         bytes: reader.len(),
-        oldest_ts_nanos: None,
-        newest_ts_nanos: None,
-        acked: 0,
+        ..SegmentInfo::empty(path.to_path_buf())
     };
     if reader.check_header()?.is_err() {
         info.corrupt = 1;
@@ -119,11 +149,16 @@ pub fn remove_all(dir: &Path) -> Result<u64, SpillError> {
             let name = entry.file_name();
             let Some(name) = name.to_str() else { continue };
             let is_segment = segment::parse_file_name(name).is_some()
-                || name
-                    .strip_suffix(QUARANTINE_SUFFIX)
-                    .is_some_and(|n| n.ends_with(SEGMENT_SUFFIX));
+                || segment::parse_quarantined_name(name).is_some();
             let is_ack = sub == dir && (name == ACK_FILE || name == ACK_TMP);
             if !(is_segment || is_ack) {
+                continue;
+            }
+            // Only files, like `inspect` lists (a directory with a segment's name stays).
+            let file_type = entry
+                .file_type()
+                .map_err(|e| SpillError::io(dir, "list the directory", e))?;
+            if !file_type.is_file() {
                 continue;
             }
             match std::fs::remove_file(entry.path()) {

@@ -56,20 +56,48 @@ pub(crate) fn parse_file_name(name: &str) -> Option<u64> {
     digits.parse().ok()
 }
 
-/// Segment ids and paths in `dir`, oldest first. Other files are ignored.
-pub(crate) fn list(dir: &Path) -> io::Result<Vec<(u64, PathBuf)>> {
-    let mut out = Vec::new();
+/// The id in a quarantined segment's file name (`<20 digits>.seg.bad`), or `None`.
+pub(crate) fn parse_quarantined_name(name: &str) -> Option<u64> {
+    name.strip_suffix(QUARANTINE_SUFFIX)
+        .and_then(parse_file_name)
+}
+
+/// The segment files of one directory, each list oldest first.
+#[derive(Debug, Default)]
+pub(crate) struct Listing {
+    /// Live segments (`*.seg`): replayed, or dead letters in `dead/`.
+    pub(crate) live: Vec<(u64, PathBuf)>,
+    /// Quarantined segments (`*.seg.bad`): header damaged, never replayed.
+    pub(crate) quarantined: Vec<(u64, PathBuf)>,
+}
+
+/// Lists live and quarantined segment files of `dir` in one pass. Other files and
+/// anything that is not a regular file are ignored.
+pub(crate) fn list_all(dir: &Path) -> io::Result<Listing> {
+    let mut out = Listing::default();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let name = entry.file_name();
-        if let Some(id) = name.to_str().and_then(parse_file_name) {
-            if entry.file_type()?.is_file() {
-                out.push((id, entry.path()));
-            }
+        let Some(name) = name.to_str() else { continue };
+        let (id, into) = if let Some(id) = parse_file_name(name) {
+            (id, &mut out.live)
+        } else if let Some(id) = parse_quarantined_name(name) {
+            (id, &mut out.quarantined)
+        } else {
+            continue;
+        };
+        if entry.file_type()?.is_file() {
+            into.push((id, entry.path()));
         }
     }
-    out.sort_unstable_by_key(|(id, _)| *id);
+    out.live.sort_unstable_by_key(|(id, _)| *id);
+    out.quarantined.sort_unstable_by_key(|(id, _)| *id);
     Ok(out)
+}
+
+/// Segment ids and paths in `dir`, oldest first. Other files are ignored.
+pub(crate) fn list(dir: &Path) -> io::Result<Vec<(u64, PathBuf)>> {
+    Ok(list_all(dir)?.live)
 }
 
 /// Highest id among quarantined segments (`*.seg.bad`) in `dir`, 0 if none, so that new
@@ -78,10 +106,7 @@ pub(crate) fn max_quarantined_id(dir: &Path) -> io::Result<u64> {
     let mut max = 0;
     for entry in std::fs::read_dir(dir)? {
         let name = entry?.file_name();
-        let id = name
-            .to_str()
-            .and_then(|n| n.strip_suffix(QUARANTINE_SUFFIX))
-            .and_then(parse_file_name);
+        let id = name.to_str().and_then(parse_quarantined_name);
         max = max.max(id.unwrap_or(0));
     }
     Ok(max)

@@ -447,6 +447,51 @@ fn damaged_headers_are_quarantined_not_fatal() {
 }
 
 #[test]
+fn inspect_lists_quarantined_segments_and_remove_all_deletes_them() {
+    let dir = TempDir::new("inspect-quarantine");
+    let mut spill = Spill::open(cfg(dir.path())).unwrap();
+    spill.append(&recs(0..3)).unwrap();
+    spill.seal().unwrap();
+    spill.append(&recs(3..5)).unwrap();
+    spill.dead_letter(&recs(5..6)).unwrap();
+    drop(spill);
+    let files = segment_files(dir.path());
+    let mut bytes = std::fs::read(&files[0]).unwrap();
+    bytes[0] ^= 0xff;
+    std::fs::write(&files[0], &bytes).unwrap();
+    // Opening quarantines the damaged segment (renames it to `*.seg.bad`).
+    drop(Spill::open(cfg(dir.path())).unwrap());
+    let mut bad = files[0].clone().into_os_string();
+    bad.push(QUARANTINE_SUFFIX);
+    // Not segments: a stray `.bad` file and a directory with a quarantined name.
+    std::fs::write(dir.path().join("notes.seg.bad"), b"ignored").unwrap();
+    std::fs::create_dir(dir.path().join(format!("{}.bad", segment::file_name(99)))).unwrap();
+
+    let info = inspect(dir.path()).unwrap();
+    let kinds: Vec<(bool, bool, u64, u64)> = info
+        .iter()
+        .map(|i| (i.quarantined, i.dead_letter, i.records, i.corrupt))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (false, false, 2, 0),
+            (true, false, 0, 1),
+            (false, true, 1, 0)
+        ]
+    );
+    assert_eq!(info[1].path, PathBuf::from(&bad));
+    assert_eq!(info[1].bytes, bytes.len() as u64);
+    assert_eq!(info[1].oldest_ts_nanos, None);
+
+    // 1 segment + 1 quarantined + 1 dead letter; no ACK was ever written.
+    assert_eq!(remove_all(dir.path()).unwrap(), 3);
+    assert!(!Path::new(&bad).exists());
+    assert!(inspect(dir.path()).unwrap().is_empty());
+    assert!(dir.path().join("notes.seg.bad").exists());
+}
+
+#[test]
 fn drop_oldest_counts_evicted_records_and_segments_exactly() {
     let dir = TempDir::new("drop-oldest");
     let f = frame_len();
