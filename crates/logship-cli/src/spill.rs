@@ -24,7 +24,7 @@ pub enum SpillCommand {
     /// List segments: records, bytes, oldest and newest event, dead letters, and
     /// quarantined segments (damaged header, never replayed).
     Ls(DirArgs),
-    /// Check every record's checksum; exit 1 if anything is damaged.
+    /// Check every record's checksum; exit 1 if anything is damaged or quarantined.
     Verify(DirArgs),
     /// Ship everything spilled now, with the same vendor options as `logship ship`.
     Replay(Box<ReplayArgs>),
@@ -151,11 +151,8 @@ fn print_quarantined(dir: &Path, quarantined: &[SegmentInfo]) {
 }
 
 fn verify(dir: &Path) -> Result<ExitCode, Failure> {
-    // Quarantined segments are out of replay's way already; `ls` shows them.
-    let segs: Vec<_> = segments(dir)?
-        .into_iter()
-        .filter(|s| !s.quarantined)
-        .collect();
+    let (quarantined, segs): (Vec<_>, Vec<_>) =
+        segments(dir)?.into_iter().partition(|s| s.quarantined);
     let mut damaged = 0;
     for s in segs.iter().filter(|s| s.corrupt > 0) {
         damaged += s.corrupt;
@@ -166,8 +163,23 @@ fn verify(dir: &Path) -> Result<ExitCode, Failure> {
             s.records
         );
     }
+    // Out of replay's way already, but damage nobody has dealt with yet.
+    for s in &quarantined {
+        println!(
+            "{}: quarantined (header damaged), never replayed",
+            s.path.display()
+        );
+    }
     let records: u64 = segs.iter().map(|s| s.records).sum();
-    if damaged == 0 {
+    let quarantine = if quarantined.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; {} quarantined segment(s) (`logship spill rm` deletes them)",
+            quarantined.len()
+        )
+    };
+    if damaged == 0 && quarantined.is_empty() {
         println!(
             "{} segments, {records} records: every checksum is good",
             segs.len()
@@ -175,7 +187,7 @@ fn verify(dir: &Path) -> Result<ExitCode, Failure> {
         Ok(ExitCode::SUCCESS)
     } else {
         println!(
-            "{} segments, {records} intact records, {damaged} damaged region(s) (replay skips them)",
+            "{} segments, {records} intact records, {damaged} damaged region(s) (replay skips them){quarantine}",
             segs.len()
         );
         Ok(ExitCode::FAILURE)

@@ -896,8 +896,9 @@ fn spill_ls_shows_quarantined_segments_and_spill_rm_deletes_them() {
     let dir_arg = dir.to_string_lossy().into_owned();
     ship_into_spill(&dir_arg, 0..5);
     let seg = first_segment(&dir);
-    let bytes = damage(&seg, |_| 0, 0xff); // the header's magic
-                                           // The next process to open the directory quarantines the damaged segment.
+    // Damage the header's magic: the next process to open the directory quarantines
+    // the segment.
+    let bytes = damage(&seg, |_| 0, 0xff);
     ship_into_spill(&dir_arg, 5..8);
     let bad_name = format!("{}.bad", seg.file_name().expect("name").to_string_lossy());
     assert!(dir.join(&bad_name).exists(), "not quarantined");
@@ -929,8 +930,22 @@ fn spill_ls_shows_quarantined_segments_and_spill_rm_deletes_them() {
         "{table}"
     );
 
+    // verify names it and fails: its header is damage nobody has dealt with yet.
+    let verify = run(&["spill", "verify", "--dir", &dir_arg], b"");
+    let report = stdout(&verify);
+    assert_eq!(verify.status.code(), Some(1), "{report}");
+    assert!(
+        report.contains(&format!(
+            "{bad_name}: quarantined (header damaged), never replayed"
+        )),
+        "{report}"
+    );
+    assert!(report.contains("1 quarantined segment(s)"), "{report}");
+
     let rm = run(&["spill", "rm", "--dir", &dir_arg], b"");
     assert!(rm.status.success(), "{}", stderr(&rm));
+    let verify = run(&["spill", "verify", "--dir", &dir_arg], b"");
+    assert!(verify.status.success(), "{}", stdout(&verify));
     assert!(
         !dir.join(&bad_name).exists(),
         "rm left the quarantined segment"
