@@ -75,7 +75,10 @@ fn ship_to_elasticsearch_with_basic_auth_delivers_every_line_once() {
     assert_eq!(events[0].value["service.name"], "cli-test");
     for r in intake.requests() {
         assert_eq!(r.vendor, "elasticsearch");
-        assert_eq!(r.path, "/_bulk");
+        assert_eq!(
+            r.path,
+            "/_bulk?filter_path=errors,items.*.status,items.*.error.type,items.*.error.reason"
+        );
         assert!(r.header("authorization").unwrap().starts_with("Basic "));
     }
 }

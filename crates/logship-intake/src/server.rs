@@ -214,6 +214,12 @@ impl Intake {
         self.shared.fail_items(fault);
     }
 
+    /// Whether Elasticsearch `_bulk` answers honour `?filter_path=` (on by default).
+    /// Off, every answer is the full one, as behind a proxy that drops the query string.
+    pub fn set_es_filter_path(&self, honour: bool) {
+        self.shared.set_es_filter_path(honour);
+    }
+
     /// Installs a callback run for each accepted event with its arrival time,
     /// e.g. to measure end-to-end latency without keeping events. Replaces
     /// any previous observer. It runs on connection threads before the
@@ -464,6 +470,7 @@ fn serve_intake(
                 decoded_bytes: Some(accepted.decoded_bytes),
                 violations: accepted.violations,
                 auth_failure: false,
+                response_bytes: 0,
             };
             (Some(accepted.response), outcome)
         }
@@ -479,6 +486,7 @@ fn serve_intake(
                     vec![rejection.violation]
                 },
                 auth_failure,
+                response_bytes: 0,
             };
             (Some(rejection.response), outcome)
         }
@@ -491,6 +499,7 @@ fn serve_intake(
         }
         None => response,
     };
+    outcome.response_bytes = response.as_ref().map_or(0, |r| r.body.len());
     if !shared.hold() {
         return false; // shutting down
     }

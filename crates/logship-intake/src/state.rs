@@ -70,6 +70,9 @@ pub struct RequestRecord {
     /// Id of the TCP connection the request came on; equal ids mean the
     /// client reused a keep-alive connection.
     pub connection_id: u64,
+    /// Body size of the answer (0 while not answered yet, when closed without an
+    /// answer, and for requests too malformed to be routed).
+    pub response_bytes: usize,
     /// Protocol that served the request, chosen by path: `"generic"`,
     /// `"datadog"`, `"splunk"`, `"newrelic"` or `"dynatrace"`.
     pub vendor: String,
@@ -178,6 +181,8 @@ pub(crate) struct Outcome {
     pub violations: Vec<String>,
     /// Whether the request was refused for a missing or wrong credential.
     pub auth_failure: bool,
+    /// Body size of the answer sent.
+    pub response_bytes: usize,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -255,6 +260,11 @@ impl Shared {
         lock(&self.settings().item_faults).push(fault);
     }
 
+    /// Whether `_bulk` answers honour `?filter_path=`.
+    pub fn set_es_filter_path(&self, honour: bool) {
+        lock(&self.settings).es_filter_path = honour;
+    }
+
     /// Sets the credential vendors must present (`None` = any non-empty one).
     pub fn set_api_key(&self, key: Option<String>) {
         lock(&self.settings).api_key = key;
@@ -292,6 +302,7 @@ impl Shared {
                 arrival,
                 arrival_instant,
                 connection_id: conn.id,
+                response_bytes: 0,
                 vendor: vendor.to_string(),
             });
         }
@@ -342,6 +353,7 @@ impl Shared {
                 arrival: SystemTime::now(),
                 arrival_instant: Instant::now(),
                 connection_id: conn.id,
+                response_bytes: 0,
                 vendor: vendor.to_string(),
             });
         }
@@ -474,6 +486,7 @@ impl Ticket {
                 record.status = outcome.status;
                 record.events = n;
                 record.decoded_bytes = outcome.decoded_bytes.unwrap_or(0);
+                record.response_bytes = outcome.response_bytes;
             }
             if shared.keep_events {
                 let (request_id, arrival) = (self.id, self.arrival);

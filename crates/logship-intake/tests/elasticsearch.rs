@@ -245,3 +245,77 @@ fn item_faults_fail_marked_or_next_items() {
         "injected failures are not violations"
     );
 }
+
+/// What logship asks `_bulk` for: `errors` and each item's status and error.
+const FILTERED: &str =
+    "/_bulk?filter_path=errors,items.*.status,items.*.error.type,items.*.error.reason";
+
+#[test]
+fn filter_path_trims_the_answer_and_keeps_every_item_in_place() {
+    let intake = start();
+    intake.fail_items(ItemFault::containing("busy", 1, 429));
+    intake.fail_items(ItemFault::containing("bad", 1, 400));
+    let body = bulk("logs-app-default", &["a", "busy", "c", "bad", "e"]);
+    let (status, answer) = post(&intake, FILTERED, &[NDJSON, API_KEY], &body);
+    assert_eq!(status, 200);
+    let created = json!({"create": {"status": 201}});
+    assert_eq!(
+        json_of(&answer),
+        json!({"errors": true, "items": [
+            created,
+            {"create": {"status": 429, "error": {
+                "type": "es_rejected_execution_exception",
+                "reason": "rejected execution of primary operation [injected]: write queue full",
+            }}},
+            created,
+            {"create": {"status": 400, "error": {
+                "type": "mapper_parsing_exception",
+                "reason": "failed to parse field [injected] of type [long]",
+            }}},
+            created,
+        ]}),
+        "{}",
+        String::from_utf8_lossy(&answer)
+    );
+    assert_eq!(intake.stats().events, 3);
+
+    // Without the parameter, or with a setting that ignores it, the answer is whole.
+    intake.set_es_filter_path(false);
+    let (_, full) = post(&intake, FILTERED, &[NDJSON, API_KEY], &body);
+    intake.set_es_filter_path(true);
+    let (_, plain) = post(&intake, "/_bulk", &[NDJSON, API_KEY], &body);
+    for answer in [&full, &plain] {
+        let v = json_of(answer);
+        assert!(v["took"].is_u64());
+        assert_eq!(v["items"][0]["create"]["result"], "created");
+        assert!(v["items"][0]["create"]["_id"].is_string());
+    }
+    let sizes: Vec<usize> = intake.requests().iter().map(|r| r.response_bytes).collect();
+    assert_eq!(sizes, [answer.len(), full.len(), plain.len()]);
+    assert!(sizes[0] < sizes[1] / 2, "{sizes:?}");
+}
+
+#[test]
+fn an_error_only_filter_drops_the_successful_items_like_elasticsearch() {
+    let intake = start();
+    intake.fail_items(ItemFault::containing("bad", 1, 400));
+    let (_, answer) = post(
+        &intake,
+        "/_bulk?filter_path=items.*.error.type",
+        &[NDJSON, API_KEY],
+        &bulk("logs-app-default", &["a", "bad", "c"]),
+    );
+    assert_eq!(
+        json_of(&answer),
+        json!({"items": [{"create": {"error": {"type": "mapper_parsing_exception"}}}]})
+    );
+    let (_, answer) = post(
+        &intake,
+        "/_bulk?filter_path=took",
+        &[NDJSON, API_KEY],
+        &bulk("logs-app-default", &["a"]),
+    );
+    let v = json_of(&answer);
+    assert_eq!(v.as_object().unwrap().len(), 1, "{v}");
+    assert!(v["took"].is_u64());
+}

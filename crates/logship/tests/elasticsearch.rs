@@ -12,6 +12,9 @@ use logship::{Builder, Level, Logship, Record, Vendor};
 use logship_intake::{Fault, Intake, IntakeConfig, ItemFault};
 
 const KEY: &str = "es-secret-0123456789";
+/// The request target: `_bulk` asking for each item's status and error only.
+const FILTERED_BULK: &str =
+    "/_bulk?filter_path=errors,items.*.status,items.*.error.type,items.*.error.reason";
 
 fn es_intake() -> Intake {
     Intake::start(IntakeConfig {
@@ -96,7 +99,10 @@ fn documents_arrive_once_with_ecs_fields_and_no_violation() {
     let requests = intake.requests();
     assert!(requests.len() >= n / 200, "default batches of 200");
     for r in &requests {
-        assert_eq!(r.path, "/_bulk");
+        assert_eq!(
+            r.path, FILTERED_BULK,
+            "every request asks for a trimmed answer"
+        );
         assert_eq!(r.vendor, "elasticsearch");
         assert_eq!(
             r.header("authorization"),
@@ -137,10 +143,9 @@ fn documents_arrive_once_with_ecs_fields_and_no_violation() {
     assert_no_secret(&logship, KEY);
 }
 
-#[test]
-fn a_partial_failure_resends_exactly_the_retryable_items() {
-    let intake = es_intake();
-    // Of 10 events: two get 429 and one 503 (transient), one a mapping error (400).
+/// Ships ten events of which two get 429 and one 503 (transient) and one a mapping error
+/// (400), and checks that exactly the three transient failures are resent, once.
+fn partial_failure_resends_exactly_the_retryable_items(intake: &Intake) {
     intake.fail_items(ItemFault::containing("busy", 2, 429));
     intake.fail_items(ItemFault::containing("down", 1, 503));
     intake.fail_items(ItemFault::containing("badmap", 1, 400));
@@ -150,15 +155,16 @@ fn a_partial_failure_resends_exactly_the_retryable_items() {
         5 => "badmap",
         _ => "calm",
     };
-    let logship = ship_one_batch(es_builder(&intake), 10, message);
+    let logship = ship_one_batch(es_builder(intake), 10, message);
     let requests = intake.requests();
     assert_eq!(
         requests.iter().map(|r| r.events).collect::<Vec<_>>(),
         vec![6, 3],
         "the second request carries only the three transient failures"
     );
+    assert!(requests.iter().all(|r| r.path == FILTERED_BULK));
     assert!(requests[1].decoded_bytes < requests[0].decoded_bytes / 2);
-    let mut seqs = received_seqs(&intake);
+    let mut seqs = received_seqs(intake);
     seqs.dedup();
     assert_eq!(seqs, vec![0, 1, 2, 3, 4, 6, 7, 8, 9], "each once, 5 never");
     assert_eq!(intake.stats().events, 9, "no duplicate");
@@ -170,6 +176,64 @@ fn a_partial_failure_resends_exactly_the_retryable_items() {
     assert_eq!(stats.partial_requests, 1);
     assert_eq!(stats.failed_requests, 0, "both requests were answered 200");
     assert!(intake.violations().is_empty(), "{:?}", intake.violations());
+}
+
+#[test]
+fn a_partial_failure_resends_exactly_the_retryable_items() {
+    let intake = es_intake();
+    partial_failure_resends_exactly_the_retryable_items(&intake);
+    let first = &intake.requests()[0];
+    assert!(
+        first.response_bytes < 1000,
+        "the filtered answer to 10 items holds their statuses and errors only: {} bytes",
+        first.response_bytes
+    );
+}
+
+#[test]
+fn an_answer_the_filter_was_not_applied_to_is_read_the_same() {
+    // As behind a proxy that drops the query string: the full per-item answer.
+    let intake = es_intake();
+    intake.set_es_filter_path(false);
+    partial_failure_resends_exactly_the_retryable_items(&intake);
+    let first = &intake.requests()[0];
+    assert!(
+        first.response_bytes > 1500,
+        "the full answer carries _index, _id, _shards... per item: {} bytes",
+        first.response_bytes
+    );
+}
+
+#[test]
+fn the_filter_path_joins_the_endpoints_own_query_string() {
+    let intake = es_intake();
+    let builder = es_builder(&intake).endpoint(intake.url("/_bulk?refresh=false"));
+    let logship = ship_one_batch(builder, 3, |_| "calm");
+    assert_eq!(logship.stats().events_delivered, 3);
+    let requests = intake.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(
+        requests[0].path,
+        FILTERED_BULK.replace("?filter_path", "?refresh=false&filter_path")
+    );
+}
+
+/// Response bytes for one batch of 1,000 documents, with and without the filter (the
+/// figure in README.md); `--nocapture` prints it.
+#[test]
+fn the_filtered_answer_to_1000_documents_is_a_fraction_of_the_full_one() {
+    let answer_bytes = |filter: bool| {
+        let intake = es_intake();
+        intake.set_es_filter_path(filter);
+        let logship = ship_one_batch(es_builder(&intake), 1000, |_| "calm");
+        assert_eq!(logship.stats().events_delivered, 1000);
+        let requests = intake.requests();
+        assert_eq!(requests.len(), 1);
+        requests[0].response_bytes
+    };
+    let (filtered, full) = (answer_bytes(true), answer_bytes(false));
+    println!("_bulk answer to 1000 documents: {full} bytes full, {filtered} bytes filtered");
+    assert!(filtered * 4 < full, "{filtered} vs {full}");
 }
 
 #[test]

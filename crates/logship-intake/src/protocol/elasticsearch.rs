@@ -17,7 +17,8 @@
 //! Credentials: `Authorization: ApiKey <key>` or `Basic` (its password is the
 //! key); 401 `security_exception` otherwise. The answer is `200` with
 //! `{"took","errors","items":[{"create":{"_index","_id","status",...}}]}` in
-//! request order, even when items failed. Items can be failed on purpose with
+//! request order, even when items failed, trimmed to the paths of a `filter_path`
+//! query parameter (see [`super::filter_path`]). Items can be failed on purpose with
 //! [`ItemFault`](crate::ItemFault)s. Each accepted document is recorded as an
 //! event with its target added as `_index`.
 
@@ -29,6 +30,7 @@ use std::sync::PoisonError;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::{json, Map, Value};
 
+use super::filter_path::FilterPath;
 use super::{
     check_credential, decode_body_with, kind, media_type, require_content_length, strip_scheme,
     Accepted, Credential, Rejection, Settings,
@@ -212,11 +214,31 @@ pub(crate) fn handle(req: &Request, settings: &Settings) -> Result<Accepted, Rej
     let response = Response {
         status: 200,
         headers: vec![("Content-Type".into(), "application/json".into())],
-        body: format!(r#"{{"took":{took},"errors":{errors},"items":[{items}]}}"#).into_bytes(),
+        body: filtered(
+            req,
+            settings,
+            format!(r#"{{"took":{took},"errors":{errors},"items":[{items}]}}"#),
+        )
+        .into_bytes(),
     };
     let mut accepted = Accepted::new(events, decoded, response);
     accepted.violations = violations;
     Ok(accepted)
+}
+
+/// The answer trimmed to the request's `filter_path` (when the setting honours it).
+fn filtered(req: &Request, settings: &Settings, answer: String) -> String {
+    let filter = req
+        .query_param("filter_path")
+        .filter(|_| settings.es_filter_path)
+        .and_then(FilterPath::parse);
+    let Some(filter) = filter else {
+        return answer;
+    };
+    match serde_json::from_str::<Value>(&answer) {
+        Ok(value) => filter.apply(&value).to_string(),
+        Err(_) => answer,
+    }
 }
 
 /// One parsed action line.

@@ -19,6 +19,7 @@
 pub(crate) mod datadog;
 pub(crate) mod dynatrace;
 pub(crate) mod elasticsearch;
+mod filter_path;
 pub(crate) mod generic;
 pub(crate) mod loki;
 pub(crate) mod newrelic;
@@ -46,6 +47,9 @@ pub(crate) struct Settings {
     pub splunk_max_content_length: usize,
     /// Pending Elasticsearch `_bulk` item faults (shared by every snapshot).
     pub item_faults: Arc<Mutex<ItemFaultQueue>>,
+    /// Whether `_bulk` honours `?filter_path=` (default); off, every answer is the full
+    /// one, like behind a proxy that drops the query string.
+    pub es_filter_path: bool,
 }
 
 impl Default for Settings {
@@ -54,6 +58,7 @@ impl Default for Settings {
             api_key: None,
             splunk_max_content_length: splunk::DEFAULT_MAX_CONTENT_LENGTH,
             item_faults: Arc::default(),
+            es_filter_path: true,
         }
     }
 }

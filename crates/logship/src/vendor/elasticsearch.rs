@@ -14,6 +14,11 @@
 //! status per item, in request order. [`items`] reads it so that only the items that got
 //! 429 or 5xx are resent and the others (mapping errors, 400s, 409s) are counted as
 //! rejected; the whole batch is never resent because one item failed.
+//!
+//! Every request asks for a trimmed answer with [`FILTER_PATH`]: each item keeps only its
+//! status and, when it failed, the error's type and reason (not `_index`, `_id`,
+//! `_version`, `_shards`, ...). The reading does not depend on it: a full answer (a proxy
+//! that drops the query string, an older server) is read the same way.
 
 use std::borrow::Cow;
 
@@ -29,6 +34,12 @@ use crate::send::classify::{ItemResults, Outcome, Rule};
 
 /// The standard path, appended to an `endpoint` given without one.
 pub(super) const PATH: &str = "/_bulk";
+/// The query parameter sent on every request: Elasticsearch's response filtering keeps
+/// `errors` and, per item, `status` and the error's `type` and `reason`. Every item keeps
+/// its status, so the answer still holds one item per document, in request order
+/// (`items.*.error` alone would drop the successful items and lose the order).
+pub(super) const FILTER_PATH: &str =
+    "filter_path=errors,items.*.status,items.*.error.type,items.*.error.reason";
 /// The default target: a data stream matching the stock `logs-*-*` index template.
 pub(super) const DEFAULT_INDEX: &str = "logs-logship-default";
 /// Default request cap: `http.max_content_length`, 100 MB (section 7); configurable with
@@ -91,6 +102,35 @@ const RESERVED: &[&str] = &[
 ];
 /// Characters an index or data stream name may not contain (besides upper case).
 const FORBIDDEN_IN_INDEX: &[char] = &['\\', '/', '*', '?', '"', '<', '>', '|', ' ', ',', '#', ':'];
+
+/// `url` with [`FILTER_PATH`] added to its query string (after the endpoint's own
+/// parameters, before a fragment). A `filter_path` the endpoint already sets is replaced:
+/// an answer without each item's status could not be matched to the documents sent.
+pub(super) fn with_filter_path(url: &str) -> String {
+    let (rest, fragment) = match url.split_once('#') {
+        Some((rest, fragment)) => (rest, Some(fragment)),
+        None => (url, None),
+    };
+    let (base, query) = match rest.split_once('?') {
+        Some((base, query)) => (base, query),
+        None => (rest, ""),
+    };
+    let mut out = String::with_capacity(url.len() + FILTER_PATH.len() + 2);
+    out.push_str(base);
+    out.push('?');
+    for param in query.split('&').filter(|p| !p.is_empty()) {
+        if param.split('=').next() != Some("filter_path") {
+            out.push_str(param);
+            out.push('&');
+        }
+    }
+    out.push_str(FILTER_PATH);
+    if let Some(fragment) = fragment {
+        out.push('#');
+        out.push_str(fragment);
+    }
+    out
+}
 
 /// Checks the target name and the credentials.
 pub(super) fn validate(config: &Config) -> Result<(), ConfigError> {
@@ -484,6 +524,45 @@ mod tests {
             .contains("mapper_parsing_exception"));
         assert!(items(body, 4).is_none(), "one item per event sent");
         assert!(items("not json", 5).is_none());
+    }
+
+    #[test]
+    fn the_filter_path_joins_any_query_string() {
+        let f = FILTER_PATH;
+        for (url, want) in [
+            ("http://es:9200/_bulk", format!("http://es:9200/_bulk?{f}")),
+            ("http://es:9200/_bulk?", format!("http://es:9200/_bulk?{f}")),
+            (
+                "https://es/logs/_bulk?pipeline=p&refresh=false",
+                format!("https://es/logs/_bulk?pipeline=p&refresh=false&{f}"),
+            ),
+            (
+                "http://es/_bulk?filter_path=took&pipeline=p",
+                format!("http://es/_bulk?pipeline=p&{f}"),
+            ),
+            ("http://es/_bulk#x", format!("http://es/_bulk?{f}#x")),
+        ] {
+            assert_eq!(with_filter_path(url), want, "{url}");
+        }
+    }
+
+    #[test]
+    fn a_filtered_bulk_answer_reads_like_a_full_one() {
+        let body = r#"{"errors":true,"items":[
+            {"create":{"status":201}},
+            {"create":{"status":429,"error":{"type":"es_rejected_execution_exception","reason":"queue full"}}},
+            {"create":{"status":400,"error":{"type":"mapper_parsing_exception","reason":"failed to parse field [n]"}}}
+        ]}"#;
+        assert_eq!(classify(200, body), Outcome::Items);
+        let r = items(body, 3).unwrap();
+        assert_eq!(r.retry, vec![1]);
+        assert_eq!(r.rejected, vec![2]);
+        assert_eq!(
+            r.retry_error.as_deref(),
+            Some("429 es_rejected_execution_exception: queue full")
+        );
+        let ok = r#"{"errors":false,"items":[{"create":{"status":201}}]}"#;
+        assert_eq!(classify(200, ok), Outcome::Delivered);
     }
 
     #[test]

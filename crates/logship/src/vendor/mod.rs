@@ -201,7 +201,7 @@ impl Codec {
             Vendor::Elasticsearch => Some(elasticsearch::PATH),
             Vendor::Otlp => Some(otlp::PATH),
         };
-        let url = match (&config.endpoint, standard_path) {
+        let mut url = match (&config.endpoint, standard_path) {
             (Some(e), Some(path)) if !e.is_empty() => with_default_path(e, path),
             (Some(e), _) if !e.is_empty() => e.clone(),
             _ => match config.vendor {
@@ -269,6 +269,7 @@ impl Codec {
                 if let Some(auth) = elasticsearch::authorization(config) {
                     headers.push(("Authorization".into(), Secret::new(auth)));
                 }
+                url = elasticsearch::with_filter_path(&url);
                 let mut limits = elasticsearch::LIMITS;
                 limits.max_body_bytes = config
                     .max_request_bytes

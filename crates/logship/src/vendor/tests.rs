@@ -338,7 +338,22 @@ fn elasticsearch_body_is_create_pairs_with_a_final_newline() {
     assert_eq!(d["status"], "shadowed", "status is not reserved in ECS");
     assert_eq!(d["request.id"], 7);
     let codec = Codec::new(&with_endpoint(Vendor::Elasticsearch, "http://es:9200")).unwrap();
-    assert_eq!(codec.url(), "http://es:9200/_bulk");
+    assert_eq!(
+        codec.url(),
+        "http://es:9200/_bulk?filter_path=errors,items.*.status,items.*.error.type,items.*.error.reason"
+    );
+    let codec = Codec::new(&with_endpoint(
+        Vendor::Elasticsearch,
+        "http://es:9200?pipeline=logs",
+    ))
+    .unwrap();
+    assert!(
+        codec
+            .url()
+            .starts_with("http://es:9200/_bulk?pipeline=logs&filter_path=errors,items.*.status,"),
+        "{}",
+        codec.url()
+    );
     assert_eq!(codec.content_type(), "application/x-ndjson");
 }
 
