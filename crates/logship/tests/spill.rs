@@ -68,6 +68,10 @@ fn an_outage_spills_to_disk_and_everything_arrives_after_recovery() {
         logship.push(numbered(i as usize)).unwrap();
     }
     let duplicates = wait_all_arrived(&intake, n);
+    // The intake records a batch before it answers: wait until the pipeline has counted
+    // the answers too (live batches settled, spilled ones replayed and acknowledged).
+    logship.flush(WAIT).unwrap();
+    assert!(logship.wait_spill_drained(WAIT), "{:?}", logship.stats());
     let stats = logship.stats();
     assert_eq!(
         stats.events_replayed + stats.events_delivered,
