@@ -527,21 +527,9 @@ fn ship_to_vendor(vendor: &str, extra: &[&str], message_at: &str) {
         intake.violations()
     );
     assert_eq!(intake.stats().events, n as u64);
-    let mut messages: Vec<String> = intake
-        .events()
-        .iter()
-        .map(|e| {
-            e.value
-                .pointer(message_at)
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_owned()
-        })
-        .collect();
-    messages.sort();
     let mut want: Vec<String> = (0..n).map(|i| format!("{vendor} line {i}")).collect();
     want.sort();
-    assert_eq!(messages, want);
+    assert_eq!(intake.sorted_strings_at(message_at), want);
     assert!(intake.requests().iter().all(|r| r.vendor == vendor));
 }
 

@@ -133,6 +133,19 @@ impl Intake {
         self.shared.events()
     }
 
+    /// The string at JSON `pointer` (e.g. `/message`) of every accepted event that has
+    /// one, sorted: what tests compare with the texts they sent, whatever the order of
+    /// arrival. Events without a string there are left out (so a count shows them).
+    pub fn sorted_strings_at(&self, pointer: &str) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .events()
+            .iter()
+            .filter_map(|e| e.value.pointer(pointer)?.as_str().map(str::to_owned))
+            .collect();
+        out.sort();
+        out
+    }
+
     /// Every intake request (accepted, rejected, faulted, malformed) in
     /// arrival order (empty when `keep_events` is off).
     pub fn requests(&self) -> Vec<RequestRecord> {

@@ -84,14 +84,7 @@ fn json_array_plain_delivers_each_event_once() {
 
 #[test]
 fn odd_characters_arrive_as_valid_json_with_the_same_text() {
-    let nasty = [
-        "quotes \" and backslashes \\ and \\\" mixed",
-        "control \u{0}\u{1}\u{7}\u{8}\u{b}\u{c}\u{1b}\u{1f}\u{7f} chars",
-        "lines\nand\r\nreturns\tand tabs",
-        "unicode: é ß 中文 日本語 🚀👩‍👩‍👧 \u{2028}\u{2029} \u{feff}",
-        "",
-        "{\"looks\":\"like json\"}",
-    ];
+    let nasty = ODD_TEXTS;
     for vendor in [Vendor::Ndjson, Vendor::JsonArray] {
         let intake = intake();
         let (logship, guard) = builder(&intake).vendor(vendor).build().unwrap();

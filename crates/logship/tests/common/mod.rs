@@ -98,3 +98,17 @@ pub fn assert_no_secret(logship: &Logship, secret: &str) {
     );
     assert!(!shown.contains(secret), "secret leaked: {shown}");
 }
+
+/// Messages, targets, field names and span names no application should send, but some do.
+pub const ODD_TEXTS: &[&str] = &[
+    "quotes \" and backslashes \\ and \\\" mixed",
+    "control \u{0}\u{1}\u{7}\u{8}\u{b}\u{c}\u{1b}\u{1f}\u{7f} chars",
+    "lines\nand\r\nreturns\tand tabs",
+    "unicode: é ß 中文 日本語 🚀👩‍👩‍👧 \u{2028}\u{2029} \u{feff}",
+    "",
+    "{\"looks\":\"like json\"}",
+    "dots.in.a.name",
+    "message",
+    "@timestamp",
+    "_id",
+];
