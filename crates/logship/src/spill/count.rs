@@ -20,10 +20,11 @@ use super::{Spill, SpillError};
 /// A segment to count: what to read, taken under the lock, run without it.
 #[derive(Debug)]
 pub(crate) struct CountJob {
-    id: u64,
+    /// The segment.
+    pub(super) id: u64,
     path: PathBuf,
     /// Where its unacknowledged part starts.
-    from: u64,
+    pub(super) from: u64,
 }
 
 impl CountJob {
