@@ -28,6 +28,12 @@ pub(crate) fn run(sender: Sender, queue: Queue, queue_capacity: usize) {
     let Some(spill) = shared.spill.as_ref() else {
         return;
     };
+    // Segments an earlier run left were not read at start-up (that would delay `build`):
+    // count them first, so that the spill's counters are right while the intake is down.
+    let closing = || shared.closed.load(Ordering::Acquire);
+    if !spill.count_backlog(&closing, &shared.counters, &shared.reporter) {
+        return;
+    }
     let limits = sender.codec.limits();
     let mut failures = 0u32;
     while !shared.closed.load(Ordering::Acquire) {

@@ -131,11 +131,13 @@ pub struct Stats {
     pub spill_dropped: u64,
     /// Events the intake rejected for good, kept in the spill's `dead/` area.
     pub dead_lettered: u64,
-    /// Spilled events waiting on disk right now.
+    /// Spilled events waiting on disk right now. Just after start it leaves out what an
+    /// earlier run left until the replayer has counted it (in the background, soon after).
     pub spill_pending: u64,
     /// Bytes of spill segments on disk right now.
     pub spill_bytes: u64,
-    /// Damaged records found in the spill (skipped, the rest replayed).
+    /// Damaged records found in the spill (skipped, the rest replayed); damage in what an
+    /// earlier run left is added when the replayer counts it, soon after start.
     pub spill_corrupt: u64,
     /// How delivery is going.
     pub health: Health,

@@ -223,6 +223,8 @@ fn a_damaged_spill_replays_every_intact_record_and_counts_the_rest() {
 
     let intake = intake();
     let (logship, guard) = spilling(intake.url("/logs"), &dir).build().unwrap();
+    // Damage is counted as the backlog is read, after start-up: wait until it is replayed.
+    assert!(logship.wait_spill_drained(WAIT), "{:?}", logship.stats());
     let corrupt = logship.stats().spill_corrupt;
     assert!(corrupt >= 2, "damage must be counted, got {corrupt}");
     // Everything intact arrives: at most one record per damaged region is lost.
@@ -419,8 +421,103 @@ fn with_handover_a_second_pipeline_joins_the_directory_and_replays_what_the_firs
     assert!(b.stats().events_replayed >= n);
     // When the last user shuts down the directory is sealed and released.
     b.shutdown(WAIT);
+    // With the intake down nothing can be replayed: drained means nothing was left.
+    intake.set_down(true);
     let (c, _c_guard) = spilling(intake.url("/logs"), &dir)
         .build()
         .expect("the directory is free once every sharing pipeline stopped");
+    assert!(c.wait_spill_drained(WAIT), "{:?}", c.stats());
     assert_eq!(c.stats().spill_pending, 0);
+}
+
+/// One spill frame holding `record`, as the documented segment format lays it out.
+fn frame(record: &logship::Record) -> Vec<u8> {
+    let mut payload = Vec::new();
+    record.to_bytes(&mut payload);
+    let len = (payload.len() as u32).to_le_bytes();
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&len);
+    crc.update(&payload);
+    let mut out = 0x5246_534Cu32.to_le_bytes().to_vec();
+    out.extend_from_slice(&len);
+    out.extend_from_slice(&crc.finalize().to_le_bytes());
+    out.extend_from_slice(&payload);
+    out
+}
+
+/// Writes segment `id` holding events `seqs` into `dir`; returns each frame's end offset.
+fn write_segment(dir: &TempDir, id: u64, seqs: std::ops::Range<usize>) -> (Vec<u8>, Vec<usize>) {
+    let mut bytes = b"LGSHSPIL".to_vec();
+    bytes.extend_from_slice(&1u32.to_le_bytes());
+    let mut ends = Vec::new();
+    for i in seqs {
+        bytes.extend(frame(&numbered(i)));
+        ends.push(bytes.len());
+    }
+    std::fs::write(dir.path().join(format!("{id:020}.seg")), &bytes).unwrap();
+    (bytes, ends)
+}
+
+/// Polls `stats()` until `done` holds (the backlog of an earlier run is counted in the
+/// background), at most `WAIT`.
+fn wait_stats(logship: &Logship, done: impl Fn(&logship::Stats) -> bool) -> logship::Stats {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let stats = logship.stats();
+        if done(&stats) || std::time::Instant::now() >= deadline {
+            return stats;
+        }
+        std::thread::sleep(Duration::from_millis(5)); // polling a condition, not timing
+    }
+}
+
+#[test]
+fn a_restart_counts_the_backlog_in_the_background_and_replays_it_exactly_once() {
+    let dir = TempDir::new("lazy-count");
+    std::fs::create_dir_all(dir.path()).unwrap();
+    // An earlier run left three segments: the first with 30 events acknowledged, the
+    // second with a torn tail (event 199), the third with a damaged event (250).
+    let (_, ends) = write_segment(&dir, 1, 0..100);
+    let ack = format!("logship-spill-ack 1\n1 30 {}\n", ends[29]);
+    std::fs::write(dir.path().join("ACK"), ack).unwrap();
+    let (torn, _) = write_segment(&dir, 2, 100..200);
+    std::fs::write(
+        dir.path().join(format!("{:020}.seg", 2)),
+        &torn[..torn.len() - 5],
+    )
+    .unwrap();
+    let (mut damaged, ends) = write_segment(&dir, 3, 200..300);
+    damaged[ends[49] + 20] ^= 0xff; // inside event 250
+    std::fs::write(dir.path().join(format!("{:020}.seg", 3)), &damaged).unwrap();
+
+    let intake = intake();
+    intake.set_down(true); // nothing can be replayed: the counts alone must converge
+    let (logship, _guard) = spilling(intake.url("/logs"), &dir).build().unwrap();
+    let expected = 300 - 30 - 2;
+    let stats = wait_stats(&logship, |s| {
+        s.spill_pending == expected && s.spill_corrupt == 2
+    });
+    assert_eq!(
+        (stats.spill_pending, stats.spill_corrupt),
+        (expected, 2),
+        "{stats:?}"
+    );
+    assert_eq!(stats.events_replayed, 0);
+
+    intake.set_down(false);
+    assert!(logship.wait_spill_drained(WAIT), "{:?}", logship.stats());
+    let want: Vec<u64> = (30..300).filter(|i| ![199, 250].contains(i)).collect();
+    assert!(intake.wait_for_events(want.len(), WAIT));
+    assert_eq!(
+        received_seqs(&intake),
+        want,
+        "each unacknowledged event exactly once"
+    );
+    let stats = logship.stats();
+    assert_eq!(stats.events_replayed, expected);
+    assert_eq!(
+        (stats.spill_corrupt, stats.spill_pending),
+        (2, 0),
+        "counted once"
+    );
 }

@@ -10,7 +10,9 @@
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
-use super::{ReplayBatch, Spill, SpillStats};
+use super::count::CountJob;
+use super::replay::Step;
+use super::{ReplayBatch, Spill, SpillError, SpillStats};
 use crate::record::Record;
 use crate::report::{DeliveryError, Reporter};
 use crate::stats::Counters;
@@ -18,10 +20,19 @@ use crate::stats::Counters;
 /// A spill shared by the pipeline's threads.
 pub(crate) struct SpillHandle {
     /// `Err` once closed: the directory is released, the last counters kept.
-    spill: Mutex<Result<Spill, SpillStats>>,
+    spill: Mutex<Result<Spill, Closed>>,
     has_data: Condvar,
-    /// Signalled after every acknowledgement, for callers waiting for the spill to drain.
+    /// Signalled after every acknowledgement and count, for callers waiting for the spill
+    /// to drain.
     progress: Condvar,
+}
+
+/// What is left of a closed spill.
+struct Closed {
+    /// The last counters.
+    stats: SpillStats,
+    /// Whether nothing was left to replay (segments not counted yet included).
+    empty: bool,
 }
 
 impl SpillHandle {
@@ -33,7 +44,7 @@ impl SpillHandle {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, Result<Spill, SpillStats>> {
+    fn lock(&self) -> MutexGuard<'_, Result<Spill, Closed>> {
         self.spill.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -144,12 +155,73 @@ impl SpillHandle {
         }
     }
 
-    /// The oldest spilled records not handed out yet, if any.
+    /// The oldest spilled records not handed out yet, if any. A segment of an earlier run
+    /// that has to be counted first is counted without holding the lock.
     pub(crate) fn next_batch(&self, max_records: usize, max_bytes: usize) -> Option<ReplayBatch> {
-        match self.lock().as_mut() {
-            Ok(spill) => spill.next_batch(max_records, max_bytes).ok().flatten(),
-            Err(_) => None,
+        loop {
+            let step = match self.lock().as_mut() {
+                Ok(spill) => spill.next_step(max_records, max_bytes).ok()?,
+                Err(_) => return None,
+            };
+            match step {
+                Step::Batch(batch) => return batch,
+                Step::Count(job) => {
+                    // A failed count leaves the segment to replay, which reports errors.
+                    let _ = self.count(&job, &|| false);
+                }
+            }
         }
+    }
+
+    /// Counts every segment an earlier run left (oldest first), one at a time and without
+    /// holding the lock while reading, so appends go on meanwhile. Returns false when
+    /// `stop` ended it early (it is asked before every record, so it must be cheap).
+    pub(crate) fn count_backlog(
+        &self,
+        stop: &dyn Fn() -> bool,
+        counters: &Counters,
+        reporter: &Reporter,
+    ) -> bool {
+        loop {
+            let job = match self.lock().as_ref() {
+                Ok(spill) => spill.next_count_job(),
+                Err(_) => None,
+            };
+            let Some(job) = job else {
+                return true;
+            };
+            match self.count(&job, stop) {
+                Ok(true) => {}
+                Ok(false) => return false,
+                Err(e) => reporter.error(
+                    counters,
+                    "spill-io",
+                    DeliveryError {
+                        status: None,
+                        message: format!("could not count the spilled events on disk: {e}"),
+                        events: 0,
+                        permanent: false,
+                    },
+                ),
+            }
+        }
+    }
+
+    /// Runs `job` without the lock, then publishes its result under it. `Ok(false)`: `stop`
+    /// ended it early and nothing was published.
+    fn count(&self, job: &CountJob, stop: &dyn Fn() -> bool) -> Result<bool, SpillError> {
+        let totals = match job.run(stop) {
+            Ok(Some(t)) => Ok(t),
+            Ok(None) => return Ok(false),
+            Err(e) => Err(e),
+        };
+        let result = match self.lock().as_mut() {
+            Ok(spill) => spill.publish_count(job, totals),
+            Err(_) => return Ok(false),
+        };
+        // Counts changed (and the segment may be finished): wake whoever waits on them.
+        self.progress.notify_all();
+        result.map(|()| true)
     }
 
     /// The batch was delivered (or dealt with): it will not be replayed again.
@@ -190,8 +262,11 @@ impl SpillHandle {
         let mut guard = self.lock();
         if let Ok(spill) = guard.as_mut() {
             let _ = spill.seal();
-            let stats = spill.stats();
-            *guard = Err(stats); // drops the Spill: segment closed, lock released
+            let closed = Closed {
+                stats: spill.stats(),
+                empty: spill.is_empty(),
+            };
+            *guard = Err(closed); // drops the Spill: segment closed, lock released
         }
         drop(guard);
         self.progress.notify_all();
@@ -202,7 +277,7 @@ impl SpillHandle {
     pub(crate) fn stats(&self) -> SpillStats {
         match &*self.lock() {
             Ok(spill) => spill.stats(),
-            Err(last) => last.clone(),
+            Err(last) => last.stats.clone(),
         }
     }
 
@@ -212,9 +287,9 @@ impl SpillHandle {
         let mut guard = self.lock();
         loop {
             match &*guard {
-                Ok(spill) if spill.stats().pending_records > 0 => {}
+                Ok(spill) if !spill.is_empty() => {}
                 Ok(_) => return true,
-                Err(last) => return last.pending_records == 0,
+                Err(last) => return last.empty,
             }
             let now = std::time::Instant::now();
             if now >= deadline {

@@ -22,6 +22,7 @@
 //! memory.
 
 mod ack;
+mod count;
 pub(crate) mod handle;
 pub(crate) mod handover;
 mod inspect;
@@ -157,7 +158,8 @@ pub(crate) struct AppendOutcome {
 pub struct SpillStats {
     /// Live segments, the one being written included.
     pub segments: u64,
-    /// Records on disk not acknowledged yet (handed out or not).
+    /// Records on disk not acknowledged yet (handed out or not). Just after start it leaves
+    /// out segments of an earlier run until the replayer has counted them (in the background).
     pub pending_records: u64,
     /// Bytes of the live segments.
     pub bytes: u64,
@@ -165,7 +167,8 @@ pub struct SpillStats {
     pub written_records: u64,
     /// Records acknowledged since open.
     pub acked_records: u64,
-    /// Damaged regions found since open (torn tails and quarantined segments count one).
+    /// Damaged regions found since open (torn tails and quarantined segments count one);
+    /// those in segments of an earlier run are added when the replayer counts them.
     pub corrupt_records: u64,
     /// Records lost to the byte budget since open.
     pub dropped_records: u64,
@@ -205,9 +208,10 @@ impl std::fmt::Debug for Spill {
 
 impl Spill {
     /// Opens (creating if needed) and locks the directory, and picks up segments and
-    /// progress left by an earlier run. Damaged segments are skipped over or quarantined,
-    /// never a reason to fail; the unacknowledged part of each existing segment is read
-    /// once, a frame at a time, to count it.
+    /// progress left by an earlier run. Segments with a damaged header are quarantined,
+    /// never a reason to fail. Only headers are read: the records of existing segments are
+    /// counted later, off the caller's thread (see `count`), so a large backlog does not
+    /// delay start-up.
     pub(crate) fn open(cfg: SpillConfig) -> Result<Spill, SpillError> {
         let dir = cfg.dir.clone();
         lock::create_dir(&dir)?;
@@ -233,10 +237,7 @@ impl Spill {
             max_id = max_id.max(id);
             let opened = open_existing(&path, acks.get(&id).copied(), id);
             match opened.map_err(|e| SpillError::io(&dir, "read a segment file", e))? {
-                Some((seg, corrupt)) => {
-                    stats.corrupt_records += corrupt;
-                    sealed.push_back(seg);
-                }
+                Some(seg) => sealed.push_back(seg),
                 None => {
                     quarantine(&path);
                     stats.corrupt_records += 1;
@@ -278,8 +279,8 @@ impl Spill {
             stats,
             _lock: lock,
         };
-        // Segments an earlier run finished (fully acknowledged, or nothing intact left)
-        // but had not deleted yet: the ACK file already records that.
+        // Segments an earlier run finished (acknowledged up to their end, or empty) but had
+        // not deleted yet: the ACK file already records that.
         let mut i = 0;
         while i < spill.store.sealed.len() {
             if !spill.finish_if_done(i)? {
@@ -298,6 +299,7 @@ impl Spill {
         self.stats.written_records += out.written as u64;
         self.stats.dropped_records += out.dropped_records;
         self.stats.dropped_segments += out.dropped_segments;
+        self.stats.corrupt_records += evicted.iter().map(|e| e.corrupt).sum::<u64>();
         self.forget_evicted(&evicted);
         result.map(|()| out)
     }
@@ -328,9 +330,10 @@ impl Spill {
         s
     }
 
-    /// True when nothing is left to replay or acknowledge.
+    /// True when nothing is left to replay or acknowledge (a segment not counted yet is
+    /// never empty).
     pub(crate) fn is_empty(&self) -> bool {
-        self.pending_records() == 0
+        self.pending_records() == 0 && self.store.sealed.iter().all(|s| s.records_known)
     }
 
     fn pending_records(&self) -> u64 {
@@ -368,13 +371,11 @@ impl Drop for Spill {
     }
 }
 
-/// Reads an existing segment: `None` when its header is damaged, else the segment with its
-/// acknowledged prefix applied and the number of damaged regions past it.
-fn open_existing(
-    path: &Path,
-    acked: Option<ack::AckEntry>,
-    id: u64,
-) -> io::Result<Option<(Seg, u64)>> {
+/// Picks up an existing segment by reading its header only: `None` when the header is
+/// damaged, else the segment with its acknowledged prefix applied. Its records are not
+/// counted (`records_known` false, see `count`) unless the acknowledged prefix reaches the
+/// end of the file, when it is known to be finished.
+fn open_existing(path: &Path, acked: Option<ack::AckEntry>, id: u64) -> io::Result<Option<Seg>> {
     let mut reader = FrameReader::open(path)?;
     if reader.check_header()?.is_err() {
         return Ok(None);
@@ -384,16 +385,18 @@ fn open_existing(
         Some(a) if a.offset > HEADER_LEN => (a.frames, a.offset.min(len)),
         _ => (0, HEADER_LEN),
     };
-    let totals = segment::scan(&mut reader, offset)?;
-    let mut seg = Seg::new(id, len, frames + totals.records);
+    let finished = offset >= len;
+    let mut seg = Seg::new(id, len, frames);
+    seg.records_known = finished;
     seg.acked = frames;
     seg.acked_offset = offset;
     seg.settled = frames;
     seg.next_frame = frames;
     seg.next_offset = offset;
-    seg.counted_to = len;
-    seg.exhausted = totals.records == 0;
-    Ok(Some((seg, totals.corrupt)))
+    // Damage before the acknowledged prefix's end was counted by an earlier run.
+    seg.counted_to = offset;
+    seg.exhausted = finished;
+    Ok(Some(seg))
 }
 
 /// Renames a segment with a damaged header to `*.seg.bad`, out of replay's way. A failed

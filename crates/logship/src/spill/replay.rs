@@ -10,6 +10,7 @@
 //! written, lose a refused batch, or delete a segment before the ACK file that says it is
 //! finished has been synced.
 
+use super::count::CountJob;
 use super::segment::{FrameReader, Item};
 use super::{Spill, SpillError};
 use crate::record::Record;
@@ -78,17 +79,43 @@ fn fit(records: &[Record], max_records: usize, max_bytes: usize) -> usize {
     n
 }
 
+/// What replay needs next.
+#[derive(Debug)]
+pub(crate) enum Step {
+    /// A batch to deliver, or `None`: nothing to hand out right now.
+    Batch(Option<ReplayBatch>),
+    /// The next segment to read was left by an earlier run and is not counted yet: count
+    /// it (see `count`), then ask again.
+    Count(CountJob),
+}
+
 impl Spill {
-    /// The oldest records not yet handed out, from sealed segments only, within
-    /// `max_records` and `max_bytes` (by `Record::size`; at least one record). A batch
-    /// never spans two segments. Refused batches come first. When no sealed segment has
-    /// anything left to hand out, the segment being written is sealed and read.
-    /// `Ok(None)`: nothing to hand out right now.
+    /// The oldest records not yet handed out, like [`Spill::next_step`], counting on the
+    /// spot any segment that has to be counted first (for tests, which own the spill).
+    #[cfg(test)]
     pub(crate) fn next_batch(
         &mut self,
         max_records: usize,
         max_bytes: usize,
     ) -> Result<Option<ReplayBatch>, SpillError> {
+        loop {
+            match self.next_step(max_records, max_bytes)? {
+                Step::Batch(batch) => return Ok(batch),
+                Step::Count(job) => self.count_now(&job)?,
+            }
+        }
+    }
+
+    /// The oldest records not yet handed out, from sealed segments only, within
+    /// `max_records` and `max_bytes` (by `Record::size`; at least one record). A batch
+    /// never spans two segments. Refused batches come first. When no sealed segment has
+    /// anything left to hand out, the segment being written is sealed and read. A segment
+    /// not counted yet is never read: its count is asked for instead.
+    pub(crate) fn next_step(
+        &mut self,
+        max_records: usize,
+        max_bytes: usize,
+    ) -> Result<Step, SpillError> {
         if !self.retry.is_empty() {
             let batch = self.retry.remove(0);
             let (batch, rest) = batch.split(max_records, max_bytes);
@@ -98,14 +125,19 @@ impl Spill {
             if let Some(seg) = self.store.sealed.iter_mut().find(|s| s.id == batch.segment) {
                 seg.inflight += batch.len() as u64;
             }
-            return Ok(Some(batch));
+            return Ok(Step::Batch(Some(batch)));
         }
         for pass in 0..2 {
             let mut i = 0;
             while i < self.store.sealed.len() {
+                if !self.store.sealed[i].records_known {
+                    if let Some(job) = self.next_count_job() {
+                        return Ok(Step::Count(job));
+                    }
+                }
                 if !self.store.sealed[i].exhausted {
                     if let Some(batch) = self.read_batch(i, max_records, max_bytes)? {
-                        return Ok(Some(batch));
+                        return Ok(Step::Batch(Some(batch)));
                     }
                 }
                 if !self.finish_if_done(i)? {
@@ -117,7 +149,7 @@ impl Spill {
             }
             self.store.seal_active()?;
         }
-        Ok(None)
+        Ok(Step::Batch(None))
     }
 
     /// Marks a batch delivered: its frames will not be handed out again, even after a
@@ -167,7 +199,7 @@ impl Spill {
         self.retry.insert(at, batch);
     }
 
-    fn index_of(&self, id: u64) -> Option<usize> {
+    pub(super) fn index_of(&self, id: u64) -> Option<usize> {
         self.store.sealed.iter().position(|s| s.id == id)
     }
 

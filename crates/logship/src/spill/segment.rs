@@ -474,9 +474,22 @@ pub(crate) struct ScanTotals {
 /// Counts the records and damaged regions from `offset` to the end, one frame in memory
 /// at a time.
 pub(crate) fn scan(reader: &mut FrameReader, offset: u64) -> io::Result<ScanTotals> {
+    Ok(scan_until(reader, offset, &|| false)?.unwrap_or_default())
+}
+
+/// Like [`scan`], but gives up (`None`) as soon as `stop` returns true; it is asked before
+/// every frame, so it must be cheap.
+pub(crate) fn scan_until(
+    reader: &mut FrameReader,
+    offset: u64,
+    stop: &dyn Fn() -> bool,
+) -> io::Result<Option<ScanTotals>> {
     reader.seek(offset);
     let mut t = ScanTotals::default();
     while let Some(item) = reader.next_item()? {
+        if stop() {
+            return Ok(None);
+        }
         match item {
             Item::Record { record, .. } => {
                 t.records += 1;
@@ -487,7 +500,7 @@ pub(crate) fn scan(reader: &mut FrameReader, offset: u64) -> io::Result<ScanTota
             Item::Corrupt { .. } => t.corrupt += 1,
         }
     }
-    Ok(t)
+    Ok(Some(t))
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 //! sequence of segment files that must not outgrow a budget". This type owns that logic
 //! once: it rotates at `segment_max_bytes`, enforces `max_total_bytes` with the
 //! [`SpillFull`] policy, applies the [`SpillFsync`] policy, and keeps per-segment counts in
-//! memory so that evicting a segment never requires reading it (except dead-letter
-//! segments from an earlier run, which are counted by a streaming scan when evicted).
+//! memory so that evicting a segment never requires reading it (except segments from an
+//! earlier run not counted yet, which are counted by a streaming scan when evicted).
 //!
 //! Must never: hold more than one append call's frames in memory, let the live segments
 //! exceed `max_total_bytes` (a record that cannot fit even alone is dropped and counted),
@@ -36,9 +36,10 @@ pub(crate) struct Seg {
     /// File size, header included.
     pub(crate) bytes: u64,
     /// Intact records in the file (exact once `exhausted`; before that, what was written or
-    /// found by the open-time scan).
+    /// counted; only the acknowledged prefix while `records_known` is false).
     pub(crate) records: u64,
-    /// False for dead-letter segments of an earlier run, not counted yet.
+    /// False for segments of an earlier run not counted yet (dead letters are never
+    /// counted; replay segments are counted in the background, see `count`).
     pub(crate) records_known: bool,
     /// Leading frames acknowledged (what the ACK file records).
     pub(crate) acked: u64,
@@ -91,6 +92,9 @@ pub(crate) struct Evicted {
     pub(crate) id: u64,
     /// Records neither acknowledged nor in flight when it was deleted.
     pub(crate) lost: u64,
+    /// Damaged regions found by counting it at eviction (only when it was not counted
+    /// before, so they are counted once).
+    pub(crate) corrupt: u64,
 }
 
 /// A directory of segments: sealed ones oldest first, then at most one being written.
@@ -286,10 +290,12 @@ impl SegmentStore {
             return Ok(None);
         };
         let path = self.path(seg.id);
-        let lost = if seg.records_known {
-            seg.records.saturating_sub(seg.settled + seg.inflight)
+        let (lost, corrupt) = if seg.records_known {
+            (seg.records.saturating_sub(seg.settled + seg.inflight), 0)
         } else {
-            count_records(&path).unwrap_or(0)
+            // Nothing of it was handed out yet: what is past the acknowledged prefix is lost.
+            let t = count_records(&path, seg.next_offset).unwrap_or_default();
+            (t.records, t.corrupt)
         };
         match std::fs::remove_file(&path) {
             Ok(()) => {}
@@ -300,7 +306,11 @@ impl SegmentStore {
             }
         }
         self.total_bytes = self.total_bytes.saturating_sub(seg.bytes);
-        Ok(Some(Evicted { id: seg.id, lost }))
+        Ok(Some(Evicted {
+            id: seg.id,
+            lost,
+            corrupt,
+        }))
     }
 
     /// Deletes sealed segment number `index` (its fate must already be durable).
@@ -330,11 +340,12 @@ impl SegmentStore {
     }
 }
 
-/// Intact records in a segment file, by a streaming scan (0 if it cannot be read).
-fn count_records(path: &Path) -> io::Result<u64> {
+/// Intact records and damaged regions of a segment file from byte `from` on, by a
+/// streaming scan (nothing if its header is damaged).
+fn count_records(path: &Path, from: u64) -> io::Result<segment::ScanTotals> {
     let mut reader = FrameReader::open(path)?;
     if reader.check_header()?.is_err() {
-        return Ok(0);
+        return Ok(segment::ScanTotals::default());
     }
-    Ok(segment::scan(&mut reader, HEADER_LEN)?.records)
+    segment::scan(&mut reader, from)
 }
