@@ -23,6 +23,7 @@ pub(crate) mod http;
 use std::borrow::Cow;
 use std::io::Write;
 use std::sync::Arc;
+use std::time::Duration;
 
 use crossbeam_channel::Receiver;
 use flate2::write::GzEncoder;
@@ -221,8 +222,7 @@ impl Sender {
             }
             match outcome {
                 Outcome::Items => {
-                    Counters::add(&counters.bytes_raw, body.len() as u64);
-                    Counters::add(&counters.bytes_compressed, wire.len() as u64);
+                    self.count_accepted(&body, &wire);
                     Counters::add(&counters.partial_requests, 1);
                     let Some(items) = items.take().flatten() else {
                         // Accepted, but which events failed cannot be read: resending all
@@ -283,15 +283,9 @@ impl Sender {
                     );
                     body = self.codec.encode(&pending);
                     wire = self.compress(&body);
-                    if self
-                        .shared
-                        .abort
-                        .sleep(self.backoff.delay(retry, retry_after))
-                    {
+                    if !self.wait_to_retry(&mut retry, retry_after) {
                         continue; // shutdown ran out of time: the loop top gives up
                     }
-                    retry += 1;
-                    Counters::add(&counters.retries, 1);
                 }
                 Outcome::Delivered | Outcome::Partial => {
                     self.shared.set_health(Health::Healthy);
@@ -308,8 +302,7 @@ impl Sender {
                             false,
                         );
                     }
-                    Counters::add(&counters.bytes_raw, body.len() as u64);
-                    Counters::add(&counters.bytes_compressed, wire.len() as u64);
+                    self.count_accepted(&body, &wire);
                     settled.delivered += pending.len();
                     return settled;
                 }
@@ -327,8 +320,7 @@ impl Sender {
                         rejected,
                         true,
                     );
-                    Counters::add(&counters.bytes_raw, body.len() as u64);
-                    Counters::add(&counters.bytes_compressed, wire.len() as u64);
+                    self.count_accepted(&body, &wire);
                     return Delivery {
                         delivered: records.len() - rejected,
                         rejected_unnamed: rejected,
@@ -339,15 +331,9 @@ impl Sender {
                     self.shared.set_health(Health::Degraded);
                     let what = failure(status, resp_body);
                     self.report(status, &format!("{what}; retrying"), pending.len(), false);
-                    if self
-                        .shared
-                        .abort
-                        .sleep(self.backoff.delay(retry, retry_after))
-                    {
+                    if !self.wait_to_retry(&mut retry, retry_after) {
                         continue; // shutdown ran out of time: the loop top gives up
                     }
-                    retry += 1;
-                    Counters::add(&counters.retries, 1);
                 }
                 Outcome::Retry => {
                     self.shared.set_health(Health::Degraded);
@@ -402,6 +388,28 @@ impl Sender {
 
     /// The body as sent: gzip-compressed when configured (noting the ratio for the
     /// batcher), else as is.
+    /// Sleeps the backoff before attempt `retry + 1` and counts the retry; false when
+    /// shutdown ran out of time meanwhile (nothing counted).
+    fn wait_to_retry(&self, retry: &mut u32, retry_after: Option<Duration>) -> bool {
+        if self
+            .shared
+            .abort
+            .sleep(self.backoff.delay(*retry, retry_after))
+        {
+            return false;
+        }
+        *retry += 1;
+        Counters::add(&self.shared.counters.retries, 1);
+        true
+    }
+
+    /// Counts the bytes of a request the intake accepted, wholly or in part.
+    fn count_accepted(&self, body: &[u8], wire: &[u8]) {
+        let counters = &self.shared.counters;
+        Counters::add(&counters.bytes_raw, body.len() as u64);
+        Counters::add(&counters.bytes_compressed, wire.len() as u64);
+    }
+
     fn compress(&self, body: &[u8]) -> Vec<u8> {
         match self.gzip {
             Some(level) => {
