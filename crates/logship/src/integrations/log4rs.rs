@@ -137,12 +137,9 @@ impl BatchHttpAppenderDeserializer {
             let env = env.clone();
             layers = layers.env(move |v| env(v));
         }
-        let mut config = layers.resolve()?.config;
-        // As `build` does, but with the same lookup as the rest of the map.
-        if let Some(env) = &self.env {
-            config.api_key = config.resolve_api_key(|v| env(v));
-        }
-        Ok(Builder::from_config(config))
+        // The environment layer reads the API key from the vendor's variable, then
+        // `LOGSHIP_API_KEY`, with the same lookup as the rest of the map.
+        Ok(Builder::from_config(layers.resolve()?.config))
     }
 }
 
@@ -212,11 +209,7 @@ impl Deserialize for Checker {
         _: &Deserializers,
     ) -> anyhow::Result<Box<dyn Append>> {
         let problem = match BatchHttpAppenderDeserializer::default().builder(config) {
-            Ok(builder) => {
-                let mut config = builder.config().clone();
-                config.api_key = config.resolve_api_key(|v| std::env::var(v).ok());
-                config.validate().err()
-            }
+            Ok(builder) => builder.config().validate().err(),
             Err(e) => Some(e),
         };
         if let Some(e) = problem {
