@@ -4,7 +4,6 @@
 //! process. Assertions are about behaviour (every key present, events delivered, the stock
 //! ring blocking and draining), never about machine speed.
 
-#[allow(dead_code)] // this binary uses only some of the shared helpers
 mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};

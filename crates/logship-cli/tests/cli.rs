@@ -728,7 +728,15 @@ fn the_api_key_can_come_from_the_vendors_own_variable() {
 
 #[test]
 fn demo_runs_against_each_emulated_vendor() {
-    for vendor in ["datadog", "splunk", "newrelic", "dynatrace", "loki", "otlp"] {
+    for vendor in [
+        "datadog",
+        "splunk",
+        "newrelic",
+        "dynatrace",
+        "loki",
+        "otlp",
+        "elasticsearch",
+    ] {
         let out = run(
             &[
                 "demo",

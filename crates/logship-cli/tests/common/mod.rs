@@ -1,4 +1,5 @@
-//! Helpers shared by the CLI's end-to-end test binaries.
+//! Helpers shared by the CLI's end-to-end test binaries (each uses only part of them).
+#![allow(dead_code)]
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
