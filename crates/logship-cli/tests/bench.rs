@@ -254,6 +254,12 @@ impl LabService {
     }
 
     /// `GET path` and its whole answer.
+    /// The service's `/_lab/stats` counters.
+    fn stats(&self) -> Value {
+        let answer = self.get("/_lab/stats");
+        serde_json::from_str(answer.split("\r\n\r\n").nth(1).unwrap_or("")).expect("stats JSON")
+    }
+
     fn get(&self, path: &str) -> String {
         let mut stream = self.send(path);
         read_answer(&mut stream)
@@ -331,24 +337,12 @@ fn stock_service_posts_one_event_per_request_line_and_blocks_when_the_ring_is_fu
         second.read(&mut byte).is_err(),
         "the request should be blocked on the full ring"
     );
-    let stats: Value = serde_json::from_str(
-        lab.get("/_lab/stats")
-            .split("\r\n\r\n")
-            .nth(1)
-            .unwrap_or(""),
-    )
-    .expect("stats JSON");
+    let stats = lab.stats();
     assert_eq!(stats["queued"], 3, "{stats}");
     intake.resume();
     assert!(read_answer(&mut second).ends_with("hello"));
     assert!(intake.wait_for_events(6, Duration::from_secs(30)));
-    let stats: Value = serde_json::from_str(
-        lab.get("/_lab/stats")
-            .split("\r\n\r\n")
-            .nth(1)
-            .unwrap_or(""),
-    )
-    .expect("stats JSON");
+    let stats = lab.stats();
     assert_eq!(stats["requests"], 3, "{stats}");
     assert_eq!(stats["logged"], 6, "{stats}");
     assert_eq!(stats["lost"], 0, "{stats}");
