@@ -146,6 +146,11 @@ impl Intake {
         out
     }
 
+    /// How many events each request carried, in arrival order (0 for a rejected one).
+    pub fn events_per_request(&self) -> Vec<usize> {
+        self.requests().iter().map(|r| r.events).collect()
+    }
+
     /// Every intake request (accepted, rejected, faulted, malformed) in
     /// arrival order (empty when `keep_events` is off).
     pub fn requests(&self) -> Vec<RequestRecord> {

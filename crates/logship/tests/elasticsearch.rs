@@ -294,11 +294,7 @@ fn items_failing_every_retry_are_given_up_after_the_retry_budget() {
         }
     });
     assert_eq!(
-        intake
-            .requests()
-            .iter()
-            .map(|r| r.events)
-            .collect::<Vec<_>>(),
+        intake.events_per_request(),
         vec![4, 0, 0],
         "one request and two retries carrying only the two failing items"
     );
@@ -321,14 +317,7 @@ fn whole_request_answers_retry_split_or_give_up() {
     assert_eq!(stats.events_delivered, 8, "{stats:?}");
     assert_eq!(stats.retries, 1, "the whole-request 429 is retried");
     assert_eq!(stats.splits, 1, "the 413 splits the batch");
-    assert_eq!(
-        intake
-            .requests()
-            .iter()
-            .map(|r| r.events)
-            .collect::<Vec<_>>(),
-        vec![0, 0, 4, 4]
-    );
+    assert_eq!(intake.events_per_request(), vec![0, 0, 4, 4]);
 
     let intake = es_intake();
     let logship = ship_one_batch(es_builder(&intake).api_key("wrong-key"), 3, |_| "calm");

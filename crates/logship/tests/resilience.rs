@@ -242,7 +242,7 @@ fn too_large_batches_are_split_and_delivered() {
     }
     logship.flush(WAIT).unwrap();
     assert_eq!(received_seqs(&intake), (0..8).collect::<Vec<_>>());
-    let sizes: Vec<usize> = intake.requests().iter().map(|r| r.events).collect();
+    let sizes = intake.events_per_request();
     assert_eq!(sizes[1..], [4, 4]);
     assert_eq!(logship.stats().splits, 1);
 }

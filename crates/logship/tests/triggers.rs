@@ -21,10 +21,10 @@ fn count_trigger_cuts_batches_of_exactly_max_batch_records() {
     }
     // 30 of them form three full batches and arrive without any flush or linger.
     assert!(intake.wait_for_events(30, WAIT));
-    let sizes: Vec<usize> = intake.requests().iter().map(|r| r.events).collect();
+    let sizes = intake.events_per_request();
     assert_eq!(sizes, vec![10, 10, 10]);
     logship.flush(WAIT).unwrap();
-    let sizes: Vec<usize> = intake.requests().iter().map(|r| r.events).collect();
+    let sizes = intake.events_per_request();
     assert_eq!(sizes, vec![10, 10, 10, 5]);
 }
 
