@@ -162,19 +162,26 @@ fn with_default_path(endpoint: &str, path: &str) -> String {
     }
 }
 
+/// The `Authorization` value of HTTP basic auth (RFC 7617), for Loki and Elasticsearch.
+fn basic_auth(user: &str, password: &Secret) -> String {
+    use base64::Engine as _;
+    let pair = format!("{user}:{}", password.expose());
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(pair)
+    )
+}
+
 /// Loki's optional tenant header and basic auth (VENDORS.md 6.1).
 fn loki_headers(config: &Config) -> Vec<(String, Secret)> {
-    use base64::Engine as _;
     let mut headers = Vec::new();
     if let Some(tenant) = &config.tenant_id {
         headers.push(("X-Scope-OrgID".into(), Secret::new(tenant.as_str())));
     }
     if let (Some(user), Some(password)) = (&config.username, &config.password) {
-        let pair = format!("{user}:{}", password.expose());
-        let encoded = base64::engine::general_purpose::STANDARD.encode(pair);
         headers.push((
             "Authorization".into(),
-            Secret::new(format!("Basic {encoded}")),
+            Secret::new(basic_auth(user, password)),
         ));
     }
     headers
