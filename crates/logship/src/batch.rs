@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::record::Record;
-use crate::vendor::Codec;
+use crate::protocol::Codec;
 
 /// A batch ready to send: the records (kept for retries, splits and reporting) and the
 /// encoded, uncompressed body.

@@ -434,18 +434,18 @@ impl Config {
     pub fn validate(&self) -> Result<(), ConfigError> {
         match self.endpoint.as_deref() {
             None | Some("") => {
-                if crate::vendor::needs_endpoint(self.vendor) {
+                if crate::protocol::needs_endpoint(self.vendor) {
                     return Err(ConfigError::new(
                         "endpoint",
                         "(none)",
                         "an endpoint URL is required",
                     )
-                    .fix(crate::vendor::endpoint_example(self.vendor)));
+                    .fix(crate::protocol::endpoint_example(self.vendor)));
                 }
             }
             Some(url) => validate_url(url)?,
         }
-        crate::vendor::validate(self)?;
+        crate::protocol::validate(self)?;
         for (name, value) in &self.headers {
             if name.is_empty()
                 || !name

@@ -55,7 +55,7 @@ mod send;
 mod shared;
 pub mod spill;
 mod stats;
-mod vendor;
+mod protocol;
 mod worker;
 
 pub use config::{default_spill_dir, Config, OtlpEncoding, Overflow, Vendor};

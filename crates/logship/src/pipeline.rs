@@ -25,7 +25,7 @@ use crate::send::concurrency::Limiter;
 use crate::shared::{Memory, Shared, Signal, Tracker};
 use crate::spill::handover;
 use crate::stats::Stats;
-use crate::vendor::Codec;
+use crate::protocol::Codec;
 use crate::worker::{self, Control};
 
 /// A running pipeline. Clone it freely: all clones feed the same queue.

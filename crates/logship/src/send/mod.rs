@@ -16,7 +16,6 @@
 //! the counters, releases its memory, and lets `flush` and `shutdown` make progress.
 
 pub(crate) mod backoff;
-pub(crate) mod classify;
 pub(crate) mod concurrency;
 pub(crate) mod http;
 
@@ -33,10 +32,10 @@ use crate::record::Record;
 use crate::report::DeliveryError;
 use crate::shared::Shared;
 use crate::stats::{Counters, Health};
-use crate::vendor::Codec;
+use crate::protocol::Codec;
 use crate::worker::Job;
 use backoff::Backoff;
-use classify::Outcome;
+use crate::protocol::classify::{self, Outcome};
 
 /// What a sender needs to deliver batches.
 #[derive(Clone)]

@@ -11,8 +11,8 @@ use prost::Message;
 use crate::batch::Batcher;
 use crate::config::{Config, OtlpEncoding, Vendor};
 use crate::record::{Level, Record};
-use crate::send::classify::Outcome;
-use crate::vendor::Codec;
+use crate::protocol::classify::Outcome;
+use crate::protocol::Codec;
 
 fn codec(encoding: OtlpEncoding) -> Codec {
     Codec::new(&Config {

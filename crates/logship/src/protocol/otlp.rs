@@ -33,7 +33,7 @@ use std::borrow::Cow;
 use super::{Context, Limits};
 use crate::config::OtlpEncoding;
 use crate::record::{Entry, Level, Record, Value};
-use crate::send::classify::{Outcome, Rule};
+use crate::protocol::classify::{Outcome, Rule};
 
 /// The standard path, appended to an `endpoint` given without one.
 pub(super) const PATH: &str = "/v1/logs";

@@ -7,6 +7,7 @@
 //! parts: `PATH`, `LIMITS`, `RESPONSES` (its status table, as data), an `Encoder`, and
 //! where needed `url`, `validate` and `classify`.
 
+pub(crate) mod classify;
 mod datadog;
 mod dynatrace;
 mod elasticsearch;
@@ -23,7 +24,7 @@ use crate::config::{Config, Vendor};
 use crate::error::ConfigError;
 use crate::record::Record;
 use crate::secret::Secret;
-use crate::send::classify::{self, ItemResults, Outcome};
+use classify::{ItemResults, Outcome};
 
 /// Hard limits of an intake; batches are cut so no request exceeds them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

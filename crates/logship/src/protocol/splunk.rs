@@ -12,7 +12,7 @@ use crate::config::Config;
 use crate::error::ConfigError;
 use crate::json;
 use crate::record::Record;
-use crate::send::classify::{Outcome, Rule};
+use crate::protocol::classify::{Outcome, Rule};
 
 /// The standard path, appended to an `endpoint` given without one.
 pub(super) const PATH: &str = "/services/collector/event";

@@ -30,7 +30,7 @@ use crate::config::Config;
 use crate::error::ConfigError;
 use crate::json;
 use crate::record::Record;
-use crate::send::classify::{ItemResults, Outcome, Rule};
+use crate::protocol::classify::{ItemResults, Outcome, Rule};
 
 /// The standard path, appended to an `endpoint` given without one.
 pub(super) const PATH: &str = "/_bulk";

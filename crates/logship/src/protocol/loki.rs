@@ -30,7 +30,7 @@ use crate::config::Config;
 use crate::error::ConfigError;
 use crate::json;
 use crate::record::{cut, Entry, Level, Record, Value};
-use crate::send::classify::{Outcome, Rule};
+use crate::protocol::classify::{Outcome, Rule};
 
 /// The standard path, appended to an `endpoint` given without one.
 pub(super) const PATH: &str = "/loki/api/v1/push";
@@ -465,7 +465,7 @@ mod tests {
     use crate::batch::Batcher;
     use crate::config::Vendor;
     use crate::secret::Secret;
-    use crate::vendor::Codec;
+    use crate::protocol::Codec;
 
     fn config() -> Config {
         Config {

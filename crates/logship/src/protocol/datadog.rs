@@ -11,7 +11,7 @@ use crate::config::Config;
 use crate::error::ConfigError;
 use crate::json;
 use crate::record::{Level, Record};
-use crate::send::classify::{Outcome, Rule};
+use crate::protocol::classify::{Outcome, Rule};
 
 /// The standard path, appended to an `endpoint` given without one.
 pub(super) const PATH: &str = "/api/v2/logs";

@@ -17,7 +17,7 @@
 use super::Limits;
 use crate::json;
 use crate::record::{Entry, Record};
-use crate::send::classify::{self, Outcome};
+use crate::protocol::classify::{self, Outcome};
 
 /// Generic intakes have no limit of their own beyond the configured batch triggers.
 pub(super) const LIMITS: Limits = Limits {
