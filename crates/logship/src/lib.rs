@@ -45,18 +45,18 @@ mod integrations;
 mod json;
 mod otel_env;
 mod pipeline;
+mod protocol;
 mod queue;
 mod record;
-mod reentrancy;
-mod replay;
-mod report;
+mod reporter;
 mod secret;
 mod send;
 mod shared;
 pub mod spill;
 mod stats;
-mod protocol;
-mod worker;
+mod sync;
+mod threads;
+mod tracker;
 
 pub use config::{default_spill_dir, Config, OtlpEncoding, Overflow, Vendor};
 pub use config_file::{config_keys, env_var_name, example_toml, Layered, Origin, Resolved};
@@ -71,11 +71,11 @@ pub use integrations::tracing::LogshipLayer;
 pub use pipeline::{Builder, Guard, Logship, ShutdownReport};
 pub use queue::Rejected;
 pub use record::{Entries, Entry, Level, Record, Value};
-pub use reentrancy::is_logship_thread;
-pub use report::DeliveryError;
+pub use reporter::DeliveryError;
 pub use secret::Secret;
 pub use spill::{SpillFsync, SpillFull};
 pub use stats::{Health, Stats};
+pub use threads::is_logship_thread;
 
 /// The `User-Agent` header logship sends (`logship/<version>`).
 pub const USER_AGENT: &str = send::http::USER_AGENT;

@@ -8,25 +8,28 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::thread;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Sender;
 
+use crate::batch::thread::{self as batcher_thread, Control};
 use crate::batch::Batcher;
 use crate::config::{is_loopback_url, redact_url, Config, Overflow, Vendor};
 use crate::error::{BuildError, FlushTimeout};
-use crate::queue::{Queue, Rejected};
+use crate::protocol::Codec;
+use crate::queue::{Memory, Queue, Rejected};
 use crate::record::Record;
-use crate::report::{DeliveryError, ErrorCallback, Reporter};
+use crate::reporter::{DeliveryError, ErrorCallback, Reporter};
 use crate::secret::Secret;
 use crate::send::backoff::Backoff;
 use crate::send::concurrency::Limiter;
-use crate::shared::{Memory, Shared, Signal, Tracker};
+use crate::send::{settle, Job, Pool};
+use crate::shared::Shared;
 use crate::spill::handover;
+use crate::stats::Counters;
 use crate::stats::Stats;
-use crate::protocol::Codec;
-use crate::worker::{self, Control};
+use crate::sync::Signal;
+use crate::tracker::Tracker;
 
 /// A running pipeline. Clone it freely: all clones feed the same queue.
 #[derive(Clone)]
@@ -38,12 +41,14 @@ struct Inner {
     queue: Queue,
     control: Sender<Control>,
     shared: Arc<Shared>,
+    /// The senders' concurrency limit (for stats, and to wake waiters at shutdown).
+    pool: Arc<Pool>,
     shutdown_timeout: Duration,
     report: OnceLock<ShutdownReport>,
     shutting_down: Mutex<()>,
     /// The senders' hand-off channel, so that shutdown can settle batches no sender took
     /// before the spill is closed.
-    jobs: crossbeam_channel::Receiver<crate::worker::Job>,
+    jobs: crossbeam_channel::Receiver<Job>,
 }
 
 impl std::fmt::Debug for Logship {
@@ -74,7 +79,14 @@ impl Logship {
     /// Hands a record to the pipeline. Never blocks (unless the opt-in `Block` overflow
     /// policy is configured) and never performs I/O; a refused record is counted.
     pub fn push(&self, record: Record) -> Result<(), Rejected> {
-        self.inner.queue.push(&self.inner.shared, record)
+        let shared = &self.inner.shared;
+        if shared.closed.load(Ordering::Acquire) {
+            Counters::add(&shared.counters.dropped_closed, 1);
+            return Err(Rejected::Closed);
+        }
+        self.inner
+            .queue
+            .push(&shared.memory, &shared.counters, record)
     }
 
     /// A snapshot of the counters.
@@ -86,8 +98,9 @@ impl Logship {
             shared.spill.as_ref().map(|s| s.stats()),
             shared.health(),
         );
-        stats.concurrency_limit = shared.concurrency.limit() as u64;
-        stats.concurrency_peak = shared.concurrency.peak() as u64;
+        let concurrency = &self.inner.pool.concurrency;
+        stats.concurrency_limit = concurrency.limit() as u64;
+        stats.concurrency_peak = concurrency.peak() as u64;
         stats
     }
 
@@ -145,7 +158,7 @@ impl Logship {
         let finished = shared.tracker.wait_until(deadline, |s| s.idle_and_done());
         if !finished {
             shared.abort.raise();
-            shared.concurrency.wake_all();
+            self.inner.pool.concurrency.wake_all();
             // Settling what is left takes microseconds (milliseconds when it is written to
             // the spill); in-flight requests are not waited for (their threads finish on
             // their own, bounded by the request timeout).
@@ -157,7 +170,7 @@ impl Logship {
             // may hand one more over while this drains).
             let drain = || {
                 while let Ok(job) = self.inner.jobs.try_recv() {
-                    crate::send::abandon(shared, job);
+                    settle::abandon(shared, job);
                 }
             };
             drain();
@@ -599,9 +612,11 @@ impl Builder {
             closed: Default::default(),
             spill,
             health: Default::default(),
-            concurrency: Limiter::new(config.max_in_flight, config.adaptive_concurrency),
-            senders: Default::default(),
         });
+        let pool = Arc::new(Pool::new(Limiter::new(
+            config.max_in_flight,
+            config.adaptive_concurrency,
+        )));
         let (queue, records) = Queue::bounded(config.queue_capacity, config.overflow);
         let (control_tx, control_rx) = crossbeam_channel::unbounded();
         let (jobs_tx, jobs_rx) = crossbeam_channel::bounded(config.max_in_flight);
@@ -609,6 +624,7 @@ impl Builder {
         // Live senders and the replayer differ only in how often they retry.
         let new_sender = |max_retries: u32| crate::send::Sender {
             shared: shared.clone(),
+            pool: pool.clone(),
             codec: codec.clone(),
             client: client.clone(),
             gzip: config.gzip.then_some(config.gzip_level),
@@ -620,7 +636,7 @@ impl Builder {
         };
         // The first few sender threads; the senders start more as the concurrency limit
         // grows (all of them at once when it is fixed).
-        let first = shared.concurrency.threads_wanted();
+        let first = pool.concurrency.threads_wanted();
         for i in 0..first {
             crate::send::spawn_sender(new_sender(config.max_retries), jobs_rx.clone(), i).map_err(
                 |source| BuildError::Spawn {
@@ -629,28 +645,27 @@ impl Builder {
                 },
             )?;
         }
-        shared
-            .senders
-            .store(first, std::sync::atomic::Ordering::Release);
+        pool.threads.store(first, Ordering::Release);
         if shared.spill.is_some() {
             // A failed replay stays on disk and is tried again later: one retry is enough.
             let replayer = new_sender(config.max_retries.min(1));
             let (queue, capacity) = (queue.clone(), config.queue_capacity);
             spawn("logship-replayer".into(), move || {
-                crate::replay::run(replayer, queue, capacity)
+                crate::send::replayer::run(replayer, queue, capacity)
             })?;
         }
         let batcher = Batcher::new(codec, config.max_event_bytes);
         let linger = config.linger;
         let worker_shared = shared.clone();
         spawn("logship-batcher".into(), move || {
-            worker::run(worker_shared, batcher, linger, records, control_rx, jobs_tx)
+            batcher_thread::run(worker_shared, batcher, linger, records, control_rx, jobs_tx)
         })?;
         let logship = Logship {
             inner: Arc::new(Inner {
                 queue,
                 control: control_tx,
                 shared,
+                pool,
                 shutdown_timeout: config.shutdown_timeout,
                 report: OnceLock::new(),
                 shutting_down: Mutex::new(()),
@@ -676,13 +691,10 @@ impl Builder {
     }
 }
 
+/// Starts one of the pipeline's threads (see `threads::spawn`).
 fn spawn(name: String, f: impl FnOnce() + Send + 'static) -> Result<(), BuildError> {
-    thread::Builder::new()
-        .name(name.clone())
-        .spawn(f)
-        .map(drop)
-        .map_err(|source| BuildError::Spawn {
-            thread: name,
-            source,
-        })
+    crate::threads::spawn(name.clone(), f).map_err(|source| BuildError::Spawn {
+        thread: name,
+        source,
+    })
 }

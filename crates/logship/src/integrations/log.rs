@@ -9,7 +9,7 @@ use log::kv::{Error as KvError, Key, Value as KvValue, VisitSource};
 
 use crate::pipeline::Logship;
 use crate::record::{Level, Record};
-use crate::reentrancy::is_logship_thread;
+use crate::threads::is_logship_thread;
 
 /// Ships every `log` record at or above its level.
 #[derive(Clone, Debug)]

@@ -85,13 +85,9 @@ impl Drop for BatchHttpAppender {
     fn drop(&mut self) {
         let logship = self.logship().clone();
         let retire = move || {
-            crate::reentrancy::mark_current_thread();
             logship.shutdown(logship.shutdown_timeout());
         };
-        if let Err(e) = std::thread::Builder::new()
-            .name("logship-retire".into())
-            .spawn(retire)
-        {
+        if let Err(e) = crate::threads::spawn("logship-retire".into(), retire) {
             // No thread to wait on: the pipeline keeps running until the process exits.
             eprintln!(
                 "logship: could not start a thread to shut the replaced log4rs appender down: {e}"

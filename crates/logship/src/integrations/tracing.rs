@@ -16,7 +16,7 @@ use tracing_subscriber::Layer;
 
 use crate::pipeline::Logship;
 use crate::record::{Level, RawEntries, Record, Value};
-use crate::reentrancy::is_logship_thread;
+use crate::threads::is_logship_thread;
 
 /// Ships every event it sees (compose it with a filter to choose which).
 #[derive(Clone, Debug)]

@@ -10,8 +10,8 @@ use super::{Context, Limits};
 use crate::config::Config;
 use crate::error::ConfigError;
 use crate::json;
-use crate::record::{Level, Record};
 use crate::protocol::classify::{Outcome, Rule};
+use crate::record::{Level, Record};
 
 /// The standard path, appended to an `endpoint` given without one.
 pub(super) const PATH: &str = "/api/v2/logs";

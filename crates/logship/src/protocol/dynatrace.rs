@@ -11,8 +11,8 @@
 use super::fields::{write_flat, write_opt, write_tags};
 use super::{Context, Limits};
 use crate::json;
-use crate::record::{Level, Record};
 use crate::protocol::classify::{Outcome, Rule};
+use crate::record::{Level, Record};
 
 /// The standard path, appended to an `endpoint` given without one.
 pub(super) const PATH: &str = "/api/v2/logs/ingest";

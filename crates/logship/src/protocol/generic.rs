@@ -16,8 +16,8 @@
 
 use super::Limits;
 use crate::json;
-use crate::record::{Entry, Record};
 use crate::protocol::classify::{self, Outcome};
+use crate::record::{Entry, Record};
 
 /// Generic intakes have no limit of their own beyond the configured batch triggers.
 pub(super) const LIMITS: Limits = Limits {

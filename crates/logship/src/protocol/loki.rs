@@ -29,8 +29,8 @@ use super::{Context, Limits};
 use crate::config::Config;
 use crate::error::ConfigError;
 use crate::json;
-use crate::record::{cut, Entry, Level, Record, Value};
 use crate::protocol::classify::{Outcome, Rule};
+use crate::record::{cut, Entry, Level, Record, Value};
 
 /// The standard path, appended to an `endpoint` given without one.
 pub(super) const PATH: &str = "/loki/api/v1/push";
@@ -464,8 +464,8 @@ mod tests {
     use super::*;
     use crate::batch::Batcher;
     use crate::config::Vendor;
-    use crate::secret::Secret;
     use crate::protocol::Codec;
+    use crate::secret::Secret;
 
     fn config() -> Config {
         Config {

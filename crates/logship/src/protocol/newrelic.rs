@@ -13,8 +13,8 @@ use super::{Context, Limits};
 use crate::config::Config;
 use crate::error::ConfigError;
 use crate::json;
-use crate::record::Record;
 use crate::protocol::classify::{Outcome, Rule};
+use crate::record::Record;
 
 /// The standard path, appended to an `endpoint` given without one.
 pub(super) const PATH: &str = "/log/v1";

@@ -32,8 +32,8 @@ use std::borrow::Cow;
 
 use super::{Context, Limits};
 use crate::config::OtlpEncoding;
-use crate::record::{Entry, Level, Record, Value};
 use crate::protocol::classify::{Outcome, Rule};
+use crate::record::{Entry, Level, Record, Value};
 
 /// The standard path, appended to an `endpoint` given without one.
 pub(super) const PATH: &str = "/v1/logs";

@@ -16,7 +16,7 @@
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::shared::Signal;
+use crate::sync::Signal;
 
 /// The limit a pipeline starts with (capped by the ceiling): the old fixed default, so
 /// adaptivity never starts slower than logship did without it.

@@ -11,10 +11,10 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 use super::count::CountJob;
-use super::replay::Step;
+use super::reader::Step;
 use super::{ReplayBatch, Spill, SpillError, SpillStats};
 use crate::record::Record;
-use crate::report::{DeliveryError, Reporter};
+use crate::reporter::{DeliveryError, Reporter};
 use crate::stats::Counters;
 
 /// A spill shared by the pipeline's threads.

@@ -27,7 +27,7 @@ pub(crate) mod handle;
 pub(crate) mod handover;
 mod inspect;
 mod lock;
-mod replay;
+mod reader;
 mod segment;
 mod store;
 #[cfg(test)]
@@ -40,7 +40,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 pub use inspect::{inspect, remove_all, SegmentInfo};
-pub use replay::ReplayBatch;
+pub use reader::ReplayBatch;
 
 use crate::record::Record;
 use lock::DirLock;

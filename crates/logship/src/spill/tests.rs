@@ -851,7 +851,7 @@ fn replay_counts_a_segment_first_when_it_gets_there_before_the_background_count(
     let c = backlog_of_earlier_run(dir.path());
     let mut spill = Spill::open(c).unwrap();
     let job = match spill.next_step(100, usize::MAX).unwrap() {
-        replay::Step::Count(job) => job,
+        reader::Step::Count(job) => job,
         other => panic!("expected a count first, got {other:?}"),
     };
     assert_eq!(job.id, 1);
@@ -921,7 +921,7 @@ fn the_handle_counts_the_backlog_and_stops_when_asked() {
     let c = backlog_of_earlier_run(dir.path());
     let handle = handle::SpillHandle::new(Spill::open(c).unwrap());
     let counters = crate::stats::Counters::default();
-    let reporter = crate::report::Reporter::new(false, None);
+    let reporter = crate::reporter::Reporter::new(false, None);
     assert!(!handle.count_backlog(&|| true, &counters, &reporter));
     assert_eq!(
         handle.stats().pending_records,

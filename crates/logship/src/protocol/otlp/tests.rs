@@ -10,9 +10,9 @@ use prost::Message;
 
 use crate::batch::Batcher;
 use crate::config::{Config, OtlpEncoding, Vendor};
-use crate::record::{Level, Record};
 use crate::protocol::classify::Outcome;
 use crate::protocol::Codec;
+use crate::record::{Level, Record};
 
 fn codec(encoding: OtlpEncoding) -> Codec {
     Codec::new(&Config {

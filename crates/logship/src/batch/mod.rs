@@ -6,13 +6,16 @@
 //! or the age of its oldest record (`linger`). Records are encoded as they arrive, so the
 //! byte trigger is exact and no event is encoded twice on the normal path.
 //!
-//! Pure logic: no threads, no clocks of its own (the caller passes `now`).
+//! This file is pure logic: no threads, no clocks of its own (the caller passes `now`).
+//! The thread that owns a [`Batcher`] and feeds it from the queue is [`thread`].
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::record::Record;
+pub(crate) mod thread;
+
 use crate::protocol::Codec;
+use crate::record::Record;
 
 /// A batch ready to send: the records (kept for retries, splits and reporting) and the
 /// encoded, uncompressed body.

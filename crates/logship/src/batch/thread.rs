@@ -18,16 +18,12 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{select, Receiver, Sender};
 
-use crate::batch::{Batch, Batcher};
+use super::{Batch, Batcher};
 use crate::record::Record;
+use crate::send::settle;
+use crate::send::Job;
 use crate::shared::Shared;
 use crate::stats::{Counters, Health};
-
-/// A batch on its way to a sender, with its sequence number for flush tracking.
-pub(crate) struct Job {
-    pub seq: u64,
-    pub batch: Batch,
-}
 
 /// Requests from the handle to the batcher.
 pub(crate) enum Control {
@@ -41,7 +37,8 @@ pub(crate) enum Control {
 /// the delay it adds before a full batch is cut; the queue absorbs what arrives meanwhile.
 pub(crate) const NAP: Duration = Duration::from_millis(1);
 
-/// Runs the batcher until shutdown (or until every handle is gone).
+/// Runs the batcher until shutdown (or until every handle is gone), on its own thread
+/// (`logship-batcher`).
 pub(crate) fn run(
     shared: Arc<Shared>,
     mut batcher: Batcher,
@@ -50,7 +47,6 @@ pub(crate) fn run(
     control: Receiver<Control>,
     jobs: Sender<Job>,
 ) {
-    crate::reentrancy::mark_current_thread();
     let mut backlogged = false;
     let mut emit = |batch: Batch| hand_off(&shared, &jobs, batch, &mut backlogged);
     // True while records keep coming (see the module doc).
@@ -143,11 +139,16 @@ const BACKLOG_SPILL_AFTER: Duration = Duration::from_secs(1);
 fn hand_off(shared: &Shared, jobs: &Sender<Job>, batch: Batch, backlogged: &mut bool) {
     let seq = shared.tracker.open();
     Counters::add(&shared.counters.batches, 1);
-    let mut job = Job { seq, batch };
+    let mut job = Job {
+        seq,
+        records: batch.records,
+        body: batch.body,
+        held_bytes: batch.held_bytes,
+    };
     let started = Instant::now();
     loop {
         if shared.abort.is_raised() {
-            crate::send::abandon(shared, job);
+            settle::abandon(shared, job);
             return;
         }
         let spill_now =
@@ -166,13 +167,13 @@ fn hand_off(shared: &Shared, jobs: &Sender<Job>, batch: Batch, backlogged: &mut 
             }
             Err(crossbeam_channel::SendTimeoutError::Timeout(j)) => job = j,
             Err(crossbeam_channel::SendTimeoutError::Disconnected(j)) => {
-                crate::send::abandon(shared, j);
+                settle::abandon(shared, j);
                 return;
             }
         }
         if spill_now || (shared.spill.is_some() && started.elapsed() >= BACKLOG_SPILL_AFTER) {
             *backlogged = true;
-            match crate::send::spill_backlog(shared, job) {
+            match settle::spill_backlog(shared, job) {
                 None => return,
                 Some(j) => job = j,
             }

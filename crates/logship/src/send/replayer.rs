@@ -11,8 +11,8 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::Sender;
 use crate::queue::Queue;
-use crate::send::Sender;
 use crate::stats::Counters;
 
 /// Longest wait for spilled data before looking again (see the loop).
@@ -21,9 +21,8 @@ const IDLE_WAIT: Duration = Duration::from_secs(60);
 /// Longest pause between replay attempts while the intake keeps failing.
 const MAX_PAUSE: Duration = Duration::from_secs(10);
 
-/// Runs until shutdown begins.
+/// Runs until shutdown begins (on its own thread, `logship-replayer`).
 pub(crate) fn run(sender: Sender, queue: Queue, queue_capacity: usize) {
-    crate::reentrancy::mark_current_thread();
     let shared = Arc::clone(&sender.shared);
     let Some(spill) = shared.spill.as_ref() else {
         return;
@@ -40,7 +39,7 @@ pub(crate) fn run(sender: Sender, queue: Queue, queue_capacity: usize) {
         // Live traffic first: wait while live batches use every permit the concurrency
         // limit allows (the replayer's requests take permits too).
         if queue.len() > queue_capacity / 2
-            || shared.tracker.in_flight() >= shared.concurrency.limit()
+            || shared.tracker.in_flight() >= sender.pool.concurrency.limit()
         {
             if shared.abort.sleep(Duration::from_millis(50)) {
                 break;

@@ -1,0 +1,512 @@
+//! Delivering one batch: compress, POST, read the answer, and act on it.
+//!
+//! Why it exists: every batch, live or replayed, goes through the same attempts. One
+//! attempt holds a concurrency permit for exactly one request; what the intake answers
+//! (classified by its protocol) picks one function below: accepted, accepted per event,
+//! rejected in part, retry, too large, one invalid event, or permanent failure. Each says
+//! only what happened to each record ([`Delivery`]); it never counts outcomes, spills or
+//! releases memory itself (that is `settle` for live batches and the replayer for
+//! spilled ones), and it never sleeps while holding a permit.
+
+use std::borrow::Cow;
+use std::io::Write;
+use std::time::Duration;
+
+use flate2::write::GzEncoder;
+use flate2::Compression;
+
+use super::Sender;
+use crate::protocol::classify::{self, ItemResults, Outcome};
+use crate::record::Record;
+use crate::reporter::DeliveryError;
+use crate::stats::{Counters, Health};
+
+/// What happened to the records of one delivery attempt (including its retries and
+/// splits).
+#[derive(Default, Debug)]
+pub(crate) struct Delivery {
+    /// Records the intake accepted.
+    pub delivered: usize,
+    /// Records the intake rejected for good.
+    pub rejected: Vec<Record>,
+    /// Records the intake rejected for good without saying which (OTLP's
+    /// `partialSuccess`): counted as failed, never resent, not dead-lettered.
+    pub rejected_unnamed: usize,
+    /// Records still undelivered after every retry.
+    pub exhausted: Vec<Record>,
+    /// Records not sent because shutdown ran out of time.
+    pub aborted: Vec<Record>,
+}
+
+impl Delivery {
+    fn merge(&mut self, other: Delivery) {
+        self.delivered += other.delivered;
+        self.rejected.extend(other.rejected);
+        self.rejected_unnamed += other.rejected_unnamed;
+        self.exhausted.extend(other.exhausted);
+        self.aborted.extend(other.aborted);
+    }
+
+    /// This delivery merged with `other`.
+    fn and(mut self, other: Delivery) -> Delivery {
+        self.merge(other);
+        self
+    }
+}
+
+/// A delivery in progress: what is still to be sent and what earlier answers decided.
+struct Attempt<'a> {
+    /// The records the delivery started with.
+    records: &'a [Record],
+    /// What is still to be sent: all of `records`, or after a per-event answer, only the
+    /// events to resend.
+    pending: Cow<'a, [Record]>,
+    /// `pending` encoded, and as sent.
+    body: Vec<u8>,
+    wire: Vec<u8>,
+    /// What earlier answers decided.
+    settled: Delivery,
+    /// Retries spent so far.
+    retry: u32,
+}
+
+impl Attempt<'_> {
+    /// Ends the delivery with everything still pending as `aborted`.
+    fn abort(&mut self) -> Delivery {
+        std::mem::take(&mut self.settled).and(Delivery {
+            aborted: std::mem::take(&mut self.pending).into_owned(),
+            ..Delivery::default()
+        })
+    }
+}
+
+/// One answer of the intake (or the network error in its place), as classified.
+struct Answer {
+    status: Option<u16>,
+    outcome: Outcome,
+    retry_after: Option<Duration>,
+    /// The start of the body, or the network error's text.
+    body: String,
+    /// For [`Outcome::Items`], each event's result; `None` when they cannot be read.
+    items: Option<ItemResults>,
+}
+
+/// After an answer: the delivery is over, or another attempt follows.
+enum Step {
+    Done(Delivery),
+    Again,
+}
+
+impl Sender {
+    /// Delivers `records`, whose encoded body is `body`.
+    pub(crate) fn deliver(&self, records: &[Record], body: Vec<u8>) -> Delivery {
+        let wire = self.compress(&body);
+        if let Some(max) = self.codec.limits().max_wire_bytes {
+            if wire.len() > max {
+                return self.deliver_over_wire_limit(records, wire.len(), max);
+            }
+        }
+        let mut attempt = Attempt {
+            records,
+            pending: Cow::Borrowed(records),
+            body,
+            wire,
+            settled: Delivery::default(),
+            retry: 0,
+        };
+        loop {
+            if self.shared.abort.is_raised() {
+                return attempt.abort();
+            }
+            // `None`: shutdown ran out of time while waiting for a permit; the loop top
+            // gives up.
+            let Some(answer) = self.send_once(&attempt) else {
+                continue;
+            };
+            let step = match answer.outcome {
+                Outcome::Items => self.on_items(&mut attempt, answer),
+                Outcome::Delivered | Outcome::Partial => self.on_accepted(&mut attempt, answer),
+                Outcome::PartialRejected(n) => self.on_partly_rejected(&attempt, &answer, n),
+                Outcome::Retry if attempt.retry < self.max_retries => {
+                    self.on_retryable(&mut attempt, answer)
+                }
+                Outcome::Retry => self.on_retries_spent(&mut attempt, answer),
+                Outcome::TooLarge if attempt.pending.len() > 1 => self.on_too_large(&mut attempt),
+                Outcome::RejectEvent(bad) if bad < attempt.pending.len() => {
+                    self.on_invalid_event(&mut attempt, &answer, bad)
+                }
+                Outcome::Permanent | Outcome::TooLarge | Outcome::RejectEvent(_) => {
+                    self.on_permanent(&mut attempt, answer)
+                }
+            };
+            if let Step::Done(delivery) = step {
+                return delivery;
+            }
+        }
+    }
+
+    /// Over the intake's limit as sent: split (or, for a single event, cut it) before
+    /// sending, rather than wait for a 413.
+    fn deliver_over_wire_limit(&self, records: &[Record], wire: usize, max: usize) -> Delivery {
+        let counters = &self.shared.counters;
+        if records.len() > 1 {
+            Counters::add(&counters.splits, 1);
+            return self.deliver_halves(records);
+        }
+        let shrink = max as f64 / wire as f64 * 0.9;
+        let budget = (records[0].size() as f64 * shrink) as usize;
+        let cut = [records[0].truncated(budget.max(1024))];
+        Counters::add(&counters.truncated, 1);
+        self.deliver(&cut, self.codec.encode(&cut))
+    }
+
+    /// One request, holding one concurrency permit (backoff sleeps do not hold one);
+    /// `None` when shutdown ran out of time before a permit was free.
+    fn send_once(&self, attempt: &Attempt<'_>) -> Option<Answer> {
+        let counters = &self.shared.counters;
+        let permit = self.pool.concurrency.acquire(&self.shared.abort)?;
+        Counters::add(&counters.requests, 1);
+        let (status, outcome, retry_after, body) = match self.post(&attempt.wire) {
+            Ok(resp) => {
+                let outcome = self.codec.classify_bytes(resp.status, &resp.raw);
+                (Some(resp.status), outcome, resp.retry_after, resp.body)
+            }
+            Err(network) => (None, Outcome::Retry, None, network),
+        };
+        // A per-event answer is read once, here: events it asks to resend (429, 5xx) are
+        // back-pressure too.
+        let items = if outcome == Outcome::Items {
+            self.codec.items(&body, attempt.pending.len())
+        } else {
+            None
+        };
+        // What the intake retries on (429, 5xx, timeouts, network errors) is its way of
+        // saying "slower".
+        let slower =
+            outcome == Outcome::Retry || items.as_ref().is_some_and(|i| !i.retry.is_empty());
+        permit.finish(slower);
+        if !matches!(
+            outcome,
+            Outcome::Delivered | Outcome::Partial | Outcome::Items | Outcome::PartialRejected(_)
+        ) {
+            Counters::add(&counters.failed_requests, 1);
+        }
+        Some(Answer {
+            status,
+            outcome,
+            retry_after,
+            body,
+            items,
+        })
+    }
+
+    /// Accepted with one result per event (Elasticsearch `_bulk`): settles each event on
+    /// its own and resends only those that failed transiently, within the retry budget.
+    fn on_items(&self, a: &mut Attempt<'_>, answer: Answer) -> Step {
+        let counters = &self.shared.counters;
+        self.count_accepted(&a.body, &a.wire);
+        Counters::add(&counters.partial_requests, 1);
+        let status = answer.status;
+        let Some(items) = answer.items else {
+            // Accepted, but which events failed cannot be read: resending all would
+            // duplicate the others, so none is resent.
+            self.shared.set_health(Health::Healthy);
+            self.report(
+                status,
+                &format!(
+                    "the intake accepted {} events with per-event errors that could not be read; not resending: {}",
+                    a.pending.len(),
+                    snippet(&answer.body)
+                ),
+                a.pending.len(),
+                false,
+            );
+            a.settled.delivered += a.pending.len();
+            return Step::Done(std::mem::take(&mut a.settled));
+        };
+        a.settled.delivered += a.pending.len() - items.retry.len() - items.rejected.len();
+        if !items.rejected.is_empty() {
+            self.report(
+                items.rejected_status.or(status),
+                &format!(
+                    "the intake rejected {} of {} events for good, not resending them (first: {})",
+                    items.rejected.len(),
+                    a.pending.len(),
+                    items.rejected_error.as_deref().unwrap_or("no detail")
+                ),
+                items.rejected.len(),
+                true,
+            );
+            a.settled
+                .rejected
+                .extend(items.rejected.iter().map(|&i| a.pending[i].clone()));
+        }
+        if items.retry.is_empty() {
+            self.shared.set_health(Health::Healthy);
+            return Step::Done(std::mem::take(&mut a.settled));
+        }
+        self.shared.set_health(Health::Degraded);
+        let what = format!(
+            "{} of {} events failed transiently (first: {})",
+            items.retry.len(),
+            a.pending.len(),
+            items.retry_error.as_deref().unwrap_or("no detail")
+        );
+        let again: Vec<Record> = items.retry.iter().map(|&i| a.pending[i].clone()).collect();
+        a.pending = Cow::Owned(again);
+        if a.retry >= self.max_retries {
+            return Step::Done(self.give_up(status, &what, a));
+        }
+        self.report(
+            status,
+            &format!("{what}; resending only those"),
+            a.pending.len(),
+            false,
+        );
+        a.body = self.codec.encode(&a.pending);
+        a.wire = self.compress(&a.body);
+        // If shutdown ran out of time meanwhile, the loop top gives up.
+        self.wait_to_retry(&mut a.retry, answer.retry_after);
+        Step::Again
+    }
+
+    /// Accepted, wholly or (asking not to resend) in part.
+    fn on_accepted(&self, a: &mut Attempt<'_>, answer: Answer) -> Step {
+        self.shared.set_health(Health::Healthy);
+        if answer.outcome == Outcome::Partial {
+            Counters::add(&self.shared.counters.partial_requests, 1);
+            self.report(
+                answer.status,
+                &format!(
+                    "the intake accepted only part of {} events and asked not to resend: {}",
+                    a.pending.len(),
+                    snippet(&answer.body)
+                ),
+                a.pending.len(),
+                false,
+            );
+        }
+        self.count_accepted(&a.body, &a.wire);
+        a.settled.delivered += a.pending.len();
+        Step::Done(std::mem::take(&mut a.settled))
+    }
+
+    /// Accepted except for `n` events the intake does not name (OTLP `partialSuccess`):
+    /// those are counted as failed and never resent.
+    fn on_partly_rejected(&self, a: &Attempt<'_>, answer: &Answer, n: usize) -> Step {
+        let records = a.records;
+        let rejected = n.min(records.len());
+        self.shared.set_health(Health::Healthy);
+        Counters::add(&self.shared.counters.partial_requests, 1);
+        self.report(
+            answer.status,
+            &format!(
+                "the intake rejected {rejected} of {} events and asked not to resend them: {}",
+                records.len(),
+                snippet(&answer.body)
+            ),
+            rejected,
+            true,
+        );
+        self.count_accepted(&a.body, &a.wire);
+        Step::Done(Delivery {
+            delivered: records.len() - rejected,
+            rejected_unnamed: rejected,
+            ..Delivery::default()
+        })
+    }
+
+    /// A transient failure with retries left: back off, then try again.
+    fn on_retryable(&self, a: &mut Attempt<'_>, answer: Answer) -> Step {
+        self.shared.set_health(Health::Degraded);
+        let what = failure(answer.status, answer.body);
+        self.report(
+            answer.status,
+            &format!("{what}; retrying"),
+            a.pending.len(),
+            false,
+        );
+        // If shutdown ran out of time meanwhile, the loop top gives up.
+        self.wait_to_retry(&mut a.retry, answer.retry_after);
+        Step::Again
+    }
+
+    /// A transient failure with no retry left.
+    fn on_retries_spent(&self, a: &mut Attempt<'_>, answer: Answer) -> Step {
+        self.shared.set_health(Health::Degraded);
+        let what = failure(answer.status, answer.body);
+        Step::Done(self.give_up(answer.status, &what, a))
+    }
+
+    /// 413 for several events: each half goes on its own.
+    fn on_too_large(&self, a: &mut Attempt<'_>) -> Step {
+        Counters::add(&self.shared.counters.splits, 1);
+        let halves = self.deliver_halves(&a.pending);
+        Step::Done(std::mem::take(&mut a.settled).and(halves))
+    }
+
+    /// The intake named one invalid event and accepted none (Splunk's
+    /// `invalid-event-number`): that one is rejected, the others are sent again.
+    fn on_invalid_event(&self, a: &mut Attempt<'_>, answer: &Answer, bad: usize) -> Step {
+        self.report(
+            answer.status,
+            &format!(
+                "the intake rejected event {bad} of {} as invalid and accepted none; resending the others: {}",
+                a.pending.len(),
+                snippet(&answer.body)
+            ),
+            1,
+            true,
+        );
+        let rest: Vec<Record> = a
+            .pending
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != bad)
+            .map(|(_, r)| r.clone())
+            .collect();
+        a.settled.rejected.push(a.pending[bad].clone());
+        if !rest.is_empty() {
+            let others = self.deliver(&rest, self.codec.encode(&rest));
+            a.settled.merge(others);
+        }
+        Step::Done(std::mem::take(&mut a.settled))
+    }
+
+    /// Rejected for good (bad key, wrong endpoint, malformed): reported at once, not
+    /// retried.
+    fn on_permanent(&self, a: &mut Attempt<'_>, answer: Answer) -> Step {
+        self.shared.set_health(Health::Failing);
+        let status = answer.status.unwrap_or(0);
+        let message = format!(
+            "the intake rejected {} events with {status} ({}): {}",
+            a.pending.len(),
+            classify::hint(status),
+            snippet(&answer.body)
+        );
+        self.report(Some(status), &message, a.pending.len(), true);
+        let rejected = std::mem::take(&mut a.pending).into_owned();
+        Step::Done(std::mem::take(&mut a.settled).and(Delivery {
+            rejected,
+            ..Delivery::default()
+        }))
+    }
+
+    /// The retry budget is spent: reports it and hands what is pending back as exhausted,
+    /// with what earlier answers already settled.
+    fn give_up(&self, status: Option<u16>, what: &str, a: &mut Attempt<'_>) -> Delivery {
+        let (retry, pending) = (a.retry, std::mem::take(&mut a.pending));
+        self.report(
+            status,
+            &format!(
+                "{what}; gave up on {} events after {retry} retries",
+                pending.len()
+            ),
+            pending.len(),
+            true,
+        );
+        std::mem::take(&mut a.settled).and(Delivery {
+            exhausted: pending.into_owned(),
+            ..Delivery::default()
+        })
+    }
+
+    /// Sleeps the backoff before attempt `retry + 1` and counts the retry; false when
+    /// shutdown ran out of time meanwhile (nothing counted).
+    fn wait_to_retry(&self, retry: &mut u32, retry_after: Option<Duration>) -> bool {
+        if self
+            .shared
+            .abort
+            .sleep(self.backoff.delay(*retry, retry_after))
+        {
+            return false;
+        }
+        *retry += 1;
+        Counters::add(&self.shared.counters.retries, 1);
+        true
+    }
+
+    /// Counts the bytes of a request the intake accepted, wholly or in part.
+    fn count_accepted(&self, body: &[u8], wire: &[u8]) {
+        let counters = &self.shared.counters;
+        Counters::add(&counters.bytes_raw, body.len() as u64);
+        Counters::add(&counters.bytes_compressed, wire.len() as u64);
+    }
+
+    /// The body as sent: gzip-compressed when configured (noting the ratio for the
+    /// batcher), else as is.
+    fn compress(&self, body: &[u8]) -> Vec<u8> {
+        match self.gzip {
+            Some(level) => {
+                let wire = gzip(body, level);
+                self.codec.note_compression(body.len(), wire.len());
+                wire
+            }
+            None => body.to_vec(),
+        }
+    }
+
+    /// Delivers the two halves of `records` separately.
+    fn deliver_halves(&self, records: &[Record]) -> Delivery {
+        let (left, right) = records.split_at(records.len() / 2);
+        let mut delivery = self.deliver(left, self.codec.encode(left));
+        delivery.merge(self.deliver(right, self.codec.encode(right)));
+        delivery
+    }
+
+    fn post(&self, wire: &[u8]) -> Result<super::http::Response, String> {
+        self.client.post(
+            self.codec.url(),
+            self.codec.content_type(),
+            self.gzip.is_some(),
+            self.codec.headers(),
+            wire,
+            self.codec.max_response_bytes(),
+        )
+    }
+
+    fn report(&self, status: Option<u16>, message: &str, events: usize, permanent: bool) {
+        let key = match status {
+            Some(s) => s.to_string(),
+            None => "network".to_owned(),
+        };
+        self.shared.reporter.error(
+            &self.shared.counters,
+            &key,
+            DeliveryError {
+                status,
+                message: message.to_owned(),
+                events,
+                permanent,
+            },
+        );
+    }
+}
+
+/// gzip-compresses a body (on the sender's thread, so compression scales with senders).
+pub(crate) fn gzip(body: &[u8], level: u32) -> Vec<u8> {
+    let mut enc = GzEncoder::new(
+        Vec::with_capacity(body.len() / 4 + 64),
+        Compression::new(level),
+    );
+    // Writing to a Vec cannot fail.
+    let _ = enc.write_all(body);
+    enc.finish().unwrap_or_default()
+}
+
+/// What a failed attempt was: the intake's status and answer, or the network error.
+fn failure(status: Option<u16>, body_or_error: String) -> String {
+    match status {
+        Some(s) => format!("the intake answered {s}: {}", snippet(&body_or_error)),
+        None => body_or_error,
+    }
+}
+
+fn snippet(body: &str) -> String {
+    let trimmed = body.trim();
+    if trimmed.is_empty() {
+        "(empty response body)".to_owned()
+    } else {
+        crate::record::cut(trimmed, 300).to_owned()
+    }
+}

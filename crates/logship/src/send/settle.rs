@@ -1,0 +1,70 @@
+//! Settling a batch: what each outcome means for the counters, the spill and the budget.
+//!
+//! Why it exists: a live batch can end in a sender (delivered, rejected, retries spent),
+//! in the batcher (no sender free during a backlog, shutdown out of time) or in shutdown
+//! itself. Every one of those paths comes here, so each batch is settled exactly once:
+//! its records are counted (delivered, failed, abandoned) or written to the spill, its
+//! bytes go back to the budget, and the tracker lets `flush` and `shutdown` move on. It
+//! never sends anything and never loses a record without counting it.
+
+use super::deliver::Delivery;
+use super::Job;
+use crate::shared::Shared;
+use crate::stats::Counters;
+
+/// Settles a live batch that will not be sent (shutdown out of time, no sender left):
+/// spilled when spill is on, otherwise counted as abandoned.
+pub(crate) fn abandon(shared: &Shared, job: Job) {
+    let delivery = Delivery {
+        aborted: job.records,
+        ..Delivery::default()
+    };
+    live(shared, job.seq, job.held_bytes, delivery);
+}
+
+/// Spills a live batch the senders cannot take now (a backlog): it will be replayed, and
+/// the batch is settled (records the spill refused are counted as failed). Returns the job
+/// untouched when there is no spill, for the caller to keep waiting for a sender.
+pub(crate) fn spill_backlog(shared: &Shared, job: Job) -> Option<Job> {
+    let Some(spill) = shared.spill.as_ref() else {
+        return Some(job);
+    };
+    let written = spill.store(&job.records, &shared.counters, &shared.reporter);
+    if written < job.records.len() {
+        // Partly on disk is still counted per record: the rest is dropped and counted by
+        // the spill (cap) or reported (I/O). Never resend what is already on disk.
+        let lost = (job.records.len() - written) as u64;
+        Counters::add(&shared.counters.events_failed, lost);
+    }
+    shared.memory.release(job.held_bytes);
+    shared.tracker.settle(job.seq);
+    None
+}
+
+/// Counts a live batch's outcome, keeps what can be kept on disk, frees its memory.
+pub(crate) fn live(shared: &Shared, seq: u64, held_bytes: usize, delivery: Delivery) {
+    let c = &shared.counters;
+    Counters::add(&c.events_delivered, delivery.delivered as u64);
+    Counters::add(
+        &c.events_failed,
+        (delivery.rejected.len() + delivery.rejected_unnamed) as u64,
+    );
+    match &shared.spill {
+        Some(spill) => {
+            spill.dead_letter(&delivery.rejected, c, &shared.reporter);
+            for (records, unspilled_counter) in [
+                (&delivery.exhausted, &c.events_failed),
+                (&delivery.aborted, &c.events_abandoned),
+            ] {
+                let written = spill.store(records, c, &shared.reporter);
+                Counters::add(unspilled_counter, (records.len() - written) as u64);
+            }
+        }
+        None => {
+            Counters::add(&c.events_failed, delivery.exhausted.len() as u64);
+            Counters::add(&c.events_abandoned, delivery.aborted.len() as u64);
+        }
+    }
+    shared.memory.release(held_bytes);
+    shared.tracker.settle(seq);
+}
