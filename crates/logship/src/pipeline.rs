@@ -675,20 +675,6 @@ impl Builder {
         let guard = logship.guard();
         Ok((logship, guard))
     }
-
-    /// Builds the pipeline and a `tracing` layer feeding it.
-    #[cfg(feature = "tracing")]
-    pub fn build_layer(self) -> Result<(crate::LogshipLayer, Guard), BuildError> {
-        let (logship, guard) = self.build()?;
-        Ok((crate::LogshipLayer::new(logship), guard))
-    }
-
-    /// Builds the pipeline and a `log::Log` feeding it.
-    #[cfg(feature = "log")]
-    pub fn build_logger(self) -> Result<(crate::LogshipLogger, Guard), BuildError> {
-        let (logship, guard) = self.build()?;
-        Ok((crate::LogshipLogger::new(logship), guard))
-    }
 }
 
 /// Starts one of the pipeline's threads (see `threads::spawn`).

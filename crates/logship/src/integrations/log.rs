@@ -7,7 +7,8 @@ use std::fmt;
 
 use log::kv::{Error as KvError, Key, Value as KvValue, VisitSource};
 
-use crate::pipeline::Logship;
+use crate::error::BuildError;
+use crate::pipeline::{Builder, Guard, Logship};
 use crate::record::{Level, Record};
 use crate::threads::is_logship_thread;
 
@@ -105,5 +106,13 @@ struct DisplayValue<'a, 'v>(&'a KvValue<'v>);
 impl fmt::Display for DisplayValue<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self.0, f)
+    }
+}
+
+impl Builder {
+    /// Builds the pipeline and a `log::Log` feeding it.
+    pub fn build_logger(self) -> Result<(LogshipLogger, Guard), BuildError> {
+        let (logship, guard) = self.build()?;
+        Ok((LogshipLogger::new(logship), guard))
     }
 }

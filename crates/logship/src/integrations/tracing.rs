@@ -14,7 +14,8 @@ use tracing_subscriber::layer::Context;
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::Layer;
 
-use crate::pipeline::Logship;
+use crate::error::BuildError;
+use crate::pipeline::{Builder, Guard, Logship};
 use crate::record::{Level, RawEntries, Record, Value};
 use crate::threads::is_logship_thread;
 
@@ -159,5 +160,13 @@ impl Visit for SpanVisitor<'_> {
     }
     fn record_bool(&mut self, field: &Field, value: bool) {
         self.0.field(field.name(), Value::Bool(value));
+    }
+}
+
+impl Builder {
+    /// Builds the pipeline and a `tracing` layer feeding it.
+    pub fn build_layer(self) -> Result<(LogshipLayer, Guard), BuildError> {
+        let (logship, guard) = self.build()?;
+        Ok((LogshipLayer::new(logship), guard))
     }
 }

@@ -74,6 +74,10 @@ pub(crate) struct Codec {
     wire_ratio: AtomicU32,
 }
 
+/// Most response-body bytes kept for error reports (intakes that answer per event ask
+/// for more through [`Codec::max_response_bytes`]).
+pub(crate) const MAX_ERROR_BODY: u64 = 4096;
+
 /// Share of the predicted raw size a batch may fill when the wire size is limited, so that
 /// a batch that compresses a little worse than the last one still fits.
 const WIRE_HEADROOM: f64 = 0.85;
@@ -461,7 +465,7 @@ impl Codec {
     pub(crate) fn max_response_bytes(&self) -> u64 {
         match self.vendor {
             Vendor::Elasticsearch => elasticsearch::MAX_RESPONSE_BYTES,
-            _ => crate::send::http::MAX_ERROR_BODY,
+            _ => MAX_ERROR_BODY,
         }
     }
 

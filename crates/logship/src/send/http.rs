@@ -17,10 +17,6 @@ use crate::send::backoff::parse_retry_after;
 /// The `User-Agent` logship sends.
 pub(crate) const USER_AGENT: &str = concat!("logship/", env!("CARGO_PKG_VERSION"));
 
-/// Most response-body bytes kept for error reports (intakes that answer per event ask
-/// for more with `max_response`).
-pub(crate) const MAX_ERROR_BODY: u64 = 4096;
-
 /// An intake's answer.
 #[derive(Debug)]
 pub(crate) struct Response {

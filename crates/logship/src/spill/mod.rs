@@ -39,6 +39,7 @@ use std::collections::VecDeque;
 use std::io;
 use std::path::{Path, PathBuf};
 
+pub use crate::stats::SpillStats;
 pub use inspect::{inspect, remove_all, SegmentInfo};
 pub use reader::ReplayBatch;
 
@@ -151,33 +152,6 @@ pub(crate) struct AppendOutcome {
     pub(crate) dropped_records: u64,
     /// Segments deleted to make room (`DropOldest`).
     pub(crate) dropped_segments: u64,
-}
-
-/// Counters and gauges of a spill, for `Logship::stats` and the CLI.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
-pub struct SpillStats {
-    /// Live segments, the one being written included.
-    pub segments: u64,
-    /// Records on disk not acknowledged yet (handed out or not). Just after start it leaves
-    /// out segments of an earlier run until the replayer has counted them (in the background).
-    pub pending_records: u64,
-    /// Bytes of the live segments.
-    pub bytes: u64,
-    /// Records appended since open.
-    pub written_records: u64,
-    /// Records acknowledged since open.
-    pub acked_records: u64,
-    /// Damaged regions found since open (torn tails and quarantined segments count one);
-    /// those in segments of an earlier run are added when the replayer counts them.
-    pub corrupt_records: u64,
-    /// Records lost to the byte budget since open.
-    pub dropped_records: u64,
-    /// Segments deleted to make room since open.
-    pub dropped_segments: u64,
-    /// Records written to `dead/` since open.
-    pub dead_letter_records: u64,
-    /// Dead letters lost to the dead-letter budget since open.
-    pub dead_letter_dropped_records: u64,
 }
 
 /// The owner of a spill directory: appends, replay, acknowledgements, dead letters.
