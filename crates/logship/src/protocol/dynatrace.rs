@@ -9,9 +9,10 @@
 //! resent.
 
 use super::fields::{write_flat, write_opt, write_tags};
+use super::format::Protocol;
 use super::{Context, Limits};
 use crate::json;
-use crate::protocol::classify::{Outcome, Rule};
+use crate::protocol::classify::{ItemResults, Outcome, Rule};
 use crate::record::{Level, Record};
 
 /// The standard path, appended to an `endpoint` given without one.
@@ -108,5 +109,41 @@ impl Encoder {
         body.extend_from_slice(&self.common);
         write_flat(body, record, RESERVED, false, json::value);
         body.push(b'}');
+    }
+}
+
+impl Protocol for Encoder {
+    fn path(&self) -> Option<&'static str> {
+        Some(PATH)
+    }
+    fn limits(&self) -> Limits {
+        LIMITS
+    }
+    fn content_type(&self) -> &'static str {
+        "application/json"
+    }
+    fn open(&self, body: &mut Vec<u8>) {
+        body.push(b'[');
+    }
+    fn push(&self, body: &mut Vec<u8>, record: &Record, prev: Option<&Record>) {
+        Encoder::push(self, body, record, prev.is_none());
+    }
+    fn close_len(&self) -> usize {
+        1
+    }
+    fn close(&self, body: &mut Vec<u8>, _records: &[Record]) {
+        body.push(b']');
+    }
+    fn classify(&self, status: u16, _body: &[u8]) -> Outcome {
+        super::classify::by_table(RESPONSES, status)
+    }
+    fn items(&self, _body: &str, _sent: usize) -> Option<ItemResults> {
+        None
+    }
+    fn max_response_bytes(&self) -> u64 {
+        super::MAX_ERROR_BODY
+    }
+    fn fit_line(&self, _record: &Record) -> Option<Record> {
+        None
     }
 }

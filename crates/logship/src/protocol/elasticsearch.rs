@@ -25,6 +25,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 
 use super::fields::{write_flat, write_opt, write_tags};
+use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::Config;
 use crate::error::ConfigError;
@@ -294,6 +295,8 @@ pub(super) struct Encoder {
     /// The whole action line when the target has no date pattern.
     action: Option<Vec<u8>>,
     common: Vec<u8>,
+    /// The cluster's `http.max_content_length` as configured (`max_request_bytes`).
+    max_body_bytes: usize,
 }
 
 impl Encoder {
@@ -314,6 +317,9 @@ impl Encoder {
             index,
             action,
             common,
+            max_body_bytes: config
+                .max_request_bytes
+                .unwrap_or(DEFAULT_MAX_REQUEST_BYTES),
         })
     }
 
@@ -420,6 +426,44 @@ pub(super) fn items(body: &str, sent: usize) -> Option<ItemResults> {
         }
     }
     Some(results)
+}
+
+impl Protocol for Encoder {
+    fn path(&self) -> Option<&'static str> {
+        Some(PATH)
+    }
+    /// The body limit is the cluster's own setting (`max_request_bytes`).
+    fn limits(&self) -> Limits {
+        Limits {
+            max_body_bytes: self.max_body_bytes,
+            ..LIMITS
+        }
+    }
+    fn content_type(&self) -> &'static str {
+        super::generic::NDJSON_CONTENT_TYPE
+    }
+    /// Action and document lines: nothing before the first.
+    fn open(&self, _body: &mut Vec<u8>) {}
+    fn push(&self, body: &mut Vec<u8>, record: &Record, _prev: Option<&Record>) {
+        Encoder::push(self, body, record);
+    }
+    fn close_len(&self) -> usize {
+        0
+    }
+    fn close(&self, _body: &mut Vec<u8>, _records: &[Record]) {}
+    fn classify(&self, status: u16, body: &[u8]) -> Outcome {
+        classify(status, &String::from_utf8_lossy(body))
+    }
+    fn items(&self, body: &str, sent: usize) -> Option<ItemResults> {
+        items(body, sent)
+    }
+    /// The whole per-item answer (for a filtered answer, far less).
+    fn max_response_bytes(&self) -> u64 {
+        MAX_RESPONSE_BYTES
+    }
+    fn fit_line(&self, _record: &Record) -> Option<Record> {
+        None
+    }
 }
 
 #[cfg(test)]

@@ -14,9 +14,10 @@
 //! (`timestamp`, `level`, `target`, `message`, `spans`) is written as `field.<name>`.
 //! Enclosing spans, outermost first, are listed in `spans` with their fields.
 
+use super::format::Protocol;
 use super::Limits;
 use crate::json;
-use crate::protocol::classify::{self, Outcome};
+use crate::protocol::classify::{self, ItemResults, Outcome};
 use crate::record::{Entry, Record};
 
 /// Generic intakes have no limit of their own beyond the configured batch triggers.
@@ -92,6 +93,82 @@ pub(crate) fn write_object(out: &mut Vec<u8>, record: &Record) {
 /// Generic intakes follow HTTP semantics.
 pub(super) fn classify(status: u16) -> Outcome {
     classify::http_default(status)
+}
+
+/// Newline-delimited JSON objects, to any URL.
+#[derive(Debug)]
+pub(super) struct Ndjson;
+
+/// One JSON array of objects, to any URL.
+#[derive(Debug)]
+pub(super) struct JsonArray;
+
+impl Protocol for Ndjson {
+    fn path(&self) -> Option<&'static str> {
+        None
+    }
+    fn limits(&self) -> Limits {
+        LIMITS
+    }
+    fn content_type(&self) -> &'static str {
+        NDJSON_CONTENT_TYPE
+    }
+    fn open(&self, _body: &mut Vec<u8>) {}
+    fn push(&self, body: &mut Vec<u8>, record: &Record, _prev: Option<&Record>) {
+        push_ndjson(body, record);
+    }
+    fn close_len(&self) -> usize {
+        0
+    }
+    fn close(&self, _body: &mut Vec<u8>, _records: &[Record]) {}
+    fn classify(&self, status: u16, _body: &[u8]) -> Outcome {
+        classify(status)
+    }
+    fn items(&self, _body: &str, _sent: usize) -> Option<ItemResults> {
+        None
+    }
+    fn max_response_bytes(&self) -> u64 {
+        super::MAX_ERROR_BODY
+    }
+    fn fit_line(&self, _record: &Record) -> Option<Record> {
+        None
+    }
+}
+
+impl Protocol for JsonArray {
+    fn path(&self) -> Option<&'static str> {
+        None
+    }
+    fn limits(&self) -> Limits {
+        LIMITS
+    }
+    fn content_type(&self) -> &'static str {
+        ARRAY_CONTENT_TYPE
+    }
+    fn open(&self, body: &mut Vec<u8>) {
+        body.push(b'[');
+    }
+    fn push(&self, body: &mut Vec<u8>, record: &Record, prev: Option<&Record>) {
+        push_array_item(body, record, prev.is_none());
+    }
+    fn close_len(&self) -> usize {
+        1
+    }
+    fn close(&self, body: &mut Vec<u8>, _records: &[Record]) {
+        body.push(b']');
+    }
+    fn classify(&self, status: u16, _body: &[u8]) -> Outcome {
+        classify(status)
+    }
+    fn items(&self, _body: &str, _sent: usize) -> Option<ItemResults> {
+        None
+    }
+    fn max_response_bytes(&self) -> u64 {
+        super::MAX_ERROR_BODY
+    }
+    fn fit_line(&self, _record: &Record) -> Option<Record> {
+        None
+    }
 }
 
 #[cfg(test)]

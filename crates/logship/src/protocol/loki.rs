@@ -25,11 +25,12 @@
 
 use std::fmt::Write as _;
 
+use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::Config;
 use crate::error::ConfigError;
 use crate::json;
-use crate::protocol::classify::{Outcome, Rule};
+use crate::protocol::classify::{ItemResults, Outcome, Rule};
 use crate::record::{cut, Entry, Level, Record, Value};
 
 /// The standard path, appended to an `endpoint` given without one.
@@ -456,6 +457,42 @@ fn mark(record: &mut Record, original_bytes: usize) {
     record.field("logship.original_bytes", original_bytes as u64);
 }
 
+impl Protocol for Encoder {
+    fn path(&self) -> Option<&'static str> {
+        Some(PATH)
+    }
+    fn limits(&self) -> Limits {
+        LIMITS
+    }
+    fn content_type(&self) -> &'static str {
+        "application/json"
+    }
+    fn open(&self, body: &mut Vec<u8>) {
+        Encoder::open(body);
+    }
+    fn push(&self, body: &mut Vec<u8>, record: &Record, prev: Option<&Record>) {
+        Encoder::push(self, body, record, prev.is_none());
+    }
+    fn close_len(&self) -> usize {
+        Encoder::close_len(self)
+    }
+    fn close(&self, body: &mut Vec<u8>, records: &[Record]) {
+        Encoder::close(self, body, records);
+    }
+    fn classify(&self, status: u16, _body: &[u8]) -> Outcome {
+        super::classify::by_table(RESPONSES, status)
+    }
+    fn items(&self, _body: &str, _sent: usize) -> Option<ItemResults> {
+        None
+    }
+    fn max_response_bytes(&self) -> u64 {
+        super::MAX_ERROR_BODY
+    }
+    fn fit_line(&self, record: &Record) -> Option<Record> {
+        Encoder::fit_line(self, record)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -708,7 +745,7 @@ mod tests {
             (500, Outcome::Retry),
             (503, Outcome::Retry),
         ] {
-            assert_eq!(codec.classify(status, ""), want, "{status}");
+            assert_eq!(codec.classify(status, b""), want, "{status}");
         }
     }
 

@@ -1,17 +1,25 @@
-//! What each intake wants on the wire, one module per vendor.
+//! What each intake wants on the wire: one module per intake protocol.
 //!
-//! Why it exists: a vendor is a URL, an auth header, a body shape, hard limits, and a
-//! meaning for each response status. Everything else in the pipeline (queue, batching,
-//! sending, retries) is shared. [`Codec`] is the one type the worker and senders talk to;
-//! it dispatches to the vendor's module with a `match`. Every vendor module has the same
-//! parts: `PATH`, `LIMITS`, `RESPONSES` (its status table, as data), an `Encoder`, and
-//! where needed `url`, `validate` and `classify`.
+//! Why it exists: an intake is a URL, an auth header, a body shape, hard limits, and a
+//! meaning for each answer. Everything else in the pipeline (queue, batching, sending,
+//! retries) is shared. [`Codec`] is the one type the batcher and the senders talk to: it
+//! holds what the configuration decided (URL, headers, effective limits) and a
+//! [`format::Format`], the enum of protocols, each of which implements the
+//! [`format::Protocol`] trait (path, limits, content type, open/push/close, classify,
+//! per-event answers). Every intake module has the same parts: `PATH`, `LIMITS`,
+//! `RESPONSES` (its status table, as data, citing `docs/wire-formats.md`), an `Encoder`
+//! with its `Protocol` implementation, and where needed `url` and `classify`. Adding an
+//! intake is one file plus one arm of `Format`; the trait has no default methods, so the
+//! compiler makes it decide every behaviour.
+//!
+//! Must never: perform I/O, or print a header value (they are [`Secret`]s).
 
 pub(crate) mod classify;
 mod datadog;
 mod dynatrace;
 mod elasticsearch;
 mod fields;
+mod format;
 mod generic;
 mod loki;
 mod newrelic;
@@ -25,6 +33,7 @@ use crate::error::ConfigError;
 use crate::record::Record;
 use crate::secret::Secret;
 use classify::{ItemResults, Outcome};
+use format::{Format, Protocol};
 
 /// Hard limits of an intake; batches are cut so no request exceeds them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,23 +57,9 @@ pub(crate) struct Context {
     pub tags: Vec<String>,
 }
 
-#[derive(Debug)]
-enum Format {
-    Ndjson,
-    JsonArray,
-    Datadog(datadog::Encoder),
-    Splunk(splunk::Encoder),
-    NewRelic(newrelic::Encoder),
-    Dynatrace(dynatrace::Encoder),
-    Loki(loki::Encoder),
-    Elasticsearch(elasticsearch::Encoder),
-    Otlp(otlp::Encoder),
-}
-
 /// The request format of one configured intake.
 #[derive(Debug)]
 pub(crate) struct Codec {
-    vendor: Vendor,
     format: Format,
     url: String,
     headers: Vec<(String, Secret)>,
@@ -203,16 +198,50 @@ impl Codec {
         };
         let key = config.api_key.clone().unwrap_or_default();
         let mut headers = config.headers.clone();
-        let standard_path = match config.vendor {
-            Vendor::Ndjson | Vendor::JsonArray => None,
-            Vendor::Datadog => Some(datadog::PATH),
-            Vendor::Splunk => Some(splunk::PATH),
-            Vendor::NewRelic => Some(newrelic::PATH),
-            Vendor::Dynatrace => Some(dynatrace::PATH),
-            Vendor::Loki => Some(loki::PATH),
-            Vendor::Elasticsearch => Some(elasticsearch::PATH),
-            Vendor::Otlp => Some(otlp::PATH),
+        // Each intake's encoder and its auth header; every other behaviour comes from its
+        // `Protocol` implementation.
+        let format = match config.vendor {
+            Vendor::Ndjson => Format::Ndjson(generic::Ndjson),
+            Vendor::JsonArray => Format::JsonArray(generic::JsonArray),
+            Vendor::Datadog => {
+                headers.push(("DD-API-KEY".into(), key));
+                Format::Datadog(datadog::Encoder::new(&ctx))
+            }
+            Vendor::Splunk => {
+                headers.push((
+                    "Authorization".into(),
+                    Secret::new(format!("Splunk {}", key.expose())),
+                ));
+                if let Some(channel) = splunk::channel(config) {
+                    headers.push(("X-Splunk-Request-Channel".into(), Secret::new(channel)));
+                }
+                Format::Splunk(splunk::Encoder::new(&ctx, config))
+            }
+            Vendor::NewRelic => {
+                headers.push(("Api-Key".into(), key));
+                Format::NewRelic(newrelic::Encoder::new(&ctx))
+            }
+            Vendor::Dynatrace => {
+                headers.push((
+                    "Authorization".into(),
+                    Secret::new(format!("Api-Token {}", key.expose())),
+                ));
+                Format::Dynatrace(dynatrace::Encoder::new(&ctx))
+            }
+            Vendor::Loki => {
+                headers.extend(loki_headers(config));
+                Format::Loki(loki::Encoder::new(&ctx, config)?)
+            }
+            Vendor::Elasticsearch => {
+                if let Some(auth) = elasticsearch::authorization(config) {
+                    headers.push(("Authorization".into(), Secret::new(auth)));
+                }
+                Format::Elasticsearch(elasticsearch::Encoder::new(&ctx, config)?)
+            }
+            Vendor::Otlp => Format::Otlp(otlp::Encoder::new(&ctx, config.otlp_encoding)),
         };
+        let vendor_limits = format.limits();
+        let standard_path = format.path();
         let mut url = match (&config.endpoint, standard_path) {
             (Some(e), Some(path)) if !e.is_empty() => with_default_path(e, path),
             (Some(e), _) if !e.is_empty() => e.clone(),
@@ -229,79 +258,14 @@ impl Codec {
                 }
             },
         };
-        let (format, vendor_limits) = match config.vendor {
-            Vendor::Ndjson => (Format::Ndjson, generic::LIMITS),
-            Vendor::JsonArray => (Format::JsonArray, generic::LIMITS),
-            Vendor::Datadog => {
-                headers.push(("DD-API-KEY".into(), key));
-                (
-                    Format::Datadog(datadog::Encoder::new(&ctx)),
-                    datadog::LIMITS,
-                )
-            }
-            Vendor::Splunk => {
-                headers.push((
-                    "Authorization".into(),
-                    Secret::new(format!("Splunk {}", key.expose())),
-                ));
-                if let Some(channel) = splunk::channel(config) {
-                    headers.push(("X-Splunk-Request-Channel".into(), Secret::new(channel)));
-                }
-                let mut limits = splunk::LIMITS;
-                limits.max_body_bytes = config
-                    .max_request_bytes
-                    .unwrap_or(splunk::DEFAULT_MAX_REQUEST_BYTES);
-                (Format::Splunk(splunk::Encoder::new(&ctx, config)), limits)
-            }
-            Vendor::NewRelic => {
-                headers.push(("Api-Key".into(), key));
-                (
-                    Format::NewRelic(newrelic::Encoder::new(&ctx)),
-                    newrelic::LIMITS,
-                )
-            }
-            Vendor::Dynatrace => {
-                headers.push((
-                    "Authorization".into(),
-                    Secret::new(format!("Api-Token {}", key.expose())),
-                ));
-                (
-                    Format::Dynatrace(dynatrace::Encoder::new(&ctx)),
-                    dynatrace::LIMITS,
-                )
-            }
-            Vendor::Loki => {
-                headers.extend(loki_headers(config));
-                (
-                    Format::Loki(loki::Encoder::new(&ctx, config)?),
-                    loki::LIMITS,
-                )
-            }
-            Vendor::Elasticsearch => {
-                if let Some(auth) = elasticsearch::authorization(config) {
-                    headers.push(("Authorization".into(), Secret::new(auth)));
-                }
-                url = elasticsearch::with_filter_path(&url);
-                let mut limits = elasticsearch::LIMITS;
-                limits.max_body_bytes = config
-                    .max_request_bytes
-                    .unwrap_or(elasticsearch::DEFAULT_MAX_REQUEST_BYTES);
-                (
-                    Format::Elasticsearch(elasticsearch::Encoder::new(&ctx, config)?),
-                    limits,
-                )
-            }
-            Vendor::Otlp => (
-                Format::Otlp(otlp::Encoder::new(&ctx, config.otlp_encoding)),
-                otlp::LIMITS,
-            ),
-        };
+        if let Format::Elasticsearch(_) = format {
+            url = elasticsearch::with_filter_path(&url);
+        }
         let max_wire_bytes = match (vendor_limits.max_wire_bytes, config.max_request_bytes) {
             (Some(v), Some(c)) => Some(v.min(c)),
             (v, _) => v,
         };
         Ok(Codec {
-            vendor: config.vendor,
             format,
             url,
             headers,
@@ -328,14 +292,7 @@ impl Codec {
 
     /// The body's media type.
     pub(crate) fn content_type(&self) -> &'static str {
-        match &self.format {
-            Format::Ndjson | Format::Elasticsearch(_) => generic::NDJSON_CONTENT_TYPE,
-            Format::JsonArray => generic::ARRAY_CONTENT_TYPE,
-            Format::Otlp(e) => e.content_type(),
-            // Every vendor documents plain JSON (New Relic, Dynatrace and Datadog require
-            // it; Splunk does not check it).
-            _ => "application/json",
-        }
+        self.format.content_type()
     }
 
     /// Effective limits: the tighter of the configuration and the vendor's own.
@@ -370,60 +327,28 @@ impl Codec {
     /// The record with its line cut to the vendor's line limit (Loki's `max_line_bytes`),
     /// or `None` when it fits; the batcher counts a cut record as truncated.
     pub(crate) fn fit_line(&self, record: &Record) -> Option<Record> {
-        match &self.format {
-            Format::Loki(e) => e.fit_line(record),
-            _ => None,
-        }
+        self.format.fit_line(record)
     }
 
     /// Writes what comes before the first event.
     pub(crate) fn open(&self, body: &mut Vec<u8>) {
-        match &self.format {
-            Format::Loki(_) => loki::Encoder::open(body),
-            Format::Ndjson | Format::Splunk(_) | Format::Elasticsearch(_) => {}
-            Format::JsonArray | Format::Datadog(_) | Format::Dynatrace(_) => body.push(b'['),
-            Format::NewRelic(e) => e.open(body),
-            Format::Otlp(e) => e.open(body),
-        }
+        self.format.open(body);
     }
 
     /// Appends one event; `prev` is the previous event of the body (`None` for the first).
     pub(crate) fn push(&self, body: &mut Vec<u8>, record: &Record, prev: Option<&Record>) {
-        let first = prev.is_none();
-        match &self.format {
-            Format::Ndjson => generic::push_ndjson(body, record),
-            Format::JsonArray => generic::push_array_item(body, record, first),
-            Format::Datadog(e) => e.push(body, record, first),
-            Format::Splunk(e) => e.push(body, record),
-            Format::NewRelic(e) => e.push(body, record, first),
-            Format::Dynatrace(e) => e.push(body, record, first),
-            Format::Loki(e) => e.push(body, record, first),
-            Format::Elasticsearch(e) => e.push(body, record),
-            Format::Otlp(e) => e.push(body, record, prev),
-        }
+        self.format.push(body, record, prev);
     }
 
     /// Bytes [`Codec::close`] will add, so the byte trigger can be checked before closing.
     pub(crate) fn close_len(&self) -> usize {
-        match &self.format {
-            Format::Ndjson | Format::Splunk(_) | Format::Elasticsearch(_) => 0,
-            Format::JsonArray | Format::Datadog(_) | Format::Dynatrace(_) => 1,
-            Format::NewRelic(_) => newrelic::Encoder::CLOSE.len(),
-            Format::Loki(e) => e.close_len(),
-            Format::Otlp(e) => e.close_len(),
-        }
+        self.format.close_len()
     }
 
     /// Writes what comes after the last event. `records` are the events pushed into
     /// `body`, in order (Loki regroups the body from them; see its module).
     pub(crate) fn close(&self, body: &mut Vec<u8>, records: &[Record]) {
-        match &self.format {
-            Format::Loki(e) => e.close(body, records),
-            Format::Ndjson | Format::Splunk(_) | Format::Elasticsearch(_) => {}
-            Format::JsonArray | Format::Datadog(_) | Format::Dynatrace(_) => body.push(b']'),
-            Format::NewRelic(_) => body.extend_from_slice(newrelic::Encoder::CLOSE),
-            Format::Otlp(e) => e.close(body),
-        }
+        self.format.close(body, records);
     }
 
     /// Encodes a whole batch (used when a batch must be re-cut, e.g. split on 413).
@@ -437,45 +362,22 @@ impl Codec {
         body
     }
 
-    /// What a response means for the batch that was sent.
-    pub(crate) fn classify(&self, status: u16, body: &str) -> Outcome {
-        match self.vendor {
-            Vendor::Datadog => classify::by_table(datadog::RESPONSES, status),
-            Vendor::Splunk => splunk::classify(status, body),
-            Vendor::NewRelic => classify::by_table(newrelic::RESPONSES, status),
-            Vendor::Dynatrace => classify::by_table(dynatrace::RESPONSES, status),
-            Vendor::Loki => classify::by_table(loki::RESPONSES, status),
-            Vendor::Elasticsearch => elasticsearch::classify(status, body),
-            Vendor::Otlp => self.classify_bytes(status, body.as_bytes()),
-            _ => generic::classify(status),
-        }
-    }
-
     /// Which events of a request answered with [`Outcome::Items`] failed, and how; `None`
     /// when the answer cannot be read as one result per event sent.
     pub(crate) fn items(&self, body: &str, sent: usize) -> Option<ItemResults> {
-        match self.vendor {
-            Vendor::Elasticsearch => elasticsearch::items(body, sent),
-            _ => None,
-        }
+        self.format.items(body, sent)
     }
 
     /// Most response-body bytes to read: the whole per-event answer where the intake
     /// gives one, else enough for an error report.
     pub(crate) fn max_response_bytes(&self) -> u64 {
-        match self.vendor {
-            Vendor::Elasticsearch => elasticsearch::MAX_RESPONSE_BYTES,
-            _ => MAX_ERROR_BODY,
-        }
+        self.format.max_response_bytes()
     }
 
-    /// [`Codec::classify`] of a response's raw body, for intakes whose answers are not
-    /// text (OTLP's protobuf `ExportLogsServiceResponse`).
-    pub(crate) fn classify_bytes(&self, status: u16, body: &[u8]) -> Outcome {
-        match &self.format {
-            Format::Otlp(e) => otlp::classify(status, body, e.encoding()),
-            _ => self.classify(status, &String::from_utf8_lossy(body)),
-        }
+    /// What a response means for the batch that was sent; `body` is the answer as
+    /// received (not always text: OTLP answers in protobuf).
+    pub(crate) fn classify(&self, status: u16, body: &[u8]) -> Outcome {
+        self.format.classify(status, body)
     }
 }
 

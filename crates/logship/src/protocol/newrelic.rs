@@ -9,11 +9,12 @@
 //! whose compressed body is over it before sending, and split again on 413.
 
 use super::fields::{millis, write_flat, write_opt, write_tags};
+use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::Config;
 use crate::error::ConfigError;
 use crate::json;
-use crate::protocol::classify::{Outcome, Rule};
+use crate::protocol::classify::{ItemResults, Outcome, Rule};
 use crate::record::Record;
 
 /// The standard path, appended to an `endpoint` given without one.
@@ -101,5 +102,41 @@ impl Encoder {
         json::string(body, record.target());
         write_flat(body, record, RESERVED, false, json::value);
         body.extend_from_slice(b"}}");
+    }
+}
+
+impl Protocol for Encoder {
+    fn path(&self) -> Option<&'static str> {
+        Some(PATH)
+    }
+    fn limits(&self) -> Limits {
+        LIMITS
+    }
+    fn content_type(&self) -> &'static str {
+        "application/json"
+    }
+    fn open(&self, body: &mut Vec<u8>) {
+        Encoder::open(self, body);
+    }
+    fn push(&self, body: &mut Vec<u8>, record: &Record, prev: Option<&Record>) {
+        Encoder::push(self, body, record, prev.is_none());
+    }
+    fn close_len(&self) -> usize {
+        Encoder::CLOSE.len()
+    }
+    fn close(&self, body: &mut Vec<u8>, _records: &[Record]) {
+        body.extend_from_slice(Encoder::CLOSE);
+    }
+    fn classify(&self, status: u16, _body: &[u8]) -> Outcome {
+        super::classify::by_table(RESPONSES, status)
+    }
+    fn items(&self, _body: &str, _sent: usize) -> Option<ItemResults> {
+        None
+    }
+    fn max_response_bytes(&self) -> u64 {
+        super::MAX_ERROR_BODY
+    }
+    fn fit_line(&self, _record: &Record) -> Option<Record> {
+        None
     }
 }

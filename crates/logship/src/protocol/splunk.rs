@@ -7,11 +7,12 @@
 //! A 400 naming an `invalid-event-number` rejects just that event: the others are resent.
 
 use super::fields::{write_flat, write_opt, write_tags};
+use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::Config;
 use crate::error::ConfigError;
 use crate::json;
-use crate::protocol::classify::{Outcome, Rule};
+use crate::protocol::classify::{ItemResults, Outcome, Rule};
 use crate::record::Record;
 
 /// The standard path, appended to an `endpoint` given without one.
@@ -100,6 +101,8 @@ fn is_guid(s: &str) -> bool {
 pub(super) struct Encoder {
     envelope: Vec<u8>,
     fields: Vec<u8>,
+    /// The server's `max_content_length` as configured (`max_request_bytes`).
+    max_body_bytes: usize,
 }
 
 impl Encoder {
@@ -126,7 +129,13 @@ impl Encoder {
             write_tags(&mut fields, &ctx.tags, first);
             fields.push(b'}');
         }
-        Encoder { envelope, fields }
+        Encoder {
+            envelope,
+            fields,
+            max_body_bytes: config
+                .max_request_bytes
+                .unwrap_or(DEFAULT_MAX_REQUEST_BYTES),
+        }
     }
 
     pub(super) fn push(&self, body: &mut Vec<u8>, record: &Record) {
@@ -147,6 +156,44 @@ impl Encoder {
         body.push(b'}');
         body.extend_from_slice(&self.fields);
         body.extend_from_slice(b"}\n");
+    }
+}
+
+impl Protocol for Encoder {
+    fn path(&self) -> Option<&'static str> {
+        Some(PATH)
+    }
+    /// The body limit is the server's own setting (`max_request_bytes`).
+    fn limits(&self) -> Limits {
+        Limits {
+            max_body_bytes: self.max_body_bytes,
+            ..LIMITS
+        }
+    }
+    /// Splunk does not check it; plain JSON is what its documentation shows.
+    fn content_type(&self) -> &'static str {
+        "application/json"
+    }
+    /// Concatenated event envelopes: nothing before the first.
+    fn open(&self, _body: &mut Vec<u8>) {}
+    fn push(&self, body: &mut Vec<u8>, record: &Record, _prev: Option<&Record>) {
+        Encoder::push(self, body, record);
+    }
+    fn close_len(&self) -> usize {
+        0
+    }
+    fn close(&self, _body: &mut Vec<u8>, _records: &[Record]) {}
+    fn classify(&self, status: u16, body: &[u8]) -> Outcome {
+        classify(status, &String::from_utf8_lossy(body))
+    }
+    fn items(&self, _body: &str, _sent: usize) -> Option<ItemResults> {
+        None
+    }
+    fn max_response_bytes(&self) -> u64 {
+        super::MAX_ERROR_BODY
+    }
+    fn fit_line(&self, _record: &Record) -> Option<Record> {
+        None
     }
 }
 

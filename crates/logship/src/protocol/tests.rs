@@ -84,7 +84,7 @@ fn response_tables_match_vendors_md() {
     for &(vendor, status, want) in cases {
         let endpoint = "https://intake.example";
         let codec = Codec::new(&with_endpoint(vendor, endpoint)).unwrap();
-        assert_eq!(codec.classify(status, ""), want, "{vendor:?} {status}");
+        assert_eq!(codec.classify(status, b""), want, "{vendor:?} {status}");
     }
 }
 

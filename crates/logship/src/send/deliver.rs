@@ -168,7 +168,7 @@ impl Sender {
         Counters::add(&counters.requests, 1);
         let (status, outcome, retry_after, body) = match self.post(&attempt.wire) {
             Ok(resp) => {
-                let outcome = self.codec.classify_bytes(resp.status, &resp.raw);
+                let outcome = self.codec.classify(resp.status, &resp.raw);
                 (Some(resp.status), outcome, resp.retry_after, resp.body)
             }
             Err(network) => (None, Outcome::Retry, None, network),

@@ -222,7 +222,7 @@ fn only_the_specs_retryable_statuses_are_retried() {
             (408, Outcome::Permanent),
             (413, Outcome::TooLarge),
         ] {
-            assert_eq!(c.classify_bytes(status, b""), want, "{status}");
+            assert_eq!(c.classify(status, b""), want, "{status}");
         }
     }
 }
@@ -231,10 +231,10 @@ fn only_the_specs_retryable_statuses_are_retried() {
 fn partial_success_counts_rejected_records() {
     let json = codec(OtlpEncoding::Json);
     let body = br#"{"partialSuccess":{"rejectedLogRecords":"3","errorMessage":"too old"}}"#;
-    assert_eq!(json.classify_bytes(200, body), Outcome::PartialRejected(3));
+    assert_eq!(json.classify(200, body), Outcome::PartialRejected(3));
     let warning = br#"{"partialSuccess":{"rejectedLogRecords":0,"errorMessage":"slow down"}}"#;
-    assert_eq!(json.classify_bytes(200, warning), Outcome::Delivered);
-    assert_eq!(json.classify_bytes(200, b"{}"), Outcome::Delivered);
+    assert_eq!(json.classify(200, warning), Outcome::Delivered);
+    assert_eq!(json.classify(200, b"{}"), Outcome::Delivered);
     let proto = codec(OtlpEncoding::Protobuf);
     let response = opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceResponse {
         partial_success: Some(
@@ -245,10 +245,10 @@ fn partial_success_counts_rejected_records() {
         ),
     };
     assert_eq!(
-        proto.classify_bytes(200, &response.encode_to_vec()),
+        proto.classify(200, &response.encode_to_vec()),
         Outcome::PartialRejected(300)
     );
-    assert_eq!(proto.classify_bytes(200, b""), Outcome::Delivered);
+    assert_eq!(proto.classify(200, b""), Outcome::Delivered);
 }
 
 #[test]

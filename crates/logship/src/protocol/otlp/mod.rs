@@ -30,9 +30,10 @@ mod protobuf;
 
 use std::borrow::Cow;
 
+use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::OtlpEncoding;
-use crate::protocol::classify::{Outcome, Rule};
+use crate::protocol::classify::{ItemResults, Outcome, Rule};
 use crate::record::{Entry, Level, Record, Value};
 
 /// The standard path, appended to an `endpoint` given without one.
@@ -315,6 +316,43 @@ impl Encoder {
             OtlpEncoding::Protobuf => protobuf::close(body, self.prefix.len()),
             OtlpEncoding::Json => json_mapping::close(body, empty),
         }
+    }
+}
+
+impl Protocol for Encoder {
+    fn path(&self) -> Option<&'static str> {
+        Some(PATH)
+    }
+    fn limits(&self) -> Limits {
+        LIMITS
+    }
+    fn content_type(&self) -> &'static str {
+        Encoder::content_type(self)
+    }
+    fn open(&self, body: &mut Vec<u8>) {
+        Encoder::open(self, body);
+    }
+    fn push(&self, body: &mut Vec<u8>, record: &Record, prev: Option<&Record>) {
+        Encoder::push(self, body, record, prev);
+    }
+    fn close_len(&self) -> usize {
+        Encoder::close_len(self)
+    }
+    fn close(&self, body: &mut Vec<u8>, _records: &[Record]) {
+        Encoder::close(self, body);
+    }
+    /// The answer is in the request's encoding (protobuf or JSON), not always text.
+    fn classify(&self, status: u16, body: &[u8]) -> Outcome {
+        classify(status, body, self.encoding())
+    }
+    fn items(&self, _body: &str, _sent: usize) -> Option<ItemResults> {
+        None
+    }
+    fn max_response_bytes(&self) -> u64 {
+        super::MAX_ERROR_BODY
+    }
+    fn fit_line(&self, _record: &Record) -> Option<Record> {
+        None
     }
 }
 
