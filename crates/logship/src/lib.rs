@@ -1,6 +1,8 @@
 //! # logship
 //!
-//! Ships application logs to log intakes in batches, without ever slowing the application
+//! Ships application logs to log intakes (Datadog, Splunk HEC, New Relic, Dynatrace,
+//! Grafana Loki, Elasticsearch/OpenSearch, an OpenTelemetry collector over OTLP/HTTP, or
+//! any HTTP endpoint that takes JSON) in batches, without ever slowing the application
 //! down.
 //!
 //! A log call captures the event into an owned [`Record`] and hands it to a bounded
@@ -10,32 +12,303 @@
 //! flight, retrying transient failures with jittered backoff. Every event ends in a
 //! counted outcome, readable through [`Logship::stats`].
 //!
-//! ```no_run
-//! use tracing_subscriber::prelude::*;
+//! Start a pipeline with [`Logship::builder`]; [`Builder::build_layer`] (for `tracing`),
+//! [`Builder::build_logger`] (for `log`) or [`Builder::build`] (to [`Logship::push`]
+//! records yourself) returns the handle and a [`Guard`] that delivers what is queued when
+//! it drops. The examples below each start a local intake (the `logship-intake` crate) on
+//! 127.0.0.1, ship to it and check what it received; the lines that start it are hidden.
 //!
-//! let (layer, _guard) = logship::Logship::builder()
-//!     .endpoint("http://127.0.0.1:8080/logs")
-//!     .build_layer()
-//!     .expect("valid logship configuration");
-//! tracing_subscriber::registry().with(layer).init();
-//! tracing::info!(order_id = 42, "order placed");
-//! // `_guard` flushes what is queued when main returns, bounded by a timeout.
-//! ```
+//! # The delivery contract
 //!
-//! Deployed programs can be configured without code: [`Config::load`] reads a TOML file,
+//! Delivery is at least once: every event a log call accepts ends in exactly one counted
+//! outcome ([`Stats`]): delivered, written to the disk spill (and replayed later), kept
+//! as a dead letter (the intake rejected it for good), or, with spill off or its cap
+//! reached, counted as lost. An event refused at the log call (queue full, or after
+//! shutdown) is counted too. An intake that accepted a request whose answer logship did
+//! not see gets that batch again, so duplicates are possible; loss is not, except in the
+//! cases below. What happens at the end of a program:
+//!
+//! - **The guard drops** (it goes out of scope, or `main` returns with it alive): it
+//!   calls [`Logship::shutdown`] with the configured [`Builder::shutdown_timeout`]
+//!   (default 5 s). Shutdown stops accepting events, delivers what is queued and in
+//!   flight, and waits for it at most that long. If time runs out, retries stop and what
+//!   is left is written to the spill (spill on, the default) or counted as abandoned,
+//!   within a further 500 ms (50 ms with spill off); a request still in flight then is
+//!   not waited for, and its events are reported as not delivered (they may still arrive).
+//!   Anything not delivered is reported on stderr. The drop therefore returns within
+//!   about the timeout plus that grace, whether the intake is up or not.
+//! - **`main` returns**: Rust drops `main`'s locals first, so a guard held in `main`
+//!   delivers as above before the process exits. Nothing else flushes at exit: a guard
+//!   that is never dropped (kept in a `static`, leaked, or owned by a thread still
+//!   running when `main` returns) delivers nothing, and the events still in memory are
+//!   lost when the process ends. The log4rs appender is never dropped by log4rs at exit:
+//!   call `log::logger().flush()` before returning from `main` (see the log4rs example).
+//! - **A panic**: with the default `panic = "unwind"`, a panic that unwinds out of `main`
+//!   drops the guard on the way, so queued events are delivered as on a normal return
+//!   (the panic message itself is printed by the panic hook, not logged, unless your hook
+//!   logs it). A panic on another thread does not affect the pipeline. With
+//!   `panic = "abort"` no destructor runs: see `process::exit`.
+//! - **[`std::process::exit`]** (and `abort`): destructors do not run, so the guard does
+//!   not flush; events not yet delivered (queued, in the batch being built, in flight)
+//!   are lost, and only what was already spilled survives for the next run. Call
+//!   [`Logship::shutdown`] (or [`Logship::flush`]) first:
+//!   `let report = logship.shutdown(timeout); std::process::exit(if report.complete { 0 } else { 1 })`.
+//! - **SIGTERM, SIGINT**: logship installs no signal handler. With the default action the
+//!   process ends at once, without destructors, so it is the `process::exit` case. To
+//!   deliver on SIGTERM (as a container stop sends it), handle the signal in the
+//!   application (for example `tokio::signal` or the `ctrlc` crate with its `termination`
+//!   feature) and return from `main` or call [`Logship::shutdown`]; the container's grace
+//!   period must exceed `shutdown_timeout`.
+//! - **SIGKILL, out of memory, power loss**: what is in memory is lost: at most
+//!   `queue_capacity` events plus the batches in flight. What reached the spill survives
+//!   (a power loss too with `spill_fsync = always`) and is replayed by the next pipeline
+//!   that uses the same `spill_dir`.
+//!
+//! [`ShutdownReport::complete`] says whether everything accepted was delivered.
+//!
+//! # Design choices
+//!
+//! - No async runtime inside: the HTTP client is blocking `ureq` on threads logship owns,
+//!   so the same code works in `fn main` and inside tokio, and dropping the guard inside a
+//!   runtime is safe (it blocks that thread for at most the shutdown timeout).
+//! - Events logged on logship's own threads (for example by the HTTP client or by an
+//!   [`on_error`](Builder::on_error) callback) are ignored by the `tracing` layer and the
+//!   `log` logger ([`is_logship_thread`]), so the shipper can never feed on its own logs.
+//! - Memory is bounded in events and bytes; what does not fit is dropped and counted,
+//!   never waited for (unless [`Overflow::Block`] is chosen).
+//! - Each vendor's limits (entries, bytes, compressed size) are held by construction, and
+//!   its own answers are read: partial successes, per-item statuses, retryable codes.
+//! - The spill directory is on by default: batches the intake could not take are written
+//!   to disk, checksummed, and replayed oldest first when it recovers, also by the next run.
+//!
+//! Deployed programs are configured without code: [`Config::load`] reads a TOML file,
 //! [`Config::apply_env`] reads `LOGSHIP_<KEY>` variables (and, for the `otlp` vendor,
 //! the OpenTelemetry SDK's `OTEL_EXPORTER_OTLP_*` ones), and [`Layered`] combines
 //! defaults < file < environment < explicit builder settings, reporting where each value
 //! came from. Unknown keys and bad values fail with the key, the value (secrets hidden),
 //! what is allowed and the source.
 //!
-//! Design choices a user should know:
-//! - No async runtime inside: the HTTP client is blocking `ureq` on threads logship owns,
-//!   so the same code works in `fn main` and inside tokio, and dropping the guard inside a
-//!   runtime is safe.
-//! - Events logged on logship's own threads (for example by the HTTP client) are ignored,
-//!   so the shipper can never feed on its own logs.
-//! - Memory is bounded in events and bytes; what does not fit is dropped and counted.
+//! What each [`Vendor`] sends, field by field, is in
+//! [docs/vendors.md](https://github.com/logship/logship/blob/main/docs/vendors.md); the
+//! intakes' rules are in
+//! [docs/wire-formats.md](https://github.com/logship/logship/blob/main/docs/wire-formats.md),
+//! and every option in
+//! [docs/configuration.md](https://github.com/logship/logship/blob/main/docs/configuration.md).
+//!
+//! # Examples
+//!
+//! ## `tracing`, filtered with `EnvFilter`
+//!
+//! A global filter (a `tracing_subscriber::EnvFilter` added as a layer)
+//! decides what any layer sees; a per-layer filter (`with_filter`) decides what logship
+//! ships, so another layer (a console formatter, say) can show more than is shipped.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let intake = logship_intake::Intake::start(Default::default())?;
+//! # let endpoint = intake.url("/logs");
+//! use std::time::Duration;
+//! use tracing_subscriber::{prelude::*, EnvFilter};
+//!
+//! let (layer, guard) = logship::Logship::builder()
+//!     .endpoint(endpoint) // an NDJSON intake
+//!     .service("orders-api")
+//!     .linger(Duration::from_millis(10))
+//! #   .spill(false)
+//! #   .report_to_stderr(false)
+//!     .build_layer()?;
+//! let logship = layer.logship().clone();
+//! tracing_subscriber::registry()
+//!     // Global: nothing from `noisy_dependency`, and nothing below debug.
+//!     .with(EnvFilter::new("debug,noisy_dependency=off"))
+//!     // Per layer: logship ships info and up, and debug from `app::orders`.
+//!     .with(layer.with_filter(EnvFilter::new("info,app::orders=debug")))
+//!     .init();
+//!
+//! tracing::info!(target: "app::orders", order_id = 7, "order placed");
+//! tracing::debug!(target: "app::orders", "cart priced");
+//! tracing::debug!(target: "app::cache", "not shipped: debug outside app::orders");
+//! tracing::error!(target: "noisy_dependency", "not shipped: filtered globally");
+//!
+//! logship.flush(Duration::from_secs(5))?; // or let the guard deliver at the end of main
+//! let shipped = intake.sorted_strings_at("/message");
+//! assert_eq!(shipped, ["cart priced", "order placed"]);
+//! let placed = intake.events().into_iter().find(|e| e.value["message"] == "order placed");
+//! assert_eq!(placed.unwrap().value["order_id"], 7);
+//! drop(guard);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! ## `log`
+//!
+//! [`Builder::build_logger`] returns a `log::Log`; key-values become fields.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let intake = logship_intake::Intake::start(Default::default())?;
+//! # let endpoint = intake.url("/logs");
+//! # use std::time::Duration;
+//! let (logger, guard) = logship::Logship::builder()
+//!     .endpoint(endpoint)
+//! #   .linger(Duration::from_millis(10))
+//! #   .spill(false)
+//! #   .report_to_stderr(false)
+//!     .build_logger()?;
+//! logger.level(log::LevelFilter::Info).init()?;
+//!
+//! log::info!(user = "ann", ok = true; "request {} done", 5);
+//! log::debug!("not shipped: below the logger's level");
+//!
+//! drop(guard); // what `main` returning does: deliver what is queued, then stop
+//! let events = intake.events();
+//! assert_eq!(events.len(), 1);
+//! assert_eq!(events[0].value["message"], "request 5 done");
+//! assert_eq!(events[0].value["user"], "ann");
+//! assert_eq!(events[0].value["ok"], true);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! ## log4rs, from its configuration file
+//!
+//! Register the `kind: batch_http` appender with [`log4rs::init_file`] (instead of
+//! `log4rs::init_file(path, Default::default())`, or pass [`log4rs::deserializers`] to
+//! log4rs yourself); which intake the logs reach is then decided by the file alone.
+//! Every logship option is a key of the appender (or its Java appender name, such as
+//! `maxBatchRecords`), `${env:VAR}` and `${env:VAR:-default}` are substituted, and
+//! `LOGSHIP_*` variables override the file. An invalid appender makes `init_file` fail
+//! with the field and the fix. On reload (`refresh_rate`) the replaced appender's pipeline
+//! shuts down on a background thread and hands its spill directory to the new one.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let intake = logship_intake::Intake::start(Default::default())?;
+//! # let endpoint = intake.url("");
+//! # let dir = std::env::temp_dir().join(format!("logship-doc-log4rs-{}", std::process::id()));
+//! # std::fs::create_dir_all(&dir)?;
+//! # let path = dir.join("log4rs.yaml");
+//! let yaml = format!(
+//!     "
+//! appenders:
+//!   shipper:
+//!     kind: batch_http
+//!     vendor: datadog
+//!     endpoint: {endpoint}     # the local emulation; without it, the Datadog site
+//!     apiKey: ${{env:DD_API_KEY:-local-test-key}}
+//!     service: shop
+//!     lingerMillis: 10
+//!     spill_enabled: false
+//! #     report_to_stderr: false
+//! root:
+//!   level: info
+//!   appenders: [shipper]
+//! "
+//! );
+//! std::fs::write(&path, yaml)?;
+//!
+//! logship::log4rs::init_file(&path)?;
+//! log::info!(target: "shop::orders", order_id = 42; "order placed");
+//! log::logger().flush(); // log4rs does not flush at exit: do it before main returns
+//!
+//! let events = intake.events();
+//! assert_eq!(events.len(), 1);
+//! assert_eq!(events[0].value["message"], "order placed");
+//! assert_eq!(events[0].value["service"], "shop");
+//! assert_eq!(intake.requests()[0].status, 202); // Datadog's answer
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! ## A TOML configuration file
+//!
+//! [`Config::from_toml_str`] (or [`Config::load`] for a path) reads one file over the
+//! defaults; [`Layered`] stacks defaults < files < `LOGSHIP_*` variables < explicit
+//! settings and says where each value came from.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let intake = logship_intake::Intake::start(Default::default())?;
+//! # let endpoint = intake.url("/logs");
+//! let file = format!(
+//!     r#"
+//! endpoint = "{endpoint}"
+//! service = "checkout"
+//! tags = ["env:prod", "team:payments"]
+//! linger_ms = 10
+//! spill_enabled = false
+//! report_to_stderr = false
+//! "#
+//! );
+//!
+//! let config = logship::Config::from_toml_str(&file)?;
+//! assert_eq!(config.service.as_deref(), Some("checkout"));
+//!
+//! // The same file under a LOGSHIP_SERVICE variable (here a stand-in for the process
+//! // environment, which `Layered::new()` reads by default).
+//! let resolved = logship::Layered::new()
+//!     .toml_str("logship.toml", file)
+//!     .env(|var| (var == "LOGSHIP_SERVICE").then(|| "checkout-canary".to_owned()))
+//!     .resolve()?;
+//! assert_eq!(resolved.config.service.as_deref(), Some("checkout-canary"));
+//! assert_eq!(resolved.origin("service").to_string(), "env LOGSHIP_SERVICE");
+//! assert_eq!(resolved.origin("linger_ms").to_string(), "file logship.toml");
+//!
+//! let (logship, guard) = logship::Builder::from_config(resolved.config).build()?;
+//! let mut record = logship::Record::new(logship::Level::Info, "billing");
+//! record.message("invoice sent").field("invoice", 991u64);
+//! assert!(logship.push(record).is_ok()); // Err(Rejected) when full: counted, never blocks
+//! drop(guard);
+//! assert_eq!(intake.events()[0].value["invoice"], 991);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! ## Datadog
+//!
+//! A vendor sets the path, the headers, the body shape and the limits. The API key comes
+//! from [`Builder::api_key`], else the vendor's usual variable (`DD_API_KEY`), else
+//! `LOGSHIP_API_KEY`, and is never shown in `Debug` output, errors or stats.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # use logship_intake::{Intake, IntakeConfig};
+//! # let intake = Intake::start(IntakeConfig { api_key: Some("dd-key".into()), ..Default::default() })?;
+//! # use std::time::Duration;
+//! use logship::{Level, Logship, Record, Vendor};
+//!
+//! let (logship, guard) = Logship::builder()
+//!     .vendor(Vendor::Datadog)
+//!     .site("datadoghq.eu") // https://http-intake.logs.datadoghq.eu/api/v2/logs
+//!     .endpoint(intake.url("")) // the local emulation instead; /api/v2/logs is added
+//!     .api_key("dd-key")
+//!     .service("checkout")
+//!     .tag("env:prod")
+//!     .hostname("web-1")
+//! #   .linger(Duration::from_millis(10))
+//! #   .spill(false)
+//! #   .report_to_stderr(false)
+//!     .build()?;
+//! let mut record = Record::new(Level::Error, "app::pay");
+//! record.message("payment declined").field("order_id", 42u64);
+//! assert!(logship.push(record).is_ok());
+//! drop(guard);
+//!
+//! let request = &intake.requests()[0];
+//! assert_eq!((request.path.as_str(), request.status), ("/api/v2/logs", 202));
+//! assert_eq!(request.header("dd-api-key"), Some("dd-key"));
+//! let event = &intake.events()[0].value;
+//! assert_eq!(event["message"], "payment declined");
+//! assert_eq!(event["status"], "error");
+//! assert_eq!(event["service"], "checkout");
+//! assert_eq!(event["ddtags"], "env:prod");
+//! assert_eq!(event["hostname"], "web-1");
+//! assert_eq!(event["order_id"], 42);
+//! assert!(intake.violations().is_empty());
+//! # Ok(())
+//! # }
+//! ```
 
 mod batch;
 mod config;
