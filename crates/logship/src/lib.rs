@@ -53,7 +53,7 @@ mod report;
 mod secret;
 mod send;
 mod shared;
-pub mod spill;
+mod spill;
 mod stats;
 mod vendor;
 mod worker;
@@ -74,7 +74,9 @@ pub use record::{Entries, Entry, Level, Record, Value};
 pub use reentrancy::is_logship_thread;
 pub use report::DeliveryError;
 pub use secret::Secret;
-pub use spill::{SpillFsync, SpillFull};
+pub use spill::{
+    inspect, remove_all, SegmentInfo, SpillConfig, SpillError, SpillFsync, SpillFull, SpillStats,
+};
 pub use stats::{Health, Stats};
 
 /// The `User-Agent` header logship sends (`logship/<version>`).
