@@ -77,6 +77,7 @@ pub enum SpillFsync {
 
 /// Where and how much to spill.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SpillConfig {
     /// The spill directory, created (0700) if missing. One process at a time.
     pub dir: PathBuf,
@@ -112,6 +113,7 @@ impl SpillConfig {
 
 /// Why the spill could not be used.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SpillError {
     /// Another `Spill` (in this or another process) holds the directory's lock.
     #[error("spill directory {} is in use by another logship process (or another logship pipeline in this process); give each process its own spill_dir", dir.display())]
@@ -155,6 +157,7 @@ pub(crate) struct AppendOutcome {
 
 /// Counters and gauges of a spill, for `Logship::stats` and the CLI.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct SpillStats {
     /// Live segments, the one being written included.
     pub segments: u64,
