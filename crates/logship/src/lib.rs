@@ -91,6 +91,9 @@ pub const USER_AGENT: &str = send::http::USER_AGENT;
 
 /// Formats nanoseconds since the Unix epoch as RFC 3339 UTC with milliseconds
 /// (`2026-11-29T21:55:57.123Z`), the timestamp format of generic intakes.
+///
+/// Not part of the API: public for the `logship` CLI (`spill ls`, `bench`) only.
+#[doc(hidden)]
 pub fn rfc3339_millis(unix_nanos: u64) -> String {
     let mut out = Vec::with_capacity(24);
     json::rfc3339_millis(&mut out, unix_nanos);
