@@ -2,7 +2,7 @@
 //! HTTP/1.1 over `TcpStream`.
 //!
 //! Each test reads as a specification of what the real intake answers
-//! (status and body, from VENDORS.md) and of what the intake records:
+//! (status and body, as the vendor documents them) and of what the intake records:
 //! accepted events, violations, and authentication failures. Every request
 //! is answered only after its outcome is recorded, so no waiting is needed.
 
