@@ -11,8 +11,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use logship::spill::{inspect, remove_all, SegmentInfo};
-use logship::Logship;
+use logship::{inspect, remove_all, Logship, SegmentInfo};
 
 use crate::exit::Failure;
 use crate::pipeline_args::PipelineArgs;

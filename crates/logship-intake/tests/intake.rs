@@ -13,15 +13,12 @@ use std::sync::{Arc, Barrier, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use common::{gzip, start};
 use logship_intake::{Fault, Intake, IntakeConfig};
 use serde_json::{json, Value};
 
 /// Generous bound for waits that should succeed almost immediately.
 const WAIT: Duration = Duration::from_secs(10);
-
-fn start() -> Intake {
-    Intake::start(IntakeConfig::default()).expect("start intake")
-}
 
 /// A parsed HTTP response.
 #[derive(Debug)]
@@ -127,12 +124,6 @@ impl Client {
         let mut buf = [0u8; 1];
         matches!(self.reader.read(&mut buf), Ok(0) | Err(_))
     }
-}
-
-fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    enc.write_all(data).unwrap();
-    enc.finish().unwrap()
 }
 
 fn ndjson(events: &[Value]) -> Vec<u8> {

@@ -13,6 +13,7 @@ use std::time::Duration;
     fix.as_ref().map(|f| format!(" ({f})")).unwrap_or_default(),
     origin.as_ref().map(|o| format!(" [from {o}]")).unwrap_or_default()
 )]
+#[non_exhaustive]
 pub struct ConfigError {
     /// The option's name, as spelled in the builder, the CLI (with dashes) and config files.
     pub field: &'static str,
@@ -58,6 +59,7 @@ impl ConfigError {
 
 /// Why a pipeline could not be started.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum BuildError {
     /// A configuration value is invalid.
     #[error("invalid logship configuration: {0}")]
@@ -79,6 +81,7 @@ pub enum BuildError {
 /// `flush` did not finish in time.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("logship flush timed out after {timeout:?} with {pending} events still queued or in flight; they will keep being delivered in the background")]
+#[non_exhaustive]
 pub struct FlushTimeout {
     /// How long the call waited.
     pub timeout: Duration,

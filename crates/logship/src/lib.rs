@@ -310,6 +310,13 @@
 //! # }
 //! ```
 
+// The workspace's `[lints]` table forbids unsafe code too; this line keeps the promise in
+// the published crate's own source. Every public item is documented.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+// The application owns stdout and its process: the library never writes to one or exits the other.
+#![warn(clippy::print_stdout, clippy::exit)]
+
 mod batch;
 mod config;
 mod config_file;
@@ -325,7 +332,7 @@ mod reporter;
 mod secret;
 mod send;
 mod shared;
-pub mod spill;
+mod spill;
 mod stats;
 mod sync;
 mod threads;
@@ -346,7 +353,9 @@ pub use queue::Rejected;
 pub use record::{Entries, Entry, Level, Record, Value};
 pub use reporter::DeliveryError;
 pub use secret::Secret;
-pub use spill::{SpillFsync, SpillFull};
+pub use spill::{
+    inspect, remove_all, SegmentInfo, SpillConfig, SpillError, SpillFsync, SpillFull, SpillStats,
+};
 pub use stats::{Health, Stats};
 pub use threads::is_logship_thread;
 
@@ -355,6 +364,9 @@ pub const USER_AGENT: &str = send::http::USER_AGENT;
 
 /// Formats nanoseconds since the Unix epoch as RFC 3339 UTC with milliseconds
 /// (`2026-11-29T21:55:57.123Z`), the timestamp format of generic intakes.
+///
+/// Not part of the API: public for the `logship` CLI (`spill ls`, `bench`) only.
+#[doc(hidden)]
 pub fn rfc3339_millis(unix_nanos: u64) -> String {
     let mut out = Vec::with_capacity(24);
     json::rfc3339_millis(&mut out, unix_nanos);

@@ -61,6 +61,7 @@ impl std::fmt::Debug for Logship {
 
 /// What `shutdown` achieved.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ShutdownReport {
     /// True when every accepted event was delivered: none dropped, failed, or left on disk.
     pub complete: bool,

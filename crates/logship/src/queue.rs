@@ -29,6 +29,7 @@ pub(crate) struct Queue {
 
 /// Why a record was not accepted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Rejected {
     /// The queue was full (in records or in bytes).
     QueueFull,

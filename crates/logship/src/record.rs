@@ -123,6 +123,7 @@ impl From<bool> for Value<'_> {
 
 /// One entry of a record, in the order it was captured.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Entry<'a> {
     /// The event's message.
     Message(&'a str),
@@ -292,6 +293,10 @@ impl Record {
     }
 
     /// Serialises the record (for disk spill): level, timestamp, then the entry buffer.
+    ///
+    /// Not part of the API (the spill format may change in any release): public only so
+    /// the integration tests can write spill segments byte by byte.
+    #[doc(hidden)]
     pub fn to_bytes(&self, out: &mut Vec<u8>) {
         out.push(self.level.to_byte());
         out.extend_from_slice(&self.timestamp_nanos.to_le_bytes());
@@ -299,7 +304,7 @@ impl Record {
     }
 
     /// Reads back what [`Record::to_bytes`] wrote; `None` when the bytes are not a record.
-    pub fn from_bytes(bytes: &[u8]) -> Option<Record> {
+    pub(crate) fn from_bytes(bytes: &[u8]) -> Option<Record> {
         let (&level, rest) = bytes.split_first()?;
         let ts: [u8; 8] = rest.get(..8)?.try_into().ok()?;
         let data = rest.get(8..)?.to_vec();

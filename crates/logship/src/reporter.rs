@@ -13,6 +13,7 @@ use crate::stats::Counters;
 
 /// A delivery problem, as passed to the error callback.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DeliveryError {
     /// HTTP status, when the intake answered.
     pub status: Option<u16>,

@@ -88,6 +88,7 @@ impl Counters {
 
 /// A point-in-time copy of the pipeline's counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub struct Stats {
     /// Events accepted into the queue.
     pub enqueued: u64,
@@ -182,6 +183,7 @@ impl Stats {
 /// How delivery is going, from the most recent request's outcome.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Health {
     /// Nothing sent yet, or the last request was delivered.
     #[default]
@@ -204,6 +206,7 @@ impl Health {
 
 /// Counters and gauges of a spill, for `Logship::stats` and the CLI.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct SpillStats {
     /// Live segments, the one being written included.
     pub segments: u64,

@@ -110,11 +110,15 @@ fn crate_paths(code: &str) -> Vec<String> {
 /// Names the crate root re-exports, mapped to the module they come from.
 fn root_reexports(lib: &str) -> BTreeMap<String, String> {
     let mut map = BTreeMap::new();
-    for line in non_test_code(lib).lines() {
-        let Some(path) = line.trim().strip_prefix("pub use ") else {
+    // Statements, not lines: a re-export may span several lines.
+    let code = non_test_code(lib);
+    for statement in code.split(';') {
+        let statement: String = statement.split_whitespace().collect::<Vec<_>>().join(" ");
+        let Some(at) = statement.find("pub use ") else {
             continue;
         };
-        let path = path.trim_end_matches(';');
+        let path = statement[at + "pub use ".len()..].replace(' ', "");
+        let path = path.as_str();
         let Some((module, _)) = path.split_once("::") else {
             continue;
         };
@@ -237,7 +241,10 @@ fn the_checker_sees_a_cycle_and_paths_through_root_reexports() {
         cycles(&graph),
         vec![vec!["a".to_owned(), "b".into(), "c".into()]]
     );
-    let map = root_reexports("pub use pipeline::{Builder, Guard};\npub use stats::Stats;\n");
+    let map = root_reexports(
+        "pub use pipeline::{Builder, Guard};\npub use stats::Stats;\npub use spill::{\n    inspect,\n    SpillFull,\n};\n",
+    );
+    assert_eq!(map.get("SpillFull").map(String::as_str), Some("spill"));
     assert_eq!(map.get("Guard").map(String::as_str), Some("pipeline"));
     assert_eq!(map.get("Stats").map(String::as_str), Some("stats"));
     assert_eq!(

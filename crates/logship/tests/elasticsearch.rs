@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use common::*;
 use logship::{Builder, Level, Logship, Record, Vendor};
@@ -72,13 +72,6 @@ fn ship_one_batch(builder: Builder, n: usize, message: impl Fn(usize) -> &'stati
     logship.flush(WAIT).unwrap();
     drop(guard);
     logship
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
 }
 
 #[test]

@@ -293,7 +293,7 @@ fn rejected_events_are_dead_lettered_not_retried() {
     assert_eq!(stats.health, logship::Health::Failing);
     assert_eq!(intake.requests().len(), 2, "one attempt per batch of 50");
     drop(guard);
-    let dead: u64 = logship::spill::inspect(dir.path())
+    let dead: u64 = logship::inspect(dir.path())
         .unwrap()
         .iter()
         .filter(|s| s.dead_letter)

@@ -8,7 +8,7 @@ use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use logship::spill::{inspect, remove_all, SpillConfig, SpillError, SpillFsync, SpillFull};
+use logship::{inspect, remove_all, SpillConfig, SpillError, SpillFsync, SpillFull};
 use logship::{Level, Record};
 
 const FRAME_MAGIC: u32 = 0x5246_534C;

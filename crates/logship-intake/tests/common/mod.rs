@@ -1,11 +1,12 @@
 //! Helpers shared by the intake's raw-HTTP test binaries (each uses only part of them).
 #![allow(dead_code)]
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use logship_intake::Intake;
+use logship_intake::{Intake, IntakeConfig};
+use serde_json::Value;
 
 /// What the intake answered to one request.
 pub struct Answer {
@@ -69,4 +70,201 @@ pub fn post_once(intake: &Intake, path: &str, headers: &[(&str, &str)], body: &[
         content_type,
         body: response[split + 4..].to_vec(),
     }
+}
+
+// ------------------------------------------- vendor emulations (Datadog, Splunk HEC,
+// New Relic, Dynatrace) and their shared routing: one keep-alive client, refusal checks
+
+pub const DD: &str = "/api/v2/logs";
+pub const HEC: &str = "/services/collector/event";
+pub const NR: &str = "/log/v1";
+pub const DT: &str = "/api/v2/logs/ingest";
+
+pub fn start() -> Intake {
+    Intake::start(IntakeConfig::default()).expect("start intake")
+}
+
+pub fn start_with_key(key: &str) -> Intake {
+    Intake::start(IntakeConfig {
+        api_key: Some(key.to_string()),
+        ..IntakeConfig::default()
+    })
+    .expect("start intake")
+}
+
+/// A parsed HTTP response.
+#[derive(Debug)]
+pub struct Resp {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Resp {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!(
+                "body {:?} is not JSON: {e}",
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+}
+
+/// A raw HTTP/1.1 client on one keep-alive connection.
+pub struct Client {
+    pub writer: TcpStream,
+    pub reader: BufReader<TcpStream>,
+}
+
+impl Client {
+    pub fn connect(intake: &Intake) -> Client {
+        let stream = TcpStream::connect(intake.addr()).expect("connect");
+        // Only a safety net so a broken server fails the test instead of hanging it.
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .unwrap();
+        let reader = BufReader::new(stream.try_clone().unwrap());
+        Client {
+            writer: stream,
+            reader,
+        }
+    }
+
+    /// Sends a request with `Content-Length` and the given headers, and
+    /// reads the response.
+    pub fn request(
+        &mut self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> Resp {
+        self.writer
+            .write_all(&request_bytes(method, path, headers, body))
+            .expect("write request");
+        self.read_response()
+    }
+
+    pub fn post(&mut self, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Resp {
+        self.request("POST", path, headers, body)
+    }
+
+    /// Reads one response (a 204 has no `Content-Length` and no body).
+    pub fn read_response(&mut self) -> Resp {
+        let mut line = String::new();
+        self.reader.read_line(&mut line).expect("status line");
+        let mut parts = line.trim_end().splitn(3, ' ');
+        assert_eq!(parts.next(), Some("HTTP/1.1"), "status line {line:?}");
+        let status: u16 = parts.next().unwrap().parse().unwrap();
+        let mut headers = Vec::new();
+        loop {
+            let mut h = String::new();
+            self.reader.read_line(&mut h).expect("header line");
+            let h = h.trim_end();
+            if h.is_empty() {
+                break;
+            }
+            let (k, v) = h.split_once(':').expect("header has ':'");
+            headers.push((k.trim().to_string(), v.trim().to_string()));
+        }
+        let len = headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+            .map(|(_, v)| v.parse::<usize>().unwrap());
+        let len = match (status, len) {
+            (204, None) => 0,
+            (204, Some(_)) => panic!("a 204 response must not carry Content-Length"),
+            (_, len) => len.expect("response has Content-Length"),
+        };
+        let mut body = vec![0; len];
+        self.reader.read_exact(&mut body).expect("response body");
+        Resp {
+            status,
+            headers,
+            body,
+        }
+    }
+}
+
+pub fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(data).unwrap();
+    enc.finish().unwrap()
+}
+
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}
+
+pub fn bytes(v: &Value) -> Vec<u8> {
+    v.to_string().into_bytes()
+}
+
+/// A refusal case: request headers, body, expected status, violation text.
+pub type Case = (
+    Vec<(&'static str, &'static str)>,
+    Vec<u8>,
+    u16,
+    &'static str,
+);
+
+/// Sends a request that must be refused with `status` and exactly one new
+/// violation containing `needle`, accepting no event. Returns the response.
+pub fn expect_violation(
+    intake: &Intake,
+    client: &mut Client,
+    (path, headers, body): (&str, &[(&str, &str)], &[u8]),
+    status: u16,
+    needle: &str,
+) -> Resp {
+    let before = intake.violations().len();
+    let events_before = intake.stats().events;
+    let resp = client.post(path, headers, body);
+    let context = format!(
+        "case {needle:?}: answered {} {}",
+        resp.status,
+        String::from_utf8_lossy(&resp.body)
+    );
+    assert_eq!(resp.status, status, "{context}");
+    let violations = intake.violations();
+    assert_eq!(violations.len(), before + 1, "{context}; {violations:?}");
+    assert!(
+        violations[before].contains(needle),
+        "{context}; violation {:?}",
+        violations[before]
+    );
+    assert_eq!(intake.stats().events, events_before, "{context}");
+    resp
+}
+
+/// Sends a request that must be refused for its credential: `status`, no
+/// violation, one more auth failure, no event. Returns the response.
+pub fn expect_auth_failure(
+    intake: &Intake,
+    client: &mut Client,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+    status: u16,
+) -> Resp {
+    let before = intake.stats();
+    let resp = client.post(path, headers, body);
+    let after = intake.stats();
+    assert_eq!(resp.status, status, "{headers:?}: {:?}", resp.json());
+    assert_eq!(after.auth_failures, before.auth_failures + 1, "{headers:?}");
+    assert_eq!(after.violations, before.violations, "{headers:?}");
+    assert_eq!(after.events, before.events, "{headers:?}");
+    assert_eq!(after.rejected_requests, before.rejected_requests + 1);
+    resp
 }

@@ -168,6 +168,7 @@ pub fn deserializers() -> Deserializers {
 
 /// Why [`init_file`] refused a configuration file.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Log4rsError {
     /// A `batch_http` appender's options are invalid (each message names the field and
     /// the fix).

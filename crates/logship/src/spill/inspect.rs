@@ -19,6 +19,7 @@ use super::{SpillError, DEAD_DIR};
 
 /// What one segment file holds.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct SegmentInfo {
     /// The file.
     pub path: PathBuf,

@@ -78,6 +78,7 @@ pub enum SpillFsync {
 
 /// Where and how much to spill.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SpillConfig {
     /// The spill directory, created (0700) if missing. One process at a time.
     pub dir: PathBuf,
@@ -113,6 +114,7 @@ impl SpillConfig {
 
 /// Why the spill could not be used.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SpillError {
     /// Another `Spill` (in this or another process) holds the directory's lock.
     #[error("spill directory {} is in use by another logship process (or another logship pipeline in this process); give each process its own spill_dir", dir.display())]

@@ -2,7 +2,9 @@
 //! pointed at it.
 #![allow(dead_code)]
 
-use std::time::Duration;
+pub mod vendors;
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use logship::{Builder, Level, Logship, Record};
 use logship_intake::{Intake, IntakeConfig};
@@ -112,3 +114,11 @@ pub const ODD_TEXTS: &[&str] = &[
     "@timestamp",
     "_id",
 ];
+
+/// Milliseconds since the Unix epoch, now.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}

@@ -1,0 +1,65 @@
+//! The pipeline the per-vendor end-to-end tests share for the key-authenticated vendors
+//! (Datadog, Splunk HEC, New Relic, Dynatrace): an intake that checks the key, a builder
+//! whose own batch triggers are wide open, one event shape, and the clean-delivery check.
+
+use std::time::Duration;
+
+use logship::{Builder, Level, Logship, Record, Vendor};
+use logship_intake::{Intake, IntakeConfig};
+
+use super::{assert_no_secret, WAIT};
+
+pub const KEY: &str = "key-0123456789abcdef";
+
+pub fn vendor_intake() -> Intake {
+    Intake::start(IntakeConfig {
+        api_key: Some(KEY.into()),
+        ..IntakeConfig::default()
+    })
+    .unwrap()
+}
+
+/// A pipeline for `vendor` whose endpoint has no path (the vendor path is appended) and
+/// whose own batch triggers are wide open, so the vendor's limits are what bind.
+pub fn vendor_builder(intake: &Intake, vendor: Vendor) -> Builder {
+    Logship::builder()
+        .vendor(vendor)
+        .endpoint(intake.url(""))
+        .api_key(KEY)
+        .service("checkout")
+        .source("rust-test")
+        .hostname("web-1")
+        .tag("env:prod")
+        .tag("team:pay")
+        .max_batch_records(1_000_000)
+        .max_batch_bytes(256 * 1024 * 1024)
+        .linger(Duration::from_millis(50))
+        .queue_capacity(100_000)
+        .shutdown_timeout(WAIT)
+        .report_to_stderr(false)
+        .spill(false)
+}
+
+pub fn event(i: usize, pad: usize) -> Record {
+    let mut r = Record::new(
+        if i.is_multiple_of(10) {
+            Level::Error
+        } else {
+            Level::Info
+        },
+        "app::pay",
+    );
+    r.message(&format!("payment {i} {}", "p".repeat(pad)))
+        .field("seq", i as u64)
+        .field("amount", 12.5)
+        .field("ok", true);
+    r
+}
+
+pub fn assert_clean(intake: &Intake, logship: &Logship, n: usize) {
+    assert!(intake.violations().is_empty(), "{:?}", intake.violations());
+    assert_eq!(intake.stats().events as usize, n);
+    let stats = logship.stats();
+    assert_eq!(stats.events_delivered as usize, n, "{stats:?}");
+    assert_no_secret(logship, KEY);
+}

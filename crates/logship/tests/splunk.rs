@@ -1,0 +1,98 @@
+//! Splunk HEC end to end against the intake's strict emulation of it: events concatenated
+//! with times in seconds within the request cap, and an invalid event number dropping that
+//! event and resending the rest.
+
+mod common;
+
+use common::vendors::*;
+use common::*;
+use logship::Vendor;
+use logship_intake::Fault;
+
+#[test]
+fn splunk_events_arrive_concatenated_in_seconds_within_the_request_cap() {
+    let intake = vendor_intake();
+    let n = 3000;
+    let logship = ship(
+        vendor_builder(&intake, Vendor::Splunk).splunk(
+            Some("main".into()),
+            None,
+            Some("auto".into()),
+        ),
+        (0..n).map(|i| event(i, 500)),
+    );
+    assert_clean(&intake, &logship, n);
+    let requests = intake.requests();
+    assert!(
+        requests.len() >= 2,
+        "1.6 MB must take more than one request"
+    );
+    let channel = requests[0]
+        .header("x-splunk-request-channel")
+        .unwrap()
+        .to_owned();
+    assert_eq!(channel.len(), 36);
+    for r in &requests {
+        assert_eq!(r.path, "/services/collector/event");
+        assert_eq!(
+            r.header("authorization"),
+            Some(format!("Splunk {KEY}").as_str())
+        );
+        assert_eq!(r.header("x-splunk-request-channel"), Some(channel.as_str()));
+        assert!(r.decoded_bytes <= 1_000_000, "{} bytes", r.decoded_bytes);
+    }
+    let now_s = now_ms() as f64 / 1000.0;
+    for e in intake.events() {
+        let v = &e.value;
+        let t = v["time"].as_f64().unwrap();
+        assert!(
+            t > now_s - 60.0 && t <= now_s,
+            "time {t} is not epoch seconds"
+        );
+        assert_eq!(v["host"], "web-1");
+        assert_eq!(v["source"], "rust-test");
+        assert_eq!(v["sourcetype"], "_json");
+        assert_eq!(v["index"], "main");
+        assert_eq!(
+            v["fields"],
+            serde_json::json!({"service": "checkout", "env": "prod", "team": "pay"})
+        );
+        assert!(v["event"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("payment "));
+    }
+}
+
+#[test]
+fn splunk_invalid_event_number_drops_that_event_and_resends_the_rest() {
+    let intake = vendor_intake();
+    intake.fail_next(
+        1,
+        Fault::Status {
+            status: 400,
+            headers: vec![],
+            body: r#"{"text":"Invalid data format","code":6,"invalid-event-number":3}"#.into(),
+        },
+    );
+    let (logship, guard) = vendor_builder(&intake, Vendor::Splunk).build().unwrap();
+    for i in 0..10 {
+        logship.push(event(i, 5)).unwrap();
+    }
+    logship.flush(WAIT).unwrap();
+    drop(guard);
+    let stats = logship.stats();
+    assert_eq!(stats.events_failed, 1);
+    assert_eq!(stats.events_delivered, 9);
+    let requests = intake.requests();
+    assert_eq!(
+        requests.iter().map(|r| r.events).collect::<Vec<_>>(),
+        vec![0, 9]
+    );
+    let seqs: Vec<u64> = intake
+        .events()
+        .iter()
+        .map(|e| e.value["event"]["seq"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seqs, vec![0, 1, 2, 4, 5, 6, 7, 8, 9]);
+}
