@@ -212,7 +212,7 @@ fn the_filter_path_joins_the_endpoints_own_query_string() {
 }
 
 /// Response bytes for one batch of 1,000 documents, with and without the filter (the
-/// figure in README.md); `--nocapture` prints it.
+/// figure in docs/performance.md); `--nocapture` prints it.
 #[test]
 fn the_filtered_answer_to_1000_documents_is_a_fraction_of_the_full_one() {
     let answer_bytes = |filter: bool| {

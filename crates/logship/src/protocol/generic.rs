@@ -2,7 +2,7 @@
 //!
 //! Why it exists: many collectors (Vector's `http_server`, Fluent Bit's `http` input,
 //! Logstash, custom services) accept plain JSON events. The event shape is documented in
-//! the README:
+//! docs/vendors.md:
 //!
 //! ```json
 //! {"timestamp":"2026-11-29T21:55:57.123Z","level":"INFO","target":"app::orders",
