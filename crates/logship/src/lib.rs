@@ -39,11 +39,9 @@
 
 mod batch;
 mod config;
-mod config_file;
 mod error;
 mod integrations;
 mod json;
-mod otel_env;
 mod pipeline;
 mod queue;
 mod record;
@@ -58,8 +56,10 @@ mod stats;
 mod vendor;
 mod worker;
 
-pub use config::{default_spill_dir, Config, OtlpEncoding, Overflow, Vendor};
-pub use config_file::{config_keys, env_var_name, example_toml, Layered, Origin, Resolved};
+pub use config::{
+    default_spill_dir, example_toml, Config, ElasticsearchOptions, Layered, LokiOptions, Origin,
+    OtlpEncoding, OtlpOptions, Overflow, Resolved, SplunkOptions, Vendor,
+};
 pub use error::{BuildError, ConfigError, FlushTimeout};
 #[cfg(feature = "log")]
 pub use integrations::log::LogshipLogger;
