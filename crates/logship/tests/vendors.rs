@@ -7,7 +7,7 @@ mod common;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use common::*;
-use logship::{Builder, Level, Logship, Record, Vendor};
+use logship::{Builder, Level, Logship, OtlpOptions, Record, SplunkOptions, Vendor};
 use logship_intake::{Fault, Intake, IntakeConfig};
 
 const KEY: &str = "key-0123456789abcdef";
@@ -155,11 +155,8 @@ fn splunk_events_arrive_concatenated_in_seconds_within_the_request_cap() {
     let intake = vendor_intake();
     let n = 3000;
     let logship = ship(
-        vendor_builder(&intake, Vendor::Splunk).splunk(
-            Some("main".into()),
-            None,
-            Some("auto".into()),
-        ),
+        vendor_builder(&intake, Vendor::Splunk)
+            .splunk(SplunkOptions::default().index("main").channel("auto")),
         (0..n).map(|i| event(i, 500)),
     );
     assert_clean(&intake, &logship, n);
@@ -419,10 +416,10 @@ fn odd_text_reaches_every_vendor_unchanged_and_without_violations() {
         let intake = vendor_intake();
         let mut builder = vendor_builder(&intake, vendor);
         if let Some(e) = encoding {
-            builder = builder.otlp_encoding(e);
+            builder = builder.otlp(OtlpOptions::default().encoding(e));
         }
         if vendor == Vendor::Splunk {
-            builder = builder.splunk(None, None, Some("auto".into()));
+            builder = builder.splunk(SplunkOptions::default().channel("auto"));
         }
         if vendor == Vendor::Loki {
             // The intake plays a gateway checking basic auth whose password is the key.

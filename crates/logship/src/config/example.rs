@@ -103,7 +103,10 @@ pub fn example_toml(vendor: Vendor) -> String {
         "# Extra request headers (values are secrets):\n# [headers]\n# X-Scope = \"logs\"\n\n",
     );
     out.push_str("# Batching and memory.\n");
-    defaults(&mut out, &["max_batch_records", "max_batch_bytes", "linger_ms"]);
+    defaults(
+        &mut out,
+        &["max_batch_records", "max_batch_bytes", "linger_ms"],
+    );
     defaults(&mut out, &["queue_capacity", "queue_max_bytes"]);
     out.push_str(
         "# When set, a full queue makes the log call wait up to this long (else it drops).\n",
@@ -113,7 +116,10 @@ pub fn example_toml(vendor: Vendor) -> String {
     out.push_str("# Requests in flight adapt between 1 and max_in_flight (fixed when off).\n");
     defaults(&mut out, &["max_in_flight", "adaptive_concurrency"]);
     defaults(&mut out, &["gzip", "gzip_level", "max_retries"]);
-    defaults(&mut out, &["retry_initial_backoff_ms", "retry_max_backoff_ms"]);
+    defaults(
+        &mut out,
+        &["retry_initial_backoff_ms", "retry_max_backoff_ms"],
+    );
     defaults(&mut out, &["connect_timeout_ms", "request_timeout_ms"]);
     defaults(
         &mut out,

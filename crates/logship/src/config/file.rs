@@ -184,5 +184,4 @@ impl Config {
         )?;
         Ok(config)
     }
-
 }

@@ -187,6 +187,4 @@ impl Layered {
         apply_otel_env(&mut config, &mut origins, &*env, &set)?;
         Ok(Resolved { config, origins })
     }
-
 }
-

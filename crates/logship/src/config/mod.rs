@@ -377,4 +377,3 @@ pub(crate) fn is_loopback_url(url: &str) -> bool {
     matches!(uri.host(), Some("localhost") | Some("[::1]") | Some("::1"))
         || uri.host().is_some_and(|h| h.starts_with("127."))
 }
-

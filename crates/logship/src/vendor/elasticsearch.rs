@@ -157,7 +157,13 @@ pub(super) struct Encoder {
 impl Encoder {
     /// Builds the encoder for a validated configuration.
     pub(super) fn new(ctx: &Context, config: &Config) -> Result<Encoder, ConfigError> {
-        let index = IndexName::parse(config.elasticsearch.index.as_deref().unwrap_or(DEFAULT_INDEX))?;
+        let index = IndexName::parse(
+            config
+                .elasticsearch
+                .index
+                .as_deref()
+                .unwrap_or(DEFAULT_INDEX),
+        )?;
         let action = (!index.is_dated()).then(|| action_line(&index.render(0)));
         let mut common = Vec::new();
         write_opt(&mut common, "service.name", ctx.service.as_deref());

@@ -220,7 +220,10 @@ fn suggestions_use_edit_distance() {
         suggest("queue_capacty", KEYS.iter().map(|k| k.name)),
         Some("queue_capacity")
     );
-    assert_eq!(suggest("linger-ms", KEYS.iter().map(|k| k.name)), Some("linger_ms"));
+    assert_eq!(
+        suggest("linger-ms", KEYS.iter().map(|k| k.name)),
+        Some("linger_ms")
+    );
     assert_eq!(suggest("zzzzzz", KEYS.iter().map(|k| k.name)), None);
 }
 
@@ -247,4 +250,14 @@ fn loading_a_file_and_a_missing_one() {
         "{err}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_examples_show_every_key_of_the_table() {
+    let all: String = Vendor::ALL.iter().map(|v| example_toml(*v)).collect();
+    for key in KEYS {
+        let shown =
+            all.contains(&format!("{} = ", key.name)) || all.contains(&format!("[{}]", key.name));
+        assert!(shown, "no example shows {}", key.name);
+    }
 }

@@ -26,11 +26,10 @@ fn precedence_is_default_then_file_then_env_then_explicit() {
     assert_eq!(c.gzip_level, 4, "file");
     assert_eq!(c.max_retries, 6, "env over file");
     assert_eq!(c.service.as_deref(), Some("explicit"), "explicit over env");
-    let origins: Vec<(&str, String)> =
-        ["max_batch_records", "linger_ms", "max_retries", "service"]
-            .iter()
-            .map(|k| (*k, r.origin(k).to_string()))
-            .collect();
+    let origins: Vec<(&str, String)> = ["max_batch_records", "linger_ms", "max_retries", "service"]
+        .iter()
+        .map(|k| (*k, r.origin(k).to_string()))
+        .collect();
     assert_eq!(
         origins,
         [

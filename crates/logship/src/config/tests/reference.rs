@@ -17,8 +17,12 @@ fn the_configuration_reference_lists_every_key_with_its_variable_and_java_alias(
     let mut docs = std::fs::read_to_string(DOCS).unwrap_or_else(|e| panic!("{DOCS}: {e}"));
     let rendered = markdown_table();
     if std::env::var_os("LOGSHIP_BLESS").is_some() {
-        let start = docs.find(BEGIN).expect("docs/configuration.md has the BEGIN marker");
-        let end = docs.find(END).expect("docs/configuration.md has the END marker");
+        let start = docs
+            .find(BEGIN)
+            .expect("docs/configuration.md has the BEGIN marker");
+        let end = docs
+            .find(END)
+            .expect("docs/configuration.md has the END marker");
         docs = format!("{}{BEGIN}\n{rendered}{}", &docs[..start], &docs[end..]);
         std::fs::write(DOCS, &docs).expect("rewrite docs/configuration.md");
     }
@@ -36,7 +40,11 @@ fn the_configuration_reference_lists_every_key_with_its_variable_and_java_alias(
             .lines()
             .find(|l| l.starts_with(&format!("| `{}` |", key.name)))
             .unwrap_or_else(|| panic!("the configuration reference has no row for {}", key.name));
-        assert!(row.contains(&format!("`{}`", key.env_var())), "{}: {row}", key.name);
+        assert!(
+            row.contains(&format!("`{}`", key.env_var())),
+            "{}: {row}",
+            key.name
+        );
         if let Some(alias) = key.alias() {
             assert!(row.contains(&format!("`{alias}`")), "{}: {row}", key.name);
         }
