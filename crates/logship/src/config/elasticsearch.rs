@@ -4,7 +4,7 @@
 //! builder has one typed setter for them, and a target name Elasticsearch would refuse
 //! (upper case, forbidden characters, an unknown date directive) fails at start-up with
 //! the option and the fix. [`IndexName`] is the parsed target; the encoder
-//! (`crate::vendor::elasticsearch`) renders it per event. This module must never build a
+//! renders it per event. This module must never build a
 //! request, and never shows a password or an API key.
 
 use super::Config;

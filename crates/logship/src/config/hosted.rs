@@ -1,7 +1,7 @@
 //! The public intakes whose URL logship knows: Datadog sites and New Relic regions.
 //!
 //! Why it exists: `site` and `region` are checked at start-up against the documented
-//! lists, and the wire-format code (`crate::vendor::datadog`, `crate::vendor::newrelic`)
+//! lists, and the wire-format code (the Datadog and New Relic encoders)
 //! builds its URL from the same lists, so the two can never disagree. This module must
 //! never build a request.
 

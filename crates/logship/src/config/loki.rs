@@ -3,7 +3,7 @@
 //! Why it exists: the options that only Loki reads travel together, so the builder has
 //! one typed setter for them, and Loki's limits (label names and values, labels per
 //! stream, tenant IDs) are checked at start-up with an error naming the option and the
-//! fix, not discovered as a 400 from the server. The encoder (`crate::vendor::loki`)
+//! fix, not discovered as a 400 from the server. The encoder
 //! reads the parsed labels from here. This module must never build a request, and never
 //! shows a password.
 

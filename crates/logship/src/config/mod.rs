@@ -4,8 +4,8 @@
 //! all fill this one [`Config`] struct, so defaults, parsing and validation live in
 //! exactly one place. Defaults follow the Java Batch HTTP appender that inspired logship,
 //! so settings carry over. This module (and everything under it) must never print a
-//! secret, and never depends on the wire-format code (`crate::vendor`) or the pipeline
-//! (`crate::pipeline`): they read configuration, not the other way round.
+//! secret, and never depends on the wire-format code or the pipeline
+//! builder: they read configuration, not the other way round.
 //!
 //! # One table
 //! [`keys::KEYS`] is the single source of truth for every key: its name, how its value is

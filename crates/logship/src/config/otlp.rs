@@ -2,7 +2,7 @@
 //!
 //! Why it exists: the options that only the `otlp` vendor reads travel together, so the
 //! builder has one typed setter for them. This module must never encode a body: the
-//! encoder (`crate::vendor::otlp`) reads the encoding chosen here.
+//! encoder reads the encoding chosen here.
 
 use crate::error::ConfigError;
 

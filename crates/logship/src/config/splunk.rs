@@ -2,7 +2,7 @@
 //!
 //! Why it exists: the options that only Splunk reads travel together, so the builder has
 //! one typed setter for them and validation of the channel lives next to its field. This
-//! module must never build a request: the encoder (`crate::vendor::splunk`) reads these
+//! module must never build a request: the encoder reads these
 //! values, it does not decide whether they are valid.
 
 use crate::error::ConfigError;

@@ -2,7 +2,7 @@
 //!
 //! Why it exists: choosing a vendor decides which options are required (an endpoint, an
 //! API key) and what an error tells the user to set. Those facts live here, beside the
-//! name, so that validation never has to ask the wire-format code (`crate::vendor`), which
+//! name, so that validation never has to ask the wire-format code, which
 //! depends on configuration and not the other way round. This module must never encode
 //! or send anything: it only names intakes and describes what they need.
 
@@ -31,7 +31,7 @@ pub enum Vendor {
     /// `endpoint` required).
     Elasticsearch,
     /// OpenTelemetry OTLP/HTTP logs (`/v1/logs` on a collector; `endpoint` required,
-    /// encoding from [`crate::OtlpOptions::encoding`]).
+    /// encoding from [`crate::OtlpOptions`]).
     Otlp,
 }
 
