@@ -227,7 +227,7 @@ impl PipelineArgs {
         }
         if !self.loki_labels.is_empty() {
             // Kept as given: the library checks each name=value and names a bad one.
-            config.loki_labels = self
+            config.loki.labels = self
                 .loki_labels
                 .iter()
                 .flat_map(|l| l.split(','))
@@ -275,27 +275,31 @@ impl PipelineArgs {
             || self.splunk_sourcetype.is_some()
             || self.splunk_channel.is_some()
         {
-            builder = builder.splunk(
-                self.splunk_index.clone(),
-                self.splunk_sourcetype.clone(),
-                self.splunk_channel.clone(),
-            );
+            // The three flags replace the whole Splunk group, as one setting.
+            let mut splunk = logship::SplunkOptions::default();
+            splunk.index = self.splunk_index.clone();
+            splunk.sourcetype = self.splunk_sourcetype.clone();
+            splunk.channel = self.splunk_channel.clone();
+            builder = builder.splunk(splunk);
         }
         if let Some(index) = &self.index {
-            builder = builder.index(index.clone());
+            builder = builder.elasticsearch(logship::ElasticsearchOptions::default().index(index));
         }
         if let Some(encoding) = self.otlp_encoding {
-            builder = builder.otlp_encoding(encoding);
+            builder = builder.otlp(logship::OtlpOptions::default().encoding(encoding));
         }
         if let Some(n) = self.max_request_bytes {
             builder = builder.max_request_bytes(n);
         }
+        // Each Loki flag changes its own option of the group, the others stay.
+        let mut loki = builder.config().loki.clone();
         if let Some(tenant) = &self.tenant_id {
-            builder = builder.tenant_id(tenant.clone());
+            loki = loki.tenant_id(tenant.clone());
         }
         if let Some(n) = self.max_line_bytes {
-            builder = builder.max_line_bytes(n);
+            loki = loki.max_line_bytes(n);
         }
+        builder = builder.loki(loki);
         for (name, value) in headers {
             builder = builder.header(name, value);
         }

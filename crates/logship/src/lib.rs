@@ -319,11 +319,9 @@
 
 mod batch;
 mod config;
-mod config_file;
 mod error;
 mod integrations;
 mod json;
-mod otel_env;
 mod pipeline;
 mod protocol;
 mod queue;
@@ -338,8 +336,10 @@ mod sync;
 mod threads;
 mod tracker;
 
-pub use config::{default_spill_dir, Config, OtlpEncoding, Overflow, Vendor};
-pub use config_file::{config_keys, env_var_name, example_toml, Layered, Origin, Resolved};
+pub use config::{
+    default_spill_dir, example_toml, Config, ElasticsearchOptions, Layered, LokiOptions, Origin,
+    OtlpEncoding, OtlpOptions, Overflow, Resolved, SplunkOptions, Vendor,
+};
 pub use error::{BuildError, ConfigError, FlushTimeout};
 #[cfg(feature = "log")]
 pub use integrations::log::LogshipLogger;

@@ -14,8 +14,11 @@ use crossbeam_channel::Sender;
 
 use crate::batch::thread::{self as batcher_thread, Control};
 use crate::batch::Batcher;
-use crate::config::{is_loopback_url, redact_url, Config, Overflow, Vendor};
-use crate::error::{BuildError, FlushTimeout};
+use crate::config::{
+    is_loopback_url, redact_url, Config, ElasticsearchOptions, Layered, LokiOptions, OtlpOptions,
+    Overflow, SplunkOptions, Vendor,
+};
+use crate::error::{BuildError, ConfigError, FlushTimeout};
 use crate::protocol::Codec;
 use crate::queue::{Memory, Queue, Rejected};
 use crate::record::Record;
@@ -376,12 +379,6 @@ impl Builder {
         self
     }
 
-    /// Loki tenant, sent as `X-Scope-OrgID`.
-    pub fn tenant_id(mut self, tenant: impl Into<String>) -> Self {
-        self.config.tenant_id = Some(tenant.into());
-        self
-    }
-
     /// HTTP basic auth (Loki behind a gateway, Grafana Cloud: instance ID and token;
     /// Elasticsearch / OpenSearch). The password is a secret, never printed.
     pub fn basic_auth(mut self, username: impl Into<String>, password: impl Into<Secret>) -> Self {
@@ -390,42 +387,31 @@ impl Builder {
         self
     }
 
-    /// Adds a static Loki stream label (validated against Loki's label rules at `build`).
-    pub fn loki_label(mut self, name: &str, value: &str) -> Self {
-        self.config.loki_labels.push(format!("{name}={value}"));
+    /// The Splunk HTTP Event Collector options, replacing any set before. Default: no
+    /// index (the token's default), sourcetype `_json`, no channel.
+    pub fn splunk(mut self, options: SplunkOptions) -> Self {
+        self.config.splunk = options;
         self
     }
 
-    /// Loki lines (messages) longer than this are truncated and counted. Default 256 KiB.
-    pub fn max_line_bytes(mut self, n: usize) -> Self {
-        self.config.max_line_bytes = n;
+    /// The Grafana Loki options, replacing any set before. Default: no tenant, no
+    /// static labels besides `service` and `level`, lines up to 256 KiB.
+    pub fn loki(mut self, options: LokiOptions) -> Self {
+        self.config.loki = options;
         self
     }
 
-    /// Splunk index, sourcetype (default `_json`) and request channel (a GUID or `auto`).
-    pub fn splunk(
-        mut self,
-        index: Option<String>,
-        sourcetype: Option<String>,
-        channel: Option<String>,
-    ) -> Self {
-        self.config.splunk_index = index;
-        self.config.splunk_sourcetype = sourcetype;
-        self.config.splunk_channel = channel;
+    /// The Elasticsearch / OpenSearch options, replacing any set before. Default: the
+    /// data stream `logs-logship-default`.
+    pub fn elasticsearch(mut self, options: ElasticsearchOptions) -> Self {
+        self.config.elasticsearch = options;
         self
     }
 
-    /// Elasticsearch / OpenSearch data stream or index (default `logs-logship-default`);
-    /// may hold a UTC date pattern from each event's timestamp: `%Y`, `%m`, `%d`, `%H`,
-    /// e.g. `logs-%Y.%m.%d`.
-    pub fn index(mut self, index: impl Into<String>) -> Self {
-        self.config.index = Some(index.into());
-        self
-    }
-
-    /// OTLP body encoding: protobuf (the default) or JSON.
-    pub fn otlp_encoding(mut self, encoding: crate::OtlpEncoding) -> Self {
-        self.config.otlp_encoding = encoding;
+    /// The OpenTelemetry OTLP/HTTP options, replacing any set before. Default: protobuf
+    /// bodies.
+    pub fn otlp(mut self, options: OtlpOptions) -> Self {
+        self.config.otlp = options;
         self
     }
 
@@ -684,4 +670,23 @@ fn spawn(name: String, f: impl FnOnce() + Send + 'static) -> Result<(), BuildErr
         thread: name,
         source,
     })
+}
+
+/// The builder-facing layer methods (the layering itself lives in `config`, which does
+/// not know the builder).
+impl Layered {
+    /// Adds explicit settings, applied last (over file and environment): `f` gets a
+    /// builder holding the configuration so far and returns it changed. Only its
+    /// configuration is kept (not `on_error` or `spill_handover`).
+    pub fn explicit(self, f: impl FnOnce(Builder) -> Builder + 'static) -> Self {
+        self.explicit_config(move |config| {
+            let builder = f(Builder::from_config(std::mem::take(config)));
+            *config = builder.config;
+        })
+    }
+
+    /// Resolves the layers into a builder, ready for more settings and `build`.
+    pub fn into_builder(self) -> Result<Builder, ConfigError> {
+        Ok(Builder::from_config(self.resolve()?.config))
+    }
 }

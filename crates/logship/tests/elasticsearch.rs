@@ -8,7 +8,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use logship::{Builder, Level, Logship, Record, Vendor};
+use logship::{Builder, ElasticsearchOptions, Level, Logship, Record, Vendor};
 use logship_intake::{Fault, Intake, IntakeConfig, ItemFault};
 
 const KEY: &str = "es-secret-0123456789";
@@ -325,7 +325,7 @@ fn whole_request_answers_retry_split_or_give_up() {
 fn a_date_pattern_names_each_documents_index_from_its_timestamp() {
     let intake = es_intake();
     let (logship, guard) = es_builder(&intake)
-        .index("applogs-%Y.%m.%d")
+        .elasticsearch(ElasticsearchOptions::default().index("applogs-%Y.%m.%d"))
         .build()
         .unwrap();
     // 2024-05-31T23:59:59.999Z and one millisecond later.

@@ -6,7 +6,7 @@ mod common;
 
 use common::vendors::*;
 use common::*;
-use logship::{Level, Record, Vendor};
+use logship::{Level, OtlpOptions, Record, SplunkOptions, Vendor};
 
 #[test]
 fn a_rejected_key_fails_fast_for_every_vendor_and_is_never_shown() {
@@ -69,10 +69,10 @@ fn odd_text_reaches_every_vendor_unchanged_and_without_violations() {
         let intake = vendor_intake();
         let mut builder = vendor_builder(&intake, vendor);
         if let Some(e) = encoding {
-            builder = builder.otlp_encoding(e);
+            builder = builder.otlp(OtlpOptions::default().encoding(e));
         }
         if vendor == Vendor::Splunk {
-            builder = builder.splunk(None, None, Some("auto".into()));
+            builder = builder.splunk(SplunkOptions::default().channel("auto"));
         }
         if vendor == Vendor::Loki {
             // The intake plays a gateway checking basic auth whose password is the key.

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use common::*;
-use logship::{Builder, Level, Logship, Record, Vendor};
+use logship::{Builder, Level, Logship, LokiOptions, Record, Vendor};
 use logship_intake::{Fault, Intake, IntakeConfig};
 use serde_json::{json, Value};
 
@@ -32,8 +32,11 @@ fn loki_builder(intake: &Intake) -> Builder {
         .service("checkout")
         .hostname("web-1")
         .tag("team:pay")
-        .loki_label("env", "prod")
-        .tenant_id("team-a")
+        .loki(
+            LokiOptions::default()
+                .label("env", "prod")
+                .tenant_id("team-a"),
+        )
         .basic_auth("123456", PASSWORD)
         .max_batch_records(1000)
         .linger(Duration::from_millis(50))
@@ -182,12 +185,9 @@ fn a_line_over_max_line_bytes_is_cut_and_counted() {
 #[test]
 fn a_bad_label_fails_at_build_with_the_field_and_the_fix() {
     let intake = loki_intake();
-    let err = loki_builder(&intake)
-        .loki_label("team-name", "core")
-        .build()
-        .err()
-        .unwrap()
-        .to_string();
+    let builder = loki_builder(&intake);
+    let loki = builder.config().loki.clone().label("team-name", "core");
+    let err = builder.loki(loki).build().err().unwrap().to_string();
     assert_eq!(
         err,
         "invalid logship configuration: loki_labels = team-name=core: label name \"team-name\" must match [a-zA-Z_][a-zA-Z0-9_]* (use letters, digits and underscores, not starting with a digit, e.g. env=prod)"

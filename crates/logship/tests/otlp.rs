@@ -7,7 +7,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use logship::{Builder, Level, Logship, OtlpEncoding, Record, Vendor};
+use logship::{Builder, Level, Logship, OtlpEncoding, OtlpOptions, Record, Vendor};
 use logship_intake::{Fault, Intake};
 
 const ENCODINGS: [OtlpEncoding; 2] = [OtlpEncoding::Protobuf, OtlpEncoding::Json];
@@ -15,7 +15,7 @@ const ENCODINGS: [OtlpEncoding; 2] = [OtlpEncoding::Protobuf, OtlpEncoding::Json
 fn otlp_builder(intake: &Intake, encoding: OtlpEncoding) -> Builder {
     Logship::builder()
         .vendor(Vendor::Otlp)
-        .otlp_encoding(encoding)
+        .otlp(OtlpOptions::default().encoding(encoding))
         .endpoint(intake.url(""))
         .service("checkout")
         .hostname("web-1")

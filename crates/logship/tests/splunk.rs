@@ -6,7 +6,7 @@ mod common;
 
 use common::vendors::*;
 use common::*;
-use logship::Vendor;
+use logship::{SplunkOptions, Vendor};
 use logship_intake::Fault;
 
 #[test]
@@ -14,11 +14,8 @@ fn splunk_events_arrive_concatenated_in_seconds_within_the_request_cap() {
     let intake = vendor_intake();
     let n = 3000;
     let logship = ship(
-        vendor_builder(&intake, Vendor::Splunk).splunk(
-            Some("main".into()),
-            None,
-            Some("auto".into()),
-        ),
+        vendor_builder(&intake, Vendor::Splunk)
+            .splunk(SplunkOptions::default().index("main").channel("auto")),
         (0..n).map(|i| event(i, 500)),
     );
     assert_clean(&intake, &logship, n);

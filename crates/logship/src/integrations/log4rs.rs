@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use log4rs::append::Append;
 use log4rs::config::{Deserialize, Deserializers};
 
-use crate::config_file::Layered;
+use crate::config::Layered;
 use crate::error::{BuildError, ConfigError};
 use crate::integrations::log::LogshipLogger;
 use crate::pipeline::{Builder, Logship};

@@ -8,26 +8,14 @@
 use super::fields::{millis, write_flat, write_opt};
 use super::format::Protocol;
 use super::{Context, Limits};
+use crate::config::hosted::DATADOG_SITES;
 use crate::config::Config;
-use crate::error::ConfigError;
 use crate::json;
 use crate::protocol::classify::{ItemResults, Outcome, Rule};
 use crate::record::{Level, Record};
 
 /// The standard path, appended to an `endpoint` given without one.
 pub(super) const PATH: &str = "/api/v2/logs";
-/// Documented sites (section 1.1); each becomes `http-intake.logs.<site>`.
-pub(super) const SITES: &[&str] = &[
-    "datadoghq.com",
-    "us3.datadoghq.com",
-    "us5.datadoghq.com",
-    "datadoghq.eu",
-    "ap1.datadoghq.com",
-    "ap2.datadoghq.com",
-    "uk1.datadoghq.com",
-    "ddog-gov.com",
-    "us2.ddog-gov.com",
-];
 /// Section 1.4: 1000 entries, 5,000,000 bytes uncompressed per request (the strict reading
 /// of "5MB"), 1 MB per entry.
 pub(super) const LIMITS: Limits = Limits {
@@ -60,18 +48,8 @@ const RESERVED: &[&str] = &[
 
 /// The intake URL for a site.
 pub(super) fn url(config: &Config) -> String {
-    let site = config.site.as_deref().unwrap_or("datadoghq.com");
+    let site = config.site.as_deref().unwrap_or(DATADOG_SITES[0]);
     format!("https://http-intake.logs.{site}{PATH}")
-}
-
-/// Checks the site.
-pub(super) fn validate(config: &Config) -> Result<(), ConfigError> {
-    match config.site.as_deref() {
-        None => Ok(()),
-        Some(site) if SITES.contains(&site) => Ok(()),
-        Some(site) => Err(ConfigError::new("site", site, "is not a Datadog site")
-            .fix(format!("use one of: {}", SITES.join(", ")))),
-    }
 }
 
 /// Datadog status names (the status remapper maps `warning` and `warn` alike).

@@ -27,6 +27,7 @@ use std::fmt::Write as _;
 
 use super::format::Protocol;
 use super::{Context, Limits};
+use crate::config::loki::static_labels;
 use crate::config::Config;
 use crate::error::ConfigError;
 use crate::json;
@@ -57,16 +58,6 @@ pub(super) const RESPONSES: &[Rule] = &[
     Rule::range(500, 599, Outcome::Retry),
 ];
 
-/// Loki's `max_label_names_per_series` default (VENDORS.md 6.2).
-pub(super) const MAX_LABELS: usize = 15;
-/// Loki's `max_label_name_length` default.
-const MAX_LABEL_NAME_BYTES: usize = 1024;
-/// Loki's `max_label_value_length` default.
-const MAX_LABEL_VALUE_BYTES: usize = 2048;
-/// Loki's tenant ID limit (length) and alphabet, besides ASCII letters and digits.
-const MAX_TENANT_BYTES: usize = 150;
-const TENANT_PUNCTUATION: &str = "!-_.*'()";
-
 /// Appended to a line cut to `max_line_bytes`.
 const LINE_MARKER: &str = "…[truncated]";
 
@@ -90,146 +81,6 @@ fn level_label(level: Level) -> &'static str {
         Level::Info => "info",
         Level::Warn => "warn",
         Level::Error => "error",
-    }
-}
-
-/// Whether `name` is a valid Loki label name: `[a-zA-Z_][a-zA-Z0-9_]*`.
-fn is_label_name(name: &str) -> bool {
-    let mut bytes = name.bytes();
-    bytes
-        .next()
-        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
-        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
-}
-
-/// The static labels of `config`, parsed; errors name `loki_labels` and the fix.
-pub(super) fn static_labels(config: &Config) -> Result<Vec<(String, String)>, ConfigError> {
-    const FIELD: &str = "loki_labels";
-    let mut labels: Vec<(String, String)> = Vec::new();
-    for item in &config.loki_labels {
-        let Some((name, value)) = item.split_once('=') else {
-            return Err(
-                ConfigError::new(FIELD, item, "each label must be name=value")
-                    .fix("write loki_labels = [\"env=prod\", \"team=core\"]"),
-            );
-        };
-        let (name, value) = (name.trim(), value.trim());
-        if !is_label_name(name) {
-            return Err(ConfigError::new(
-                FIELD,
-                item,
-                format!("label name {name:?} must match [a-zA-Z_][a-zA-Z0-9_]*"),
-            )
-            .fix("use letters, digits and underscores, not starting with a digit, e.g. env=prod"));
-        }
-        if name.starts_with("__") {
-            return Err(ConfigError::new(
-                FIELD,
-                item,
-                format!("label name {name:?} starts with \"__\", which Loki reserves"),
-            )
-            .fix(format!("rename it, e.g. {}", name.trim_start_matches('_'))));
-        }
-        if name.len() > MAX_LABEL_NAME_BYTES || value.len() > MAX_LABEL_VALUE_BYTES {
-            return Err(ConfigError::new(
-                FIELD,
-                item,
-                format!(
-                    "Loki allows label names up to {MAX_LABEL_NAME_BYTES} bytes and values up to {MAX_LABEL_VALUE_BYTES} bytes"
-                ),
-            )
-            .fix("shorten the label"));
-        }
-        if value.is_empty() {
-            return Err(ConfigError::new(FIELD, item, "label value is empty")
-                .fix(format!("give {name} a value, or leave the label out")));
-        }
-        let taken = name == "level" || (name == "service" && config.service.is_some());
-        if taken || labels.iter().any(|(n, _)| n == name) {
-            let why = if taken {
-                "logship sets it (level from each event, service from `service`)"
-            } else {
-                "it is given twice"
-            };
-            return Err(ConfigError::new(
-                FIELD,
-                item,
-                format!("duplicate label name {name:?}: {why}"),
-            )
-            .fix("give each label a distinct name"));
-        }
-        labels.push((name.to_owned(), value.to_owned()));
-    }
-    let own = 1 + usize::from(config.service.is_some());
-    if labels.len() + own > MAX_LABELS {
-        return Err(ConfigError::new(
-            FIELD,
-            config.loki_labels.join(","),
-            format!(
-                "{} labels plus logship's {own} (level{}) exceed Loki's {MAX_LABELS} labels per stream",
-                labels.len(),
-                if own == 2 { ", service" } else { "" }
-            ),
-        )
-        .fix(format!(
-            "keep at most {} static labels; send the rest as tags (structured metadata)",
-            MAX_LABELS - own
-        )));
-    }
-    Ok(labels)
-}
-
-/// Loki-specific checks: labels, tenant, basic auth, the service label's length.
-pub(super) fn validate(config: &Config) -> Result<(), ConfigError> {
-    static_labels(config)?;
-    if let Some(service) = &config.service {
-        if service.len() > MAX_LABEL_VALUE_BYTES {
-            return Err(ConfigError::new(
-                "service",
-                cut(service, 64),
-                format!("is the Loki label service, at most {MAX_LABEL_VALUE_BYTES} bytes"),
-            ));
-        }
-    }
-    if let Some(tenant) = &config.tenant_id {
-        let ok = tenant.len() <= MAX_TENANT_BYTES
-            && tenant
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || TENANT_PUNCTUATION.contains(c))
-            && tenant != "."
-            && tenant != "..";
-        if !ok {
-            return Err(ConfigError::new(
-                "tenant_id",
-                tenant,
-                format!(
-                    "Loki tenant IDs are up to {MAX_TENANT_BYTES} of: letters, digits and {TENANT_PUNCTUATION}"
-                ),
-            )
-            .fix("use the tenant (X-Scope-OrgID) your Loki expects, e.g. team-a"));
-        }
-    }
-    match (&config.username, &config.password) {
-        (Some(_), None) => Err(ConfigError::new(
-            "password",
-            "(none)",
-            "basic auth needs a password with the username",
-        )
-        .fix("set password or LOGSHIP_PASSWORD (Grafana Cloud: an access token)")),
-        (None, Some(_)) => Err(ConfigError::new(
-            "username",
-            "(none)",
-            "basic auth needs a username with the password",
-        )
-        .fix("set username or LOGSHIP_USERNAME (Grafana Cloud: the instance ID)")),
-        (Some(user), Some(_)) if user.contains(':') || user.chars().any(char::is_control) => {
-            Err(ConfigError::new(
-                "username",
-                user,
-                "a basic-auth user name may not contain ':' or control characters",
-            ))
-        }
-        _ => Ok(()),
     }
 }
 
@@ -328,7 +179,7 @@ impl Encoder {
         Ok(Encoder {
             heads,
             common,
-            max_line_bytes: config.max_line_bytes,
+            max_line_bytes: config.loki.max_line_bytes,
         })
     }
 
@@ -500,7 +351,8 @@ mod tests {
 
     use super::*;
     use crate::batch::Batcher;
-    use crate::config::Vendor;
+    use crate::config::loki::is_label_name;
+    use crate::config::{LokiOptions, Vendor};
     use crate::protocol::Codec;
     use crate::secret::Secret;
 
@@ -511,7 +363,10 @@ mod tests {
             service: Some("checkout".into()),
             hostname: Some("web-1".into()),
             tags: vec!["team:pay".into()],
-            loki_labels: vec!["env=prod".into()],
+            loki: LokiOptions {
+                labels: vec!["env=prod".into()],
+                ..LokiOptions::default()
+            },
             ..Config::default()
         }
     }
@@ -624,7 +479,7 @@ mod tests {
     #[test]
     fn long_lines_are_cut_to_max_line_bytes_and_marked() {
         let mut c = config();
-        c.max_line_bytes = 2048;
+        c.loki.max_line_bytes = 2048;
         let codec = Codec::new(&c).unwrap();
         assert!(codec
             .fit_line(&rec(Level::Info, 1, &"a".repeat(2048)))
@@ -645,7 +500,10 @@ mod tests {
     fn bad_labels_fail_with_the_field_and_the_fix() {
         let err = |labels: &[&str], service: Option<&str>| {
             let c = Config {
-                loki_labels: labels.iter().map(|s| (*s).to_owned()).collect(),
+                loki: LokiOptions {
+                    labels: labels.iter().map(|s| (*s).to_owned()).collect(),
+                    ..LokiOptions::default()
+                },
                 service: service.map(str::to_owned),
                 ..config()
             };
@@ -677,12 +535,18 @@ mod tests {
             "14 labels plus logship's 2 (level, service) exceed Loki's 15 labels per stream (keep at most 13 static labels"
         ));
         let c = Config {
-            loki_labels: many[..13].iter().map(|s| (*s).to_owned()).collect(),
+            loki: LokiOptions {
+                labels: many[..13].iter().map(|s| (*s).to_owned()).collect(),
+                ..LokiOptions::default()
+            },
             ..config()
         };
         c.validate().unwrap();
         let c = Config {
-            tenant_id: Some("team a".into()),
+            loki: LokiOptions {
+                tenant_id: Some("team a".into()),
+                ..config().loki
+            },
             ..config()
         };
         assert!(c
@@ -703,7 +567,10 @@ mod tests {
     #[test]
     fn tenant_and_basic_auth_headers_and_secrets_stay_hidden() {
         let c = Config {
-            tenant_id: Some("team-a".into()),
+            loki: LokiOptions {
+                tenant_id: Some("team-a".into()),
+                ..config().loki
+            },
             username: Some("123456".into()),
             password: Some(Secret::new("glc_pw")),
             ..config()

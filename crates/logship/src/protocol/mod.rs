@@ -77,63 +77,6 @@ pub(crate) const MAX_ERROR_BODY: u64 = 4096;
 /// a batch that compresses a little worse than the last one still fits.
 const WIRE_HEADROOM: f64 = 0.85;
 
-/// True when the vendor has no default URL (the host is the customer's own).
-pub(crate) fn needs_endpoint(vendor: Vendor) -> bool {
-    matches!(
-        vendor,
-        Vendor::Ndjson
-            | Vendor::JsonArray
-            | Vendor::Splunk
-            | Vendor::Dynatrace
-            | Vendor::Loki
-            | Vendor::Elasticsearch
-            | Vendor::Otlp
-    )
-}
-
-/// An example endpoint, for the error that says one is missing.
-pub(crate) fn endpoint_example(vendor: Vendor) -> String {
-    let example = match vendor {
-        Vendor::Splunk => "https://splunk.example.com:8088",
-        Vendor::Dynatrace => "https://abc12345.live.dynatrace.com",
-        Vendor::Loki => "http://loki:3100",
-        Vendor::Elasticsearch => "http://es.example.internal:9200",
-        Vendor::Otlp => "http://otel-collector:4318",
-        _ => "http://127.0.0.1:8080/logs",
-    };
-    let also = if vendor == Vendor::Otlp {
-        " or OTEL_EXPORTER_OTLP_ENDPOINT"
-    } else {
-        ""
-    };
-    format!(
-        "set endpoint{also} to the intake's URL, e.g. {example} (vendor {})",
-        vendor.name()
-    )
-}
-
-/// Vendor-specific checks: the API key, the site or region, the Splunk channel.
-pub(crate) fn validate(config: &Config) -> Result<(), ConfigError> {
-    if let Some(var) = config.vendor.api_key_env() {
-        if config.api_key.as_ref().is_none_or(Secret::is_empty) {
-            return Err(ConfigError::new(
-                "api_key",
-                "(none)",
-                format!("vendor {} needs an API key", config.vendor.name()),
-            )
-            .fix(format!("set api_key or {var}")));
-        }
-    }
-    match config.vendor {
-        Vendor::Datadog => datadog::validate(config),
-        Vendor::NewRelic => newrelic::validate(config),
-        Vendor::Splunk => splunk::validate(config),
-        Vendor::Loki => loki::validate(config),
-        Vendor::Elasticsearch => elasticsearch::validate(config),
-        Vendor::Ndjson | Vendor::JsonArray | Vendor::Dynatrace | Vendor::Otlp => Ok(()),
-    }
-}
-
 /// This machine's host name, for vendors' host fields.
 pub(crate) fn machine_hostname() -> String {
     ["/proc/sys/kernel/hostname", "/etc/hostname"]
@@ -175,7 +118,7 @@ fn basic_auth(user: &str, password: &Secret) -> String {
 /// Loki's optional tenant header and basic auth (VENDORS.md 6.1).
 fn loki_headers(config: &Config) -> Vec<(String, Secret)> {
     let mut headers = Vec::new();
-    if let Some(tenant) = &config.tenant_id {
+    if let Some(tenant) = &config.loki.tenant_id {
         headers.push(("X-Scope-OrgID".into(), Secret::new(tenant.as_str())));
     }
     if let (Some(user), Some(password)) = (&config.username, &config.password) {
@@ -238,7 +181,7 @@ impl Codec {
                 }
                 Format::Elasticsearch(elasticsearch::Encoder::new(&ctx, config)?)
             }
-            Vendor::Otlp => Format::Otlp(otlp::Encoder::new(&ctx, config.otlp_encoding)),
+            Vendor::Otlp => Format::Otlp(otlp::Encoder::new(&ctx, config.otlp.encoding)),
         };
         let vendor_limits = format.limits();
         let standard_path = format.path();
@@ -254,7 +197,7 @@ impl Codec {
                         "(none)",
                         "an endpoint URL is required",
                     )
-                    .fix(endpoint_example(other)))
+                    .fix(other.endpoint_example()))
                 }
             },
         };

@@ -11,21 +11,14 @@
 use super::fields::{millis, write_flat, write_opt, write_tags};
 use super::format::Protocol;
 use super::{Context, Limits};
+use crate::config::hosted::NEWRELIC_REGIONS;
 use crate::config::Config;
-use crate::error::ConfigError;
 use crate::json;
 use crate::protocol::classify::{ItemResults, Outcome, Rule};
 use crate::record::Record;
 
 /// The standard path, appended to an `endpoint` given without one.
 pub(super) const PATH: &str = "/log/v1";
-/// Regions and their hosts (section 3.1).
-pub(super) const REGIONS: &[(&str, &str)] = &[
-    ("us", "log-api.newrelic.com"),
-    ("eu", "log-api.eu.newrelic.com"),
-    ("jp", "log-api.jp.nr-data.net"),
-    ("fedramp", "gov-log-api.newrelic.com"),
-];
 /// Section 3.4: 10^6 bytes per request as sent (compressed). The sender splits a batch
 /// whose compressed body is over it, and cuts a single event that still does not fit; an
 /// encoded event is capped just under the limit so that, uncompressed, it fits too.
@@ -48,21 +41,11 @@ const RESERVED: &[&str] = &["level", "logger.name"];
 /// The intake URL for a region.
 pub(super) fn url(config: &Config) -> String {
     let region = config.region.as_deref().unwrap_or("us");
-    let host = REGIONS
+    let host = NEWRELIC_REGIONS
         .iter()
         .find(|(r, _)| *r == region)
-        .map_or(REGIONS[0].1, |(_, h)| *h);
+        .map_or(NEWRELIC_REGIONS[0].1, |(_, h)| *h);
     format!("https://{host}{PATH}")
-}
-
-/// Checks the region.
-pub(super) fn validate(config: &Config) -> Result<(), ConfigError> {
-    match config.region.as_deref() {
-        None => Ok(()),
-        Some(r) if REGIONS.iter().any(|(name, _)| *name == r) => Ok(()),
-        Some(r) => Err(ConfigError::new("region", r, "is not a New Relic region")
-            .fix("use one of: us, eu, jp, fedramp")),
-    }
 }
 
 /// Encodes the detailed format; the common block is encoded once.

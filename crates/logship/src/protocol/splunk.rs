@@ -10,7 +10,6 @@ use super::fields::{write_flat, write_opt, write_tags};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::Config;
-use crate::error::ConfigError;
 use crate::json;
 use crate::protocol::classify::{ItemResults, Outcome, Rule};
 use crate::record::Record;
@@ -51,21 +50,9 @@ pub(super) fn classify(status: u16, body: &str) -> Outcome {
     super::classify::by_table(RESPONSES, status)
 }
 
-/// Checks the channel.
-pub(super) fn validate(config: &Config) -> Result<(), ConfigError> {
-    match config.splunk_channel.as_deref() {
-        None | Some("auto") => Ok(()),
-        Some(c) if is_guid(c) => Ok(()),
-        Some(c) => Err(
-            ConfigError::new("splunk_channel", c, "must be a GUID or auto")
-                .fix("use auto to generate one, e.g. splunk_channel = auto"),
-        ),
-    }
-}
-
 /// The channel header value, generating a GUID for `auto`.
 pub(super) fn channel(config: &Config) -> Option<String> {
-    match config.splunk_channel.as_deref() {
+    match config.splunk.channel.as_deref() {
         None => None,
         Some("auto") => Some(new_guid()),
         Some(c) => Some(c.to_owned()),
@@ -87,15 +74,6 @@ fn new_guid() -> String {
     )
 }
 
-fn is_guid(s: &str) -> bool {
-    let parts: Vec<&str> = s.split('-').collect();
-    parts.len() == 5
-        && parts
-            .iter()
-            .zip([8, 4, 4, 4, 12])
-            .all(|(p, n)| p.len() == n && p.bytes().all(|b| b.is_ascii_hexdigit()))
-}
-
 /// Encodes events; the envelope's fixed members are encoded once.
 #[derive(Debug)]
 pub(super) struct Encoder {
@@ -113,9 +91,9 @@ impl Encoder {
         write_opt(
             &mut envelope,
             "sourcetype",
-            Some(config.splunk_sourcetype.as_deref().unwrap_or("_json")),
+            Some(config.splunk.sourcetype.as_deref().unwrap_or("_json")),
         );
-        write_opt(&mut envelope, "index", config.splunk_index.as_deref());
+        write_opt(&mut envelope, "index", config.splunk.index.as_deref());
         let mut fields = Vec::new();
         if ctx.service.is_some() || !ctx.tags.is_empty() {
             fields.extend_from_slice(b",\"fields\":{");
@@ -200,6 +178,7 @@ impl Protocol for Encoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::splunk::is_guid;
 
     #[test]
     fn generated_channels_are_guids() {

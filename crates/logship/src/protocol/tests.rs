@@ -430,7 +430,9 @@ fn elasticsearch_auth_is_basic_or_api_key_or_none_and_never_shown() {
 #[test]
 fn elasticsearch_date_patterns_name_the_index_per_event() {
     let c = Config {
-        index: Some("logs-%Y.%m.%d".into()),
+        elasticsearch: crate::config::ElasticsearchOptions {
+            index: Some("logs-%Y.%m.%d".into()),
+        },
         ..with_endpoint(Vendor::Elasticsearch, "http://es:9200")
     };
     c.validate().unwrap();
@@ -454,7 +456,9 @@ fn elasticsearch_date_patterns_name_the_index_per_event() {
         ]
     );
     let bad = Config {
-        index: Some("Logs-%Y".into()),
+        elasticsearch: crate::config::ElasticsearchOptions {
+            index: Some("Logs-%Y".into()),
+        },
         ..c
     };
     assert!(bad

@@ -21,7 +21,7 @@ fn codec(encoding: OtlpEncoding) -> Codec {
         hostname: Some("web-1".into()),
         service: Some("checkout".into()),
         tags: vec!["env:prod".into(), "team:pay".into()],
-        otlp_encoding: encoding,
+        otlp: crate::config::OtlpOptions { encoding },
         ..Config::default()
     })
     .unwrap()
@@ -171,7 +171,7 @@ fn batches_are_exact_and_within_the_byte_limit() {
         let config = Config {
             vendor: Vendor::Otlp,
             endpoint: Some("http://127.0.0.1:1".into()),
-            otlp_encoding: encoding,
+            otlp: crate::config::OtlpOptions { encoding },
             max_batch_bytes: 4096,
             max_batch_records: 10_000,
             ..Config::default()

@@ -5,7 +5,8 @@
 //! `OTEL_RESOURCE_ATTRIBUTES` (often injected by a Kubernetes operator). logship reads
 //! the same variables so its logs go where the SDK's telemetry goes without a second
 //! configuration. This module only translates the variables into logship options; the
-//! layering (`LOGSHIP_*` over these, these over files) lives in `config_file`.
+//! layering (`LOGSHIP_*` over these, these over files) lives in [`super::env`] and
+//! [`super::layered`]. It must never show a header value (they carry tokens).
 
 use percent_encoding::percent_decode_str;
 

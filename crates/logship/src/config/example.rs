@@ -1,0 +1,137 @@
+//! `logship config example`: an annotated configuration file for one vendor.
+//!
+//! Why it exists: the quickest correct configuration is one printed by the tool, which
+//! passes `config check` as it is. The vendor-specific part is prose about that intake;
+//! the commented-out defaults are read from the table ([`super::keys::KEYS`], through
+//! each key's getter on [`Config::default`]), and a test checks that every key of the
+//! table appears in the example of some vendor. The example must never contain a real
+//! secret: API keys are `${env:VAR}` references with a placeholder default.
+
+use super::keys;
+use super::value::quote;
+use super::{Config, Vendor};
+
+/// Appends `# key = default` for each key, the default read from the table.
+fn defaults(out: &mut String, names: &[&str]) {
+    let config = Config::default();
+    for name in names {
+        let key = keys::find(name).expect("example keys are in the table");
+        let value = (key.get)(&config).unwrap_or_default();
+        out.push_str(&format!("# {name} = {value}\n"));
+    }
+}
+
+/// An annotated TOML configuration for `vendor` that passes validation as it is (with a
+/// placeholder API key read from the vendor's usual variable when set).
+pub fn example_toml(vendor: Vendor) -> String {
+    let mut out = String::new();
+    out.push_str("# logship configuration. Every key is optional unless noted; the values shown\n");
+    out.push_str(
+        "# commented out are the defaults. Each key can also be set with the environment\n",
+    );
+    out.push_str(
+        "# variable LOGSHIP_<KEY> (e.g. LOGSHIP_LINGER_MS=500), which wins over this file.\n",
+    );
+    out.push_str("# Strings may use ${env:VAR} or ${env:VAR:-default}.\n\n");
+    out.push_str(&format!("vendor = {}\n", quote(vendor.name())));
+    match vendor {
+        Vendor::Ndjson | Vendor::JsonArray => {
+            out.push_str("# Required for generic intakes: the URL batches are POSTed to.\n");
+            out.push_str("endpoint = \"http://127.0.0.1:8080/logs\"\n");
+        }
+        Vendor::Datadog => {
+            out.push_str("# Datadog site: datadoghq.com, datadoghq.eu, us3.datadoghq.com, ...\n");
+            out.push_str("site = \"datadoghq.com\"\n");
+        }
+        Vendor::NewRelic => {
+            out.push_str("# New Relic region: us, eu, jp, fedramp.\n");
+            out.push_str("region = \"us\"\n");
+        }
+        Vendor::Splunk => {
+            out.push_str("# Required: your HTTP Event Collector (the standard path is added).\n");
+            out.push_str("endpoint = \"https://splunk.example.com:8088\"\n");
+            out.push_str("# splunk_index = \"main\"\n# splunk_sourcetype = \"_json\"\n# splunk_channel = \"auto\"\n");
+            out.push_str("# max_request_bytes = 1000000    # the server's max_content_length\n");
+        }
+        Vendor::Dynatrace => {
+            out.push_str("# Required: your environment's URL (the standard path is added).\n");
+            out.push_str("endpoint = \"https://abc12345.live.dynatrace.com\"\n");
+        }
+        Vendor::Loki => {
+            out.push_str("# Required: your Loki or gateway (the standard path is added).\n");
+            out.push_str("endpoint = \"http://loki:3100\"\n");
+            out.push_str("# Static stream labels besides service and level: keep them few and\n");
+            out.push_str("# low-cardinality (fields travel as structured metadata).\n");
+            out.push_str("loki_labels = [\"env=prod\"]\n");
+            out.push_str("# tenant_id = \"team-a\"    # sent as X-Scope-OrgID\n");
+            out.push_str("# username = \"123456\"    # basic auth, e.g. Grafana Cloud\n");
+            out.push_str("# password: set LOGSHIP_PASSWORD (a secret, never printed)\n");
+            defaults(&mut out, &["max_line_bytes"]);
+        }
+        Vendor::Elasticsearch => {
+            out.push_str("# Required: the cluster (or a coordinating node); /_bulk is added.\n");
+            out.push_str("endpoint = \"https://es.example.internal:9200\"\n");
+            out.push_str(
+                "# A data stream or index; a UTC date pattern (%Y %m %d %H) is allowed.\n",
+            );
+            out.push_str("# index = \"logs-logship-default\"\n");
+            out.push_str(
+                "# Basic auth (the password is a secret), or api_key for `ApiKey` auth.\n",
+            );
+            out.push_str("# username = \"logship\"\n");
+            out.push_str("# password = \"${env:LOGSHIP_PASSWORD}\"\n");
+            out.push_str("# api_key = \"${env:LOGSHIP_API_KEY}\"\n");
+        }
+        Vendor::Otlp => {
+            out.push_str("# Required: your OpenTelemetry Collector's OTLP/HTTP receiver (/v1/logs is added).\n");
+            out.push_str("endpoint = \"http://otel-collector:4318\"\n");
+            out.push_str("# protobuf (application/x-protobuf) or json (application/json).\n");
+            out.push_str("otlp_encoding = \"protobuf\"\n");
+        }
+    }
+    if let Some(var) = vendor.api_key_env() {
+        out.push_str(
+            "# The API key: a secret, never printed. Prefer the environment to the file.\n",
+        );
+        out.push_str(&format!(
+            "api_key = \"${{env:{var}:-replace-with-your-key}}\"\n"
+        ));
+    }
+    out.push_str("\nservice = \"checkout\"\n");
+    out.push_str("tags = [\"env:prod\", \"team:payments\"]\n");
+    out.push_str("# source = \"rust\"\n# hostname = \"(this machine's)\"\n");
+    out.push_str(
+        "# Extra request headers (values are secrets):\n# [headers]\n# X-Scope = \"logs\"\n\n",
+    );
+    out.push_str("# Batching and memory.\n");
+    defaults(
+        &mut out,
+        &["max_batch_records", "max_batch_bytes", "linger_ms"],
+    );
+    defaults(&mut out, &["queue_capacity", "queue_max_bytes"]);
+    out.push_str(
+        "# When set, a full queue makes the log call wait up to this long (else it drops).\n",
+    );
+    out.push_str("# block_timeout_ms = 100\n\n");
+    out.push_str("# Sending.\n");
+    out.push_str("# Requests in flight adapt between 1 and max_in_flight (fixed when off).\n");
+    defaults(&mut out, &["max_in_flight", "adaptive_concurrency"]);
+    defaults(&mut out, &["gzip", "gzip_level", "max_retries"]);
+    defaults(
+        &mut out,
+        &["retry_initial_backoff_ms", "retry_max_backoff_ms"],
+    );
+    defaults(&mut out, &["connect_timeout_ms", "request_timeout_ms"]);
+    defaults(
+        &mut out,
+        &["shutdown_timeout_ms", "max_event_bytes", "report_to_stderr"],
+    );
+    out.push('\n');
+    out.push_str("# Spill to disk what cannot be delivered now.\n");
+    defaults(&mut out, &["spill_enabled"]);
+    out.push_str("# spill_dir = \"~/.cache/logship/<service>\"\n");
+    defaults(&mut out, &["spill_max_bytes", "spill_segment_bytes"]);
+    out.push_str("# spill_full = \"drop_oldest\"    # or drop_newest\n");
+    out.push_str("# spill_fsync = \"on_segment_close\"    # or always, never\n");
+    out
+}

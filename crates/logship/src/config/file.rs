@@ -1,0 +1,187 @@
+//! TOML configuration: files, text, and `${env:VAR}` substitution.
+//!
+//! Why it exists: a deployed program is configured by a file, not by code. A file is
+//! parsed into a raw table first, so every unknown key is reported (with a "did you
+//! mean") instead of being silently ignored; each known key is then read by its row of
+//! [`super::keys::KEYS`]. The Java appender's camelCase names are accepted as aliases.
+//! A TOML parse error never quotes the file's line (it could hold a secret), and a
+//! secret's value never appears in a substitution error.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::env::process_env;
+use super::keys;
+use super::parse::{self, Raw};
+use super::suggest::unknown_key;
+use super::{Config, Origin};
+use crate::error::ConfigError;
+
+/// Replaces `${env:VAR}` and `${env:VAR:-default}` in `text`.
+fn substitute(
+    key: &'static str,
+    secret: bool,
+    text: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, ConfigError> {
+    let shown = || {
+        if secret {
+            "[redacted]".to_owned()
+        } else {
+            text.to_owned()
+        }
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("${env:") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "${env:".len()..];
+        let Some(end) = after.find('}') else {
+            return Err(
+                ConfigError::new(key, shown(), "has an unterminated ${env:...}")
+                    .fix("write ${env:VAR} or ${env:VAR:-default}"),
+            );
+        };
+        let body = &after[..end];
+        let (var, default) = match body.split_once(":-") {
+            Some((v, d)) => (v, Some(d)),
+            None => (body, None),
+        };
+        let var = var.trim();
+        if var.is_empty() {
+            return Err(
+                ConfigError::new(key, shown(), "has ${env:} without a variable name")
+                    .fix("write ${env:VAR} or ${env:VAR:-default}"),
+            );
+        }
+        match env(var).or_else(|| default.map(str::to_owned)) {
+            Some(v) => out.push_str(&v),
+            None => {
+                return Err(ConfigError::new(
+                    key,
+                    shown(),
+                    format!("environment variable {var} is not set"),
+                )
+                .fix(format!(
+                    "set {var}, or give a default: ${{env:{var}:-value}}"
+                )))
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Applies `substitute` to every string inside `value`.
+fn substitute_all(
+    key: &'static str,
+    secret: bool,
+    value: &toml::Value,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<toml::Value, ConfigError> {
+    Ok(match value {
+        toml::Value::String(s) => toml::Value::String(substitute(key, secret, s, env)?),
+        toml::Value::Array(a) => toml::Value::Array(
+            a.iter()
+                .map(|v| substitute_all(key, secret, v, env))
+                .collect::<Result<_, _>>()?,
+        ),
+        toml::Value::Table(t) => {
+            let mut out = toml::Table::new();
+            for (k, v) in t {
+                out.insert(k.clone(), substitute_all(key, secret, v, env)?);
+            }
+            toml::Value::Table(out)
+        }
+        other => other.clone(),
+    })
+}
+
+/// Applies a parsed TOML table to `config`, recording origins. `label` names the file.
+pub(crate) fn apply_table(
+    config: &mut Config,
+    origins: &mut BTreeMap<&'static str, Origin>,
+    table: &toml::Table,
+    label: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(), ConfigError> {
+    let origin = Origin::File(label.to_owned());
+    let mut seen: BTreeMap<&'static str, &str> = BTreeMap::new();
+    for (given, value) in table {
+        let Some(row) = keys::find_by_any_name(given) else {
+            return Err(unknown_key(given).origin(&origin));
+        };
+        let key = row.name;
+        if let Some(first) = seen.insert(key, given) {
+            let mut names = [first, given.as_str()];
+            names.sort_unstable();
+            return Err(
+                ConfigError::new(key, names.join(", "), "is set twice under two names")
+                    .fix("keep one of them")
+                    .origin(&origin),
+            );
+        }
+        let secret = row.kind.is_secret();
+        let value = substitute_all(key, secret, value, env).map_err(|e| e.origin(&origin))?;
+        parse::set(config, row, &Raw::Toml(&value)).map_err(|e| e.origin(&origin))?;
+        origins.insert(key, origin.clone());
+    }
+    Ok(())
+}
+
+pub(crate) fn parse_toml(text: &str, label: &str) -> Result<toml::Table, ConfigError> {
+    text.parse::<toml::Table>().map_err(|e| {
+        let line = e
+            .span()
+            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        // Only the parser's message: its snippet of the line could show a secret.
+        let at = line.map(|l| format!(" at line {l}")).unwrap_or_default();
+        ConfigError::new(
+            "config",
+            label,
+            format!("is not valid TOML{at}: {}", e.message().trim()),
+        )
+        .fix("see `logship config example` for the format")
+    })
+}
+
+pub(crate) fn read_file(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|e| {
+        ConfigError::new("config", path.display(), format!("cannot be read: {e}"))
+            .fix("check the path given to --config")
+    })
+}
+
+impl Config {
+    /// Reads a TOML configuration over the defaults. `${env:VAR}` and
+    /// `${env:VAR:-default}` in strings are read from the process environment.
+    pub fn from_toml_str(text: &str) -> Result<Config, ConfigError> {
+        let mut config = Config::default();
+        let table = parse_toml(text, "(string)")?;
+        apply_table(
+            &mut config,
+            &mut BTreeMap::new(),
+            &table,
+            "(string)",
+            &process_env,
+        )?;
+        Ok(config)
+    }
+
+    /// Reads a TOML configuration file over the defaults.
+    pub fn load(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
+        let path = path.as_ref();
+        let label = path.display().to_string();
+        let table = parse_toml(&read_file(path)?, &label)?;
+        let mut config = Config::default();
+        apply_table(
+            &mut config,
+            &mut BTreeMap::new(),
+            &table,
+            &label,
+            &process_env,
+        )?;
+        Ok(config)
+    }
+}

@@ -1,0 +1,190 @@
+//! Layers of configuration and where each value came from.
+//!
+//! Why it exists: a program is configured by defaults, files, the environment and its own
+//! explicit settings at once; [`Layered`] applies them in one precedence order whatever
+//! the call order, and [`Resolved`] remembers each key's [`Origin`] for `config check`
+//! and for messages. Explicit settings are stored as changes to a [`Config`], so this
+//! module never depends on the pipeline: the `Builder`-facing methods
+//! ([`Layered::explicit`], [`Layered::into_builder`]) live with the builder in
+//! `pipeline.rs`. Resolving never prints: origins name files and variables, never values.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use super::env::{apply_logship_env, apply_otel_env, process_env};
+use super::file::{apply_table, parse_toml, read_file};
+use super::Config;
+use crate::error::ConfigError;
+
+/// Where an option's effective value came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Nobody set it.
+    Default,
+    /// A config file (its path as given).
+    File(String),
+    /// An environment variable (its name).
+    Env(String),
+    /// An explicit setting (builder call or command-line flag).
+    Explicit,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Default => f.write_str("default"),
+            Origin::File(p) => write!(f, "file {p}"),
+            Origin::Env(v) => write!(f, "env {v}"),
+            Origin::Explicit => f.write_str("explicit"),
+        }
+    }
+}
+
+type Explicit = Box<dyn FnOnce(&mut Config)>;
+type EnvLookup = Box<dyn Fn(&str) -> Option<String>>;
+
+/// Builds a [`Config`] from layers applied in precedence order, whatever the call order:
+/// defaults (or a base config) < file < environment < explicit settings. With the final
+/// vendor `otlp`, the OpenTelemetry SDK's variables (`OTEL_EXPORTER_OTLP_*`,
+/// `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`) are read too, between the file and
+/// the `LOGSHIP_*` variables.
+///
+/// ```no_run
+/// let (logship, _guard) = logship::Layered::new()
+///     .file("logship.toml")
+///     .explicit(|b| b.service("checkout"))
+///     .into_builder()
+///     .expect("valid configuration")
+///     .build()
+///     .expect("pipeline started");
+/// ```
+pub struct Layered {
+    base: Config,
+    files: Vec<std::path::PathBuf>,
+    texts: Vec<(String, String)>,
+    tables: Vec<(String, toml::Table)>,
+    env: Option<EnvLookup>,
+    explicit: Vec<Explicit>,
+}
+
+impl Default for Layered {
+    fn default() -> Self {
+        Layered::new()
+    }
+}
+
+impl fmt::Debug for Layered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Layered")
+            .field("base", &self.base)
+            .field("files", &self.files)
+            .field("explicit", &self.explicit.len())
+            .finish()
+    }
+}
+
+/// The outcome of [`Layered::resolve`]: the configuration and where each value came from.
+#[derive(Clone, Debug)]
+pub struct Resolved {
+    /// The effective configuration (not yet validated).
+    pub config: Config,
+    /// Where each option was last set; options not listed are defaults.
+    pub origins: BTreeMap<&'static str, Origin>,
+}
+
+impl Resolved {
+    /// Where `key`'s value came from.
+    pub fn origin(&self, key: &str) -> Origin {
+        self.origins.get(key).cloned().unwrap_or(Origin::Default)
+    }
+}
+
+impl Layered {
+    /// Defaults, the process environment, no file.
+    pub fn new() -> Layered {
+        Layered::from_config(Config::default())
+    }
+
+    /// Starts from `base` instead of the defaults (its values count as defaults).
+    pub fn from_config(base: Config) -> Layered {
+        Layered {
+            base,
+            files: Vec::new(),
+            texts: Vec::new(),
+            tables: Vec::new(),
+            env: None,
+            explicit: Vec::new(),
+        }
+    }
+
+    /// Adds a TOML file (later files override earlier ones).
+    pub fn file(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.files.push(path.into());
+        self
+    }
+
+    /// Adds TOML text; `label` names it in messages and origins.
+    pub fn toml_str(mut self, label: impl Into<String>, text: impl Into<String>) -> Self {
+        self.texts.push((label.into(), text.into()));
+        self
+    }
+
+    /// Adds options already parsed from another format (a log4rs appender's map), at the
+    /// precedence of a file; `label` names it in messages and origins.
+    #[cfg(feature = "log4rs")]
+    pub(crate) fn table(mut self, label: impl Into<String>, table: toml::Table) -> Self {
+        self.tables.push((label.into(), table));
+        self
+    }
+
+    /// Replaces the environment lookup (default: the process environment), used both for
+    /// `LOGSHIP_*` variables and for `${env:VAR}` in files.
+    pub fn env(mut self, env: impl Fn(&str) -> Option<String> + 'static) -> Self {
+        self.env = Some(Box::new(env));
+        self
+    }
+
+    /// Adds explicit settings as a change to the configuration, applied last (over file
+    /// and environment). [`Layered::explicit`] (in `pipeline.rs`) is the same with a
+    /// [`crate::Builder`].
+    pub fn explicit_config(mut self, f: impl FnOnce(&mut Config) + 'static) -> Self {
+        self.explicit.push(Box::new(f));
+        self
+    }
+
+    /// Applies the layers in precedence order. Values are checked as they are read; the
+    /// whole is validated by [`crate::Builder::build`] (or [`Config::validate`]).
+    pub fn resolve(self) -> Result<Resolved, ConfigError> {
+        let env: EnvLookup = self.env.unwrap_or_else(|| Box::new(process_env));
+        let mut config = self.base;
+        let mut origins = BTreeMap::new();
+        for path in &self.files {
+            let label = path.display().to_string();
+            let table = parse_toml(&read_file(path)?, &label)?;
+            apply_table(&mut config, &mut origins, &table, &label, &*env)?;
+        }
+        for (label, text) in &self.texts {
+            let table = parse_toml(text, label)?;
+            apply_table(&mut config, &mut origins, &table, label, &*env)?;
+        }
+        for (label, table) in &self.tables {
+            apply_table(&mut config, &mut origins, table, label, &*env)?;
+        }
+        let mut set = apply_logship_env(&mut config, &mut origins, &*env)?;
+        if !self.explicit.is_empty() {
+            let before = config.effective_values();
+            for f in self.explicit {
+                f(&mut config);
+            }
+            for ((key, old), (_, new)) in before.into_iter().zip(config.effective_values()) {
+                if old != new {
+                    origins.insert(key, Origin::Explicit);
+                    set.push(key);
+                }
+            }
+        }
+        // Last, because whether they apply depends on the final vendor (often a flag).
+        apply_otel_env(&mut config, &mut origins, &*env, &set)?;
+        Ok(Resolved { config, origins })
+    }
+}

@@ -1,0 +1,68 @@
+//! OpenTelemetry (OTLP/HTTP) options.
+//!
+//! Why it exists: the options that only the `otlp` vendor reads travel together, so the
+//! builder has one typed setter for them. This module must never encode a body: the
+//! encoder reads the encoding chosen here.
+
+use crate::error::ConfigError;
+
+/// The body encoding of [`crate::Vendor::Otlp`] requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum OtlpEncoding {
+    /// Binary protobuf (`application/x-protobuf`), the OTLP default.
+    #[default]
+    Protobuf,
+    /// The OTLP JSON mapping (`application/json`).
+    Json,
+}
+
+impl OtlpEncoding {
+    /// Every encoding, in the order messages list them.
+    pub(crate) const ALL: [OtlpEncoding; 2] = [OtlpEncoding::Protobuf, OtlpEncoding::Json];
+
+    /// The name used on the command line and in config files.
+    pub fn name(self) -> &'static str {
+        match self {
+            OtlpEncoding::Protobuf => "protobuf",
+            OtlpEncoding::Json => "json",
+        }
+    }
+}
+
+impl std::str::FromStr for OtlpEncoding {
+    type Err = ConfigError;
+
+    fn from_str(s: &str) -> Result<OtlpEncoding, ConfigError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "protobuf" | "proto" => Ok(OtlpEncoding::Protobuf),
+            "json" => Ok(OtlpEncoding::Json),
+            _ => Err(ConfigError::new(
+                "otlp_encoding",
+                s,
+                "must be one of protobuf, json",
+            )),
+        }
+    }
+}
+
+/// Options of the OpenTelemetry OTLP/HTTP intake (`vendor = otlp`). Key `otlp_encoding`.
+///
+/// ```
+/// let otlp = logship::OtlpOptions::default().encoding(logship::OtlpEncoding::Json);
+/// let builder = logship::Logship::builder().otlp(otlp);
+/// assert_eq!(builder.config().otlp.encoding, logship::OtlpEncoding::Json);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OtlpOptions {
+    /// Body encoding (key `otlp_encoding`). Default: protobuf.
+    pub encoding: OtlpEncoding,
+}
+
+impl OtlpOptions {
+    /// The body encoding: protobuf (the default) or JSON.
+    pub fn encoding(mut self, encoding: OtlpEncoding) -> Self {
+        self.encoding = encoding;
+        self
+    }
+}

@@ -1,0 +1,51 @@
+//! "Did you mean": the closest known name to a misspelt one.
+//!
+//! Why it exists: a typo in a key or a value should fail with the intended name, not a
+//! bare "unknown". Candidates come from [`super::keys::KEYS`] (names and Java aliases) or
+//! from a key's list of choices. This module only compares names: it never sees values.
+
+use super::keys::KEYS;
+use crate::error::ConfigError;
+
+/// Levenshtein distance (case-insensitive), for "did you mean".
+pub(crate) fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.to_lowercase().chars().collect();
+    let b: Vec<char> = b.to_lowercase().chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The closest candidate within a third of the word's length (at least 2 edits).
+pub(crate) fn suggest<'a>(
+    word: &str,
+    candidates: impl Iterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let word = word.replace('-', "_");
+    let limit = (word.chars().count() / 3).max(2);
+    candidates
+        .map(|c| (distance(&word, c), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// The error for a key that is not in the table, with the closest name or alias.
+pub(crate) fn unknown_key(key: &str) -> ConfigError {
+    let candidates = KEYS
+        .iter()
+        .map(|k| k.name)
+        .chain(KEYS.iter().filter_map(|k| k.alias()));
+    let err = ConfigError::new("key", key, "is not a logship option");
+    match suggest(key, candidates) {
+        Some(s) => err.fix(format!("did you mean {s}?")),
+        None => err.fix("`logship config example` lists every option"),
+    }
+}

@@ -1,0 +1,265 @@
+//! Every key of the table is read from a file, the environment, `Config::apply_env` and
+//! log4rs YAML and JSON files, and lands in its field.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::{env_of, from_file, Check};
+use crate::config::keys::{self, KEYS};
+use crate::config::{Config, Origin, OtlpEncoding, Overflow, Vendor};
+use crate::secret::Secret;
+use crate::spill::{SpillFsync, SpillFull};
+
+/// Every key: its TOML value, the same as an environment variable, and the field.
+const EVERY_KEY: &[(&str, &str, &str, Check)] = &[
+    ("vendor", "\"splunk\"", "splunk", |c| {
+        c.vendor == Vendor::Splunk
+    }),
+    ("endpoint", "\"http://h:1/x\"", "http://h:1/x", |c| {
+        c.endpoint.as_deref() == Some("http://h:1/x")
+    }),
+    (
+        "headers",
+        "{ X-A = \"1\", X-B = \"2\" }",
+        "X-A: 1; X-B: 2",
+        |c| {
+            c.headers.len() == 2
+                && c.headers[0].0 == "X-A"
+                && c.headers[0].1.expose() == "1"
+                && c.headers[1].1.expose() == "2"
+        },
+    ),
+    ("api_key", "\"k-123\"", "k-123", |c| {
+        c.api_key.as_ref().map(Secret::expose) == Some("k-123")
+    }),
+    ("username", "\"u1\"", "u1", |c| {
+        c.username.as_deref() == Some("u1")
+    }),
+    ("password", "\"pw-1\"", "pw-1", |c| {
+        c.password.as_ref().map(Secret::expose) == Some("pw-1")
+    }),
+    ("site", "\"datadoghq.eu\"", "datadoghq.eu", |c| {
+        c.site.as_deref() == Some("datadoghq.eu")
+    }),
+    ("region", "\"eu\"", "eu", |c| {
+        c.region.as_deref() == Some("eu")
+    }),
+    ("service", "\"svc\"", "svc", |c| {
+        c.service.as_deref() == Some("svc")
+    }),
+    ("source", "\"src\"", "src", |c| {
+        c.source.as_deref() == Some("src")
+    }),
+    ("hostname", "\"h1\"", "h1", |c| {
+        c.hostname.as_deref() == Some("h1")
+    }),
+    (
+        "tags",
+        "[\"env:prod\", \"team:pay\"]",
+        "env:prod,team:pay",
+        |c| c.tags == ["env:prod", "team:pay"],
+    ),
+    ("splunk_index", "\"main\"", "main", |c| {
+        c.splunk.index.as_deref() == Some("main")
+    }),
+    ("splunk_sourcetype", "\"st\"", "st", |c| {
+        c.splunk.sourcetype.as_deref() == Some("st")
+    }),
+    ("splunk_channel", "\"auto\"", "auto", |c| {
+        c.splunk.channel.as_deref() == Some("auto")
+    }),
+    ("tenant_id", "\"team-a\"", "team-a", |c| {
+        c.loki.tenant_id.as_deref() == Some("team-a")
+    }),
+    (
+        "loki_labels",
+        "[\"env=prod\", \"team=core\"]",
+        "env=prod,team=core",
+        |c| c.loki.labels == ["env=prod", "team=core"],
+    ),
+    ("max_line_bytes", "2048", "2048", |c| {
+        c.loki.max_line_bytes == 2048
+    }),
+    ("index", "\"logs-%Y.%m.%d\"", "logs-%Y.%m.%d", |c| {
+        c.elasticsearch.index.as_deref() == Some("logs-%Y.%m.%d")
+    }),
+    ("otlp_encoding", "\"json\"", "json", |c| {
+        c.otlp.encoding == OtlpEncoding::Json
+    }),
+    ("max_request_bytes", "20000", "20000", |c| {
+        c.max_request_bytes == Some(20_000)
+    }),
+    ("max_batch_records", "7", "7", |c| c.max_batch_records == 7),
+    ("max_batch_bytes", "2048", "2048", |c| {
+        c.max_batch_bytes == 2048
+    }),
+    ("linger_ms", "250", "250", |c| {
+        c.linger == Duration::from_millis(250)
+    }),
+    ("queue_capacity", "99", "99", |c| c.queue_capacity == 99),
+    ("queue_max_bytes", "100000", "100000", |c| {
+        c.queue_max_bytes == 100_000
+    }),
+    ("block_timeout_ms", "40", "40", |c| {
+        c.overflow == Overflow::Block(Duration::from_millis(40))
+    }),
+    ("max_in_flight", "5", "5", |c| c.max_in_flight == 5),
+    ("adaptive_concurrency", "false", "false", |c| {
+        !c.adaptive_concurrency
+    }),
+    ("gzip", "false", "false", |c| !c.gzip),
+    ("gzip_level", "9", "9", |c| c.gzip_level == 9),
+    ("max_retries", "0", "0", |c| c.max_retries == 0),
+    ("retry_initial_backoff_ms", "11", "11", |c| {
+        c.retry_initial_backoff == Duration::from_millis(11)
+    }),
+    ("retry_max_backoff_ms", "12000", "12000", |c| {
+        c.retry_max_backoff == Duration::from_millis(12_000)
+    }),
+    ("connect_timeout_ms", "13", "13", |c| {
+        c.connect_timeout == Duration::from_millis(13)
+    }),
+    ("request_timeout_ms", "14", "14", |c| {
+        c.request_timeout == Duration::from_millis(14)
+    }),
+    ("shutdown_timeout_ms", "15", "15", |c| {
+        c.shutdown_timeout == Duration::from_millis(15)
+    }),
+    ("max_event_bytes", "4096", "4096", |c| {
+        c.max_event_bytes == 4096
+    }),
+    ("report_to_stderr", "false", "false", |c| {
+        !c.report_to_stderr
+    }),
+    ("spill_enabled", "false", "false", |c| !c.spill_enabled),
+    ("spill_dir", "\"/tmp/sp\"", "/tmp/sp", |c| {
+        c.spill_dir == Some(PathBuf::from("/tmp/sp"))
+    }),
+    ("spill_max_bytes", "1000000", "1000000", |c| {
+        c.spill_max_bytes == 1_000_000
+    }),
+    ("spill_segment_bytes", "70000", "70000", |c| {
+        c.spill_segment_bytes == 70_000
+    }),
+    ("spill_full", "\"drop_newest\"", "drop_newest", |c| {
+        c.spill_full == SpillFull::DropNewest
+    }),
+    ("spill_fsync", "\"always\"", "always", |c| {
+        c.spill_fsync == SpillFsync::Always
+    }),
+];
+
+#[test]
+fn every_key_is_read_from_a_file_and_from_the_environment() {
+    assert_eq!(
+        EVERY_KEY.iter().map(|(k, ..)| *k).collect::<Vec<_>>(),
+        KEYS.iter().map(|k| k.name).collect::<Vec<_>>(),
+        "the table covers every key"
+    );
+    for (key, toml_value, env_value, check) in EVERY_KEY {
+        let file = from_file(&format!("{key} = {toml_value}\n"), &[])
+            .unwrap_or_else(|e| panic!("{key} from file: {e}"));
+        assert!(check(&file.config), "{key} from file: {:?}", file.config);
+        assert!(
+            !check(&Config::default()),
+            "{key}: the value is not the default"
+        );
+        assert_eq!(
+            file.origin(key),
+            Origin::File("logship.toml".into()),
+            "{key}"
+        );
+
+        let var = keys::find(key).expect("a key").env_var();
+        let env = from_file("", &[(var.as_str(), env_value)])
+            .unwrap_or_else(|e| panic!("{key} from env: {e}"));
+        assert!(check(&env.config), "{key} from {var}: {:?}", env.config);
+        assert_eq!(env.origin(key), Origin::Env(var.clone()), "{key}");
+
+        let mut direct = Config::default();
+        direct
+            .apply_env(env_of(&[(var.as_str(), env_value)]))
+            .unwrap_or_else(|e| panic!("{key} from apply_env: {e}"));
+        assert!(check(&direct), "{key} via Config::apply_env");
+    }
+}
+
+/// Captures an appender's map as log4rs hands it over, instead of building it.
+#[cfg(feature = "log4rs")]
+#[derive(Clone, Default)]
+struct Capture(std::sync::Arc<std::sync::Mutex<Option<toml::Table>>>);
+
+#[cfg(feature = "log4rs")]
+impl log4rs::config::Deserialize for Capture {
+    type Trait = dyn log4rs::append::Append;
+    type Config = toml::Table;
+    fn deserialize(
+        &self,
+        config: toml::Table,
+        _: &log4rs::config::Deserializers,
+    ) -> anyhow::Result<Box<dyn log4rs::append::Append>> {
+        *self.0.lock().unwrap() = Some(config);
+        Ok(Box::new(Noop))
+    }
+}
+
+#[cfg(feature = "log4rs")]
+#[derive(Debug)]
+struct Noop;
+
+#[cfg(feature = "log4rs")]
+impl log4rs::append::Append for Noop {
+    fn append(&self, _: &log::Record<'_>) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn flush(&self) {}
+}
+
+#[cfg(feature = "log4rs")]
+#[test]
+fn every_key_is_read_from_a_log4rs_yaml_and_json_file() {
+    let dir = std::env::temp_dir().join(format!("logship-log4rs-keys-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (key, toml_value, _, check) in EVERY_KEY {
+        // The TOML literals are YAML and JSON too, but for the inline table's `=`.
+        let value = toml_value
+            .replace(" = ", ": ")
+            .replace("X-A", "\"X-A\"")
+            .replace("X-B", "\"X-B\"");
+        let files = [
+            (
+                "log4rs.yaml",
+                format!("appenders:\n  ship:\n    kind: batch_http\n    {key}: {value}\n"),
+            ),
+            (
+                "log4rs.json",
+                format!(
+                    r#"{{"appenders": {{"ship": {{"kind": "batch_http", "{key}": {value}}}}}}}"#
+                ),
+            ),
+        ];
+        for (name, text) in files {
+            let path = dir.join(name);
+            std::fs::write(&path, &text).unwrap();
+            let capture = Capture::default();
+            let mut deserializers = log4rs::config::Deserializers::empty();
+            deserializers.insert("batch_http", capture.clone());
+            let _ = log4rs::config::load_config_file(&path, deserializers);
+            let table = capture
+                .0
+                .lock()
+                .unwrap()
+                .take()
+                .unwrap_or_else(|| panic!("{key}: log4rs did not read {text}"));
+            let builder = crate::log4rs::BatchHttpAppenderDeserializer::with_env(env_of(&[]))
+                .builder(table)
+                .unwrap_or_else(|e| panic!("{key} from {name}: {e}"));
+            assert!(
+                check(builder.config()),
+                "{key} from {name}: {:?}",
+                builder.config()
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,162 @@
+//! [`Config::validate`]: every unusable value becomes a [`ConfigError`] naming the field.
+//!
+//! Why it exists: a configuration built in code (the builder, struct fields) skips the
+//! checks that files and the environment make when they read a value, so the same
+//! ranges are checked again here, read from the table ([`super::keys::KEYS`]), together
+//! with the rules that span keys (backoff order, spill sizes) and each intake's own rules
+//! (the option groups' modules and [`super::hosted`]). Errors never show a secret: header
+//! values and API keys appear as `[redacted]`, URLs without query or user-info.
+
+use super::keys::{Kind, When, KEYS};
+use super::{elasticsearch, hosted, loki, redact_url, Config, Vendor};
+use crate::error::ConfigError;
+use crate::secret::Secret;
+
+impl Config {
+    /// Checks every option; the first unusable one is returned as an error naming it.
+    /// The order: endpoint, the vendor's own rules, headers, each key's range (in the
+    /// table's order), the rules between keys, tags.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        match self.endpoint.as_deref() {
+            None | Some("") => {
+                if self.vendor.needs_endpoint() {
+                    return Err(ConfigError::new(
+                        "endpoint",
+                        "(none)",
+                        "an endpoint URL is required",
+                    )
+                    .fix(self.vendor.endpoint_example()));
+                }
+            }
+            Some(url) => validate_url(url)?,
+        }
+        self.validate_intake()?;
+        for (name, value) in &self.headers {
+            if name.is_empty()
+                || !name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+            {
+                return Err(
+                    ConfigError::new("header", name, "is not a valid HTTP header name")
+                        .fix("use the form 'Name: value', e.g. 'X-Api-Key: abc'"),
+                );
+            }
+            if value
+                .expose()
+                .bytes()
+                .any(|b| b == b'\r' || b == b'\n' || b == 0)
+            {
+                return Err(ConfigError::new(
+                    "header",
+                    format!("{name}: [redacted]"),
+                    "header values may not contain line breaks or NUL",
+                ));
+            }
+        }
+        self.validate_ranges()?;
+        if self.retry_max_backoff < self.retry_initial_backoff {
+            return Err(ConfigError::new(
+                "retry_max_backoff_ms",
+                self.retry_max_backoff.as_millis(),
+                format!(
+                    "must be at least retry_initial_backoff_ms ({})",
+                    self.retry_initial_backoff.as_millis()
+                ),
+            ));
+        }
+        if self.spill_enabled && self.spill_max_bytes < self.spill_segment_bytes * 2 {
+            return Err(ConfigError::new(
+                "spill_max_bytes",
+                self.spill_max_bytes,
+                format!(
+                    "must be at least twice spill_segment_bytes ({})",
+                    self.spill_segment_bytes
+                ),
+            )
+            .fix("raise spill_max_bytes or lower spill_segment_bytes"));
+        }
+        for tag in &self.tags {
+            if tag.trim().is_empty() || tag.contains(',') {
+                return Err(ConfigError::new(
+                    "tags",
+                    tag,
+                    "each tag must be a non-empty key:value without commas",
+                )
+                .fix("write tags as env:prod,team:payments"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Vendor-specific checks: the API key, the site or region, the Splunk channel, Loki's
+    /// labels and tenant, Elasticsearch's target and credentials.
+    fn validate_intake(&self) -> Result<(), ConfigError> {
+        if let Some(var) = self.vendor.api_key_env() {
+            if self.api_key.as_ref().is_none_or(Secret::is_empty) {
+                return Err(ConfigError::new(
+                    "api_key",
+                    "(none)",
+                    format!("vendor {} needs an API key", self.vendor.name()),
+                )
+                .fix(format!("set api_key or {var}")));
+            }
+        }
+        match self.vendor {
+            Vendor::Datadog => hosted::validate_site(self),
+            Vendor::NewRelic => hosted::validate_region(self),
+            Vendor::Splunk => self.splunk.validate(),
+            Vendor::Loki => loki::validate(self),
+            Vendor::Elasticsearch => elasticsearch::validate(self),
+            Vendor::Ndjson | Vendor::JsonArray | Vendor::Dynatrace | Vendor::Otlp => Ok(()),
+        }
+    }
+
+    /// Each integer key's range, from the table: checked when its getter shows a value
+    /// (an unset optional key is not checked) and its row says when.
+    fn validate_ranges(&self) -> Result<(), ConfigError> {
+        for key in KEYS {
+            let Kind::Int { min, max, unit } = key.kind else {
+                continue;
+            };
+            let checked = match key.when {
+                When::Always => true,
+                When::SpillEnabled => self.spill_enabled,
+                When::Reading => false,
+            };
+            let Some(shown) = checked.then(|| (key.get)(self)).flatten() else {
+                continue;
+            };
+            let value: u128 = shown.parse().unwrap_or(u128::MAX);
+            if value < u128::from(min) || value > u128::from(max) {
+                return Err(ConfigError::new(
+                    key.name,
+                    shown,
+                    format!("must be {min}..={max}{unit}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn validate_url(url: &str) -> Result<(), ConfigError> {
+    let shown = redact_url(url);
+    let uri: ureq::http::Uri = url.parse().map_err(|e| {
+        ConfigError::new("endpoint", &shown, format!("is not a valid URL ({e})"))
+            .fix("use a full URL such as https://intake.example.com/v1/logs")
+    })?;
+    match uri.scheme_str() {
+        Some("http") | Some("https") => {}
+        _ => {
+            return Err(
+                ConfigError::new("endpoint", &shown, "must start with http:// or https://")
+                    .fix("add the scheme, e.g. https://"),
+            )
+        }
+    }
+    if uri.host().is_none_or(str::is_empty) {
+        return Err(ConfigError::new("endpoint", &shown, "has no host"));
+    }
+    Ok(())
+}
