@@ -142,7 +142,7 @@ impl ItemFault {
     }
 
     /// The error `type` and `reason` Elasticsearch gives for this status
-    /// (VENDORS.md 7.1).
+    /// (docs/wire-formats.md 7.1).
     pub(crate) fn error(&self) -> (&'static str, &'static str) {
         match self.status {
             429 => (

@@ -24,7 +24,7 @@
 //! # Vendor intakes
 //! These paths (query string ignored) emulate a vendor's intake strictly,
 //! answering its real statuses and bodies (facts from the project's
-//! `VENDORS.md`, sections 1–7 and 9):
+//! `docs/wire-formats.md`, sections 1–7 and 9):
 //!
 //! | Vendor | Path | Credential | Success |
 //! |---|---|---|---|

@@ -55,7 +55,7 @@ pub struct IntakeConfig {
     pub api_key: Option<String>,
     /// Splunk HEC `max_content_length`: the largest decoded request body the
     /// Splunk endpoints accept (413 beyond). Default 1,000,000 bytes, the
-    /// pre-6.5 Splunk default (VENDORS.md 2.3); current Splunk uses 800 MB.
+    /// pre-6.5 Splunk default (docs/wire-formats.md 2.3); current Splunk uses 800 MB.
     pub splunk_max_content_length: usize,
 }
 

@@ -1,5 +1,5 @@
 //! The Grafana Loki push emulation through raw HTTP/1.1 over `TcpStream`: what the real
-//! Loki answers (VENDORS.md section 6: 204, or 400 with a text body naming the stream and
+//! Loki answers (docs/wire-formats.md section 6: 204, or 400 with a text body naming the stream and
 //! the reason) and what the intake records (events, violations, auth failures).
 
 use std::io::Write;

@@ -1,6 +1,6 @@
 //! Datadog Logs API v2 (`POST /api/v2/logs`), emulated strictly.
 //!
-//! Facts from `/work/shared/VENDORS.md` section 1 (and the section 9 quick
+//! Facts from `docs/wire-formats.md` section 1 (and the section 9 quick
 //! table): the `DD-API-KEY` header authenticates (missing 401, wrong 403);
 //! the body is `application/json`, identity, gzip or zlib-wrapped `deflate`
 //! encoded, a JSON array of log objects (a single object is tolerated); at
@@ -22,31 +22,31 @@ use super::{
 };
 use crate::http::{Request, Response};
 
-/// The intake path (VENDORS.md 1.1).
+/// The intake path (docs/wire-formats.md 1.1).
 pub(crate) const PATH: &str = "/api/v2/logs";
 
-/// Header carrying the API key (VENDORS.md 1.2).
+/// Header carrying the API key (docs/wire-formats.md 1.2).
 pub(crate) const API_KEY_HEADER: &str = "dd-api-key";
 
 /// Largest request body after decompression: "5 MB" read as 10^6-byte MB,
-/// as VENDORS.md 1.4 advises for a strict mock (413 beyond, 1.5).
+/// as docs/wire-formats.md 1.4 advises for a strict mock (413 beyond, 1.5).
 pub(crate) const MAX_DECODED_BYTES: usize = 5_000_000;
 
-/// Most log entries per request (VENDORS.md 1.4). Datadog's answer beyond
+/// Most log entries per request (docs/wire-formats.md 1.4). Datadog's answer beyond
 /// it is UNCONFIRMED; this intake answers 400 so the mistake is loud.
 pub(crate) const MAX_ENTRIES: usize = 1000;
 
 /// Largest single entry (its JSON serialisation); Datadog truncates bigger
-/// ones but still answers 2xx (VENDORS.md 1.4).
+/// ones but still answers 2xx (docs/wire-formats.md 1.4).
 pub(crate) const MAX_ENTRY_BYTES: usize = 1_000_000;
 
-/// Oldest accepted `timestamp`: 18 h before now (VENDORS.md 1.3).
+/// Oldest accepted `timestamp`: 18 h before now (docs/wire-formats.md 1.3).
 pub(crate) const MAX_PAST_MS: i64 = 18 * 3600 * 1000;
 
-/// Newest accepted `timestamp`: 2 h after now (VENDORS.md 1.3).
+/// Newest accepted `timestamp`: 2 h after now (docs/wire-formats.md 1.3).
 pub(crate) const MAX_FUTURE_MS: i64 = 2 * 3600 * 1000;
 
-/// Entry fields that must be strings when present (VENDORS.md 1.3; `ddtags`
+/// Entry fields that must be strings when present (docs/wire-formats.md 1.3; `ddtags`
 /// is one comma-separated string, never an array).
 const STRING_FIELDS: [&str; 5] = ["status", "ddtags", "hostname", "service", "ddsource"];
 
@@ -161,7 +161,7 @@ fn reject(status: u16, message: impl Into<String>) -> Rejection {
 }
 
 /// Datadog's error body: `{"errors":[{"status","title","detail"}]}`
-/// (VENDORS.md 1.5; field names UNCONFIRMED for logs specifically).
+/// (docs/wire-formats.md 1.5; field names UNCONFIRMED for logs specifically).
 fn error(status: u16, detail: &str) -> Response {
     let title = match status {
         400 => "Bad Request",

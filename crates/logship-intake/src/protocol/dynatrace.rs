@@ -2,7 +2,7 @@
 //! `/e/{env-id}/api/v2/logs/ingest` as on ActiveGate and Managed),
 //! emulated strictly.
 //!
-//! Facts from `/work/shared/VENDORS.md` section 4 (and section 9):
+//! Facts from `docs/wire-formats.md` section 4 (and section 9):
 //! `Authorization: Api-Token <token>` authenticates (401 otherwise). The
 //! body is `application/json` (an array of records or one record), one of
 //! the JSON-lines types in [`JSON_LINES_TYPES`], or `text/plain` (one
@@ -21,16 +21,16 @@ use super::{
 };
 use crate::http::{Request, Response};
 
-/// The intake path, alone (SaaS) or after `/e/{env-id}` (VENDORS.md 4.1).
+/// The intake path, alone (SaaS) or after `/e/{env-id}` (docs/wire-formats.md 4.1).
 pub(crate) const PATH: &str = "/api/v2/logs/ingest";
 
-/// Largest request body after decompression: 10 MB (VENDORS.md 4.3).
+/// Largest request body after decompression: 10 MB (docs/wire-formats.md 4.3).
 pub(crate) const MAX_DECODED_BYTES: usize = 10_000_000;
 
-/// Most records per request (VENDORS.md 4.3).
+/// Most records per request (docs/wire-formats.md 4.3).
 pub(crate) const MAX_RECORDS: usize = 50_000;
 
-/// Content types meaning one JSON object per line (VENDORS.md 4.1).
+/// Content types meaning one JSON object per line (docs/wire-formats.md 4.1).
 pub(crate) const JSON_LINES_TYPES: [&str; 5] = [
     "application/jsonl",
     "application/jsonlines",
@@ -39,11 +39,11 @@ pub(crate) const JSON_LINES_TYPES: [&str; 5] = [
     "application/x-jsonlines",
 ];
 
-/// Authorization schemes accepted: `Api-Token` (VENDORS.md 4.1), and the
+/// Authorization schemes accepted: `Api-Token` (docs/wire-formats.md 4.1), and the
 /// UNCONFIRMED platform-token `Bearer`, tolerated.
 const AUTH_SCHEMES: [&str; 2] = ["Api-Token", "Bearer"];
 
-/// Record fields that must be strings when present (VENDORS.md 4.2).
+/// Record fields that must be strings when present (docs/wire-formats.md 4.2).
 const STRING_FIELDS: [&str; 2] = ["severity", "loglevel"];
 
 /// Whether this module serves `path`: the bare path or `/e/{env-id}` + path
@@ -121,7 +121,7 @@ pub(crate) fn handle(req: &Request, settings: &Settings) -> Result<Accepted, Rej
     Ok(Accepted::new(records, decoded, Response::empty(204)))
 }
 
-/// `Authorization: Api-Token <token>` (VENDORS.md 4.1).
+/// `Authorization: Api-Token <token>` (docs/wire-formats.md 4.1).
 fn check_auth(req: &Request, settings: &Settings) -> Result<(), Rejection> {
     let token = req
         .header("authorization")
@@ -142,7 +142,7 @@ fn check_auth(req: &Request, settings: &Settings) -> Result<(), Rejection> {
     }
 }
 
-/// Checks one record's special fields (VENDORS.md 4.2).
+/// Checks one record's special fields (docs/wire-formats.md 4.2).
 fn check_record(fields: &Map<String, Value>) -> Result<(), String> {
     match fields.get("content") {
         Some(Value::String(_)) => {}
@@ -173,7 +173,7 @@ fn check_record(fields: &Map<String, Value>) -> Result<(), String> {
 }
 
 /// Whether `s` is an RFC 3339 date-time, e.g. `2026-01-17T22:12:31.000Z`.
-/// A missing offset is tolerated (Dynatrace reads it as UTC, VENDORS.md 4.2).
+/// A missing offset is tolerated (Dynatrace reads it as UTC, docs/wire-formats.md 4.2).
 fn is_rfc3339(s: &str) -> bool {
     let b = s.as_bytes();
     if b.len() < 19 {
@@ -225,7 +225,7 @@ fn reject(status: u16, message: impl Into<String>) -> Rejection {
     Rejection::violation(error(status, &message), message)
 }
 
-/// Dynatrace's error body `{"error":{"code":N,"message":…}}` (VENDORS.md 4.4).
+/// Dynatrace's error body `{"error":{"code":N,"message":…}}` (docs/wire-formats.md 4.4).
 fn error(status: u16, message: &str) -> Response {
     Response::json(
         status,

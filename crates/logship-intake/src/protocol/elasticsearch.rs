@@ -1,7 +1,7 @@
 //! Elasticsearch / OpenSearch `_bulk` (`POST /_bulk` or `POST /{index}/_bulk`),
 //! emulated strictly.
 //!
-//! Facts from `/work/shared/VENDORS.md` section 7: the body is NDJSON, pairs
+//! Facts from `docs/wire-formats.md` section 7: the body is NDJSON, pairs
 //! of an action line and a source line, and **the last line must end with
 //! `\n`** (400 `illegal_argument_exception` otherwise). `Content-Type` must be
 //! `application/x-ndjson` or `application/json` (406 otherwise); the body may
@@ -40,14 +40,14 @@ use crate::http::{Request, Response};
 /// The bulk endpoint's last path segment.
 pub(crate) const PATH: &str = "/_bulk";
 
-/// `http.max_content_length`, 100 MB by default (VENDORS.md 7); applied to the
+/// `http.max_content_length`, 100 MB by default (docs/wire-formats.md 7); applied to the
 /// decoded body here (whether ES counts compressed bytes is UNCONFIRMED).
 pub(crate) const MAX_CONTENT_LENGTH: u64 = 100 * 1024 * 1024;
 
 /// Source of document ids, unique for the process.
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
-/// Media types accepted (VENDORS.md 7).
+/// Media types accepted (docs/wire-formats.md 7).
 const CONTENT_TYPES: [&str; 2] = ["application/x-ndjson", "application/json"];
 
 /// Metadata fields a document may not contain.

@@ -1,4 +1,4 @@
-//! Elasticsearch's response filtering, `?filter_path=` (VENDORS.md section 7).
+//! Elasticsearch's response filtering, `?filter_path=` (docs/wire-formats.md section 7).
 //!
 //! Why it exists: logship asks `_bulk` for a trimmed answer (each item's status and
 //! error only), so the emulation must trim its answer the way Elasticsearch does for the

@@ -1,7 +1,7 @@
 //! Grafana Loki push API (`POST /loki/api/v1/push`), JSON flavour, emulated
 //! strictly.
 //!
-//! Facts from `/work/shared/VENDORS.md` section 6: the body is
+//! Facts from `docs/wire-formats.md` section 6: the body is
 //! `application/json` (identity or gzip) shaped
 //! `{"streams":[{"stream":{labels},"values":[["<ns>","<line>",{metadata}]]}]}`.
 //! Every stream needs at least one label and at most [`MAX_LABELS`]; names
@@ -32,11 +32,11 @@ use super::{
 };
 use crate::http::{Request, Response};
 
-/// The push path (VENDORS.md 6.1).
+/// The push path (docs/wire-formats.md 6.1).
 pub(crate) const PATH: &str = "/loki/api/v1/push";
-/// `max_line_size` default: 256 KB (VENDORS.md 6.2).
+/// `max_line_size` default: 256 KB (docs/wire-formats.md 6.2).
 pub(crate) const MAX_LINE_BYTES: usize = 256 * 1024;
-/// `max_label_names_per_series` default (VENDORS.md 6.2).
+/// `max_label_names_per_series` default (docs/wire-formats.md 6.2).
 pub(crate) const MAX_LABELS: usize = 15;
 const MAX_LABEL_NAME_BYTES: usize = 1024;
 const MAX_LABEL_VALUE_BYTES: usize = 2048;
@@ -208,7 +208,7 @@ fn parse(body: &[u8], tenant: Option<&str>, now_ms: i64) -> Result<Vec<Value>, S
     Ok(events)
 }
 
-/// The label rules (VENDORS.md 6.1, 6.2).
+/// The label rules (docs/wire-formats.md 6.1, 6.2).
 fn check_labels(labels: &Map<String, Value>) -> Result<(), String> {
     if labels.is_empty() {
         return Err("error at least one label pair is required per stream".into());

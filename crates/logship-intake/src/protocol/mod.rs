@@ -14,7 +14,7 @@
 //! checks) are reused by the vendor modules.
 //!
 //! A vendor module must answer exactly what the real intake answers (status
-//! and body shape, from `/work/shared/VENDORS.md`), never a made-up success.
+//! and body shape, from `docs/wire-formats.md`), never a made-up success.
 
 pub(crate) mod datadog;
 pub(crate) mod dynatrace;

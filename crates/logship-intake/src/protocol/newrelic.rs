@@ -1,6 +1,6 @@
 //! New Relic Log API (`POST /log/v1`), emulated strictly.
 //!
-//! Facts from `/work/shared/VENDORS.md` section 3 (and section 9): the
+//! Facts from `docs/wire-formats.md` section 3 (and section 9): the
 //! license key comes in the `Api-Key` header (also `X-License-Key`,
 //! `License-Key`, or `?Api-Key=` / `?License-Key=` in the query); a missing
 //! or wrong key is 403. `Content-Type` must be one of [`CONTENT_TYPES`]
@@ -26,22 +26,22 @@ use super::{
 };
 use crate::http::{Request, Response};
 
-/// The intake path (VENDORS.md 3.1).
+/// The intake path (docs/wire-formats.md 3.1).
 pub(crate) const PATH: &str = "/log/v1";
 
 /// Largest body **as sent on the wire** (compressed): 1 MB = 10^6 bytes
-/// (VENDORS.md 3.4; 413 beyond, 3.5).
+/// (docs/wire-formats.md 3.4; 413 beyond, 3.5).
 pub(crate) const MAX_WIRE_BYTES: usize = 1_000_000;
 
-/// The accepted `Content-Type` values (VENDORS.md 3.2; 415 otherwise).
+/// The accepted `Content-Type` values (docs/wire-formats.md 3.2; 415 otherwise).
 pub(crate) const CONTENT_TYPES: [&str; 4] =
     ["application/json", "json", "application/gzip", "gzip"];
 
 /// Headers that may carry the license key, in order of preference
-/// (VENDORS.md 3.1; `X-License-Key` is UNCONFIRMED but tolerated).
+/// (docs/wire-formats.md 3.1; `X-License-Key` is UNCONFIRMED but tolerated).
 const KEY_HEADERS: [&str; 3] = ["api-key", "x-license-key", "license-key"];
 
-/// Query parameters that may carry the license key (VENDORS.md 3.1).
+/// Query parameters that may carry the license key (docs/wire-formats.md 3.1).
 const KEY_QUERY_PARAMS: [&str; 2] = ["Api-Key", "License-Key"];
 
 /// Counter making each `requestId` unique within the process.
@@ -223,7 +223,7 @@ fn with_common(log: Value, common: Map<String, Value>, at: &str) -> Result<Value
 }
 
 /// Attributes: an object whose values are strings, numbers or booleans
-/// (VENDORS.md 3.3: "Arrays are unsupported").
+/// (docs/wire-formats.md 3.3: "Arrays are unsupported").
 fn check_attributes(attrs: &Value) -> Result<(), String> {
     let Value::Object(map) = attrs else {
         return Err(format!("is a {}, not an object", kind(attrs)));

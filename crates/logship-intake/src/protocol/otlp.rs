@@ -1,6 +1,6 @@
 //! OpenTelemetry OTLP/HTTP logs (`POST /v1/logs`), emulated strictly.
 //!
-//! Facts from `/work/shared/VENDORS.md` section 5: the body is one
+//! Facts from `docs/wire-formats.md` section 5: the body is one
 //! `ExportLogsServiceRequest`, as binary protobuf (`application/x-protobuf`)
 //! or in the OTLP JSON mapping (`application/json`), routed by Content-Type
 //! (415 for anything else); identity or gzip encoded. Protobuf is decoded
@@ -37,11 +37,11 @@ use super::{
 };
 use crate::http::{Request, Response};
 
-/// The intake path (VENDORS.md 5.1).
+/// The intake path (docs/wire-formats.md 5.1).
 pub(crate) const PATH: &str = "/v1/logs";
 
 /// Largest decoded body: the OpenTelemetry Collector's default
-/// `max_request_body_size` (20 MiB; not in VENDORS.md).
+/// `max_request_body_size` (20 MiB; not in docs/wire-formats.md).
 pub(crate) const MAX_DECODED_BYTES: usize = 20 * 1024 * 1024;
 
 const PROTOBUF: &str = "application/x-protobuf";
@@ -318,7 +318,7 @@ fn reject(encoding: Encoding, status: u16, message: impl Into<String>) -> Reject
     Rejection::violation(error(encoding, status, &message), message)
 }
 
-/// `google.rpc.Status` in the request's encoding (VENDORS.md 5.3).
+/// `google.rpc.Status` in the request's encoding (docs/wire-formats.md 5.3).
 fn error(encoding: Encoding, status: u16, message: &str) -> Response {
     match encoding {
         Encoding::Json => Response::json(

@@ -1,7 +1,7 @@
 //! Splunk HTTP Event Collector (`/services/collector`, `/event`,
 //! `/event/1.0`, and `GET /services/collector/health`), emulated strictly.
 //!
-//! Facts from `/work/shared/VENDORS.md` section 2 (and section 9):
+//! Facts from `docs/wire-formats.md` section 2 (and section 9):
 //! `Authorization: Splunk <token>` authenticates (none: 401 code 2;
 //! another scheme: 401 code 3; unknown token: 403 code 4); the body is
 //! concatenated JSON envelopes (no enclosing array), identity or gzip
@@ -23,7 +23,7 @@ use super::{
 };
 use crate::http::{Request, Response};
 
-/// Event endpoints (VENDORS.md 2.1: `/services/collector` is an alias of
+/// Event endpoints (docs/wire-formats.md 2.1: `/services/collector` is an alias of
 /// `/event`, and `/event/1.0` behaves the same).
 pub(crate) const EVENT_PATHS: [&str; 3] = [
     "/services/collector",
@@ -31,28 +31,28 @@ pub(crate) const EVENT_PATHS: [&str; 3] = [
     "/services/collector/event/1.0",
 ];
 
-/// Health endpoints (VENDORS.md 2.1, answer taken from Splunk 8.2.4).
+/// Health endpoints (docs/wire-formats.md 2.1, answer taken from Splunk 8.2.4).
 pub(crate) const HEALTH_PATHS: [&str; 2] = [
     "/services/collector/health",
     "/services/collector/health/1.0",
 ];
 
 /// Default `max_content_length` in decoded bytes: the Splunk ≤ 6.4 default
-/// (VENDORS.md 2.3; 800 MB since 6.5). Configurable through
+/// (docs/wire-formats.md 2.3; 800 MB since 6.5). Configurable through
 /// `IntakeConfig::splunk_max_content_length`.
 pub(crate) const DEFAULT_MAX_CONTENT_LENGTH: usize = 1_000_000;
 
 /// A `time` above this many seconds (year 5138) is really milliseconds:
-/// HEC expects epoch seconds with an optional fraction (VENDORS.md 2.2).
+/// HEC expects epoch seconds with an optional fraction (docs/wire-formats.md 2.2).
 pub(crate) const MAX_TIME_SECONDS: f64 = 1e11;
 
-/// Envelope metadata that must be strings when present (VENDORS.md 2.2).
+/// Envelope metadata that must be strings when present (docs/wire-formats.md 2.2).
 const STRING_FIELDS: [&str; 4] = ["host", "source", "sourcetype", "index"];
 
-/// Header naming the data channel, which must be a GUID (VENDORS.md 2.1).
+/// Header naming the data channel, which must be a GUID (docs/wire-formats.md 2.1).
 const CHANNEL_HEADER: &str = "x-splunk-request-channel";
 
-/// HEC status codes used here (VENDORS.md 2.4 table).
+/// HEC status codes used here (docs/wire-formats.md 2.4 table).
 mod code {
     pub const SUCCESS: u16 = 0;
     pub const TOKEN_REQUIRED: u16 = 2;
@@ -120,7 +120,7 @@ fn health(req: &Request) -> Result<Accepted, Rejection> {
     Ok(Accepted::new(Vec::new(), 0, response))
 }
 
-/// `Authorization: Splunk <token>` (VENDORS.md 2.1, codes from 2.4).
+/// `Authorization: Splunk <token>` (docs/wire-formats.md 2.1, codes from 2.4).
 fn check_auth(req: &Request, settings: &Settings) -> Result<(), Rejection> {
     let Some(value) = req.header("authorization").filter(|v| !v.is_empty()) else {
         return Err(auth_failure(
@@ -186,7 +186,7 @@ fn parse_envelopes(body: &[u8]) -> Result<Vec<Value>, Rejection> {
     Ok(events)
 }
 
-/// Checks one envelope (VENDORS.md 2.2).
+/// Checks one envelope (docs/wire-formats.md 2.2).
 fn check_envelope(envelope: &Map<String, Value>, i: usize) -> Result<(), Rejection> {
     match envelope.get("event") {
         None => {
@@ -294,7 +294,7 @@ fn is_guid(s: &str) -> bool {
             .all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
-/// The HEC text for `code` (VENDORS.md 2.4 table).
+/// The HEC text for `code` (docs/wire-formats.md 2.4 table).
 fn text(code: u16) -> &'static str {
     match code {
         code::NO_DATA => "No data",

@@ -8,7 +8,7 @@
 use super::Config;
 use crate::error::ConfigError;
 
-/// Documented Datadog sites (VENDORS.md section 1.1), the default first; each becomes
+/// Documented Datadog sites (docs/wire-formats.md section 1.1), the default first; each becomes
 /// `http-intake.logs.<site>`.
 pub(crate) const DATADOG_SITES: &[&str] = &[
     "datadoghq.com",
@@ -22,7 +22,7 @@ pub(crate) const DATADOG_SITES: &[&str] = &[
     "us2.ddog-gov.com",
 ];
 
-/// New Relic regions and their hosts (VENDORS.md section 3.1), the default first.
+/// New Relic regions and their hosts (docs/wire-formats.md section 3.1), the default first.
 pub(crate) const NEWRELIC_REGIONS: &[(&str, &str)] = &[
     ("us", "log-api.newrelic.com"),
     ("eu", "log-api.eu.newrelic.com"),

@@ -68,7 +68,7 @@ impl LokiOptions {
     }
 }
 
-/// Loki's `max_label_names_per_series` default (VENDORS.md 6.2).
+/// Loki's `max_label_names_per_series` default (docs/wire-formats.md 6.2).
 pub(crate) const MAX_LABELS: usize = 15;
 /// Loki's `max_label_name_length` default.
 const MAX_LABEL_NAME_BYTES: usize = 1024;

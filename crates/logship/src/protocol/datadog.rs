@@ -1,4 +1,4 @@
-//! Datadog Logs API v2 (VENDORS.md section 1).
+//! Datadog Logs API v2 (docs/wire-formats.md section 1).
 //!
 //! `POST https://http-intake.logs.<site>/api/v2/logs` with `DD-API-KEY`, a JSON array of
 //! entries: `message`, `status` (Datadog status names), `timestamp` (epoch milliseconds),

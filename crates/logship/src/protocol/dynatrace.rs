@@ -1,4 +1,4 @@
-//! Dynatrace Log ingest API v2 (VENDORS.md section 4).
+//! Dynatrace Log ingest API v2 (docs/wire-formats.md section 4).
 //!
 //! `POST <endpoint>/api/v2/logs/ingest` with `Authorization: Api-Token <token>`; a JSON
 //! array of records with `content`, `timestamp` (RFC 3339 with milliseconds), `severity`,

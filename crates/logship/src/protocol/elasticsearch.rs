@@ -1,4 +1,4 @@
-//! Elasticsearch / OpenSearch `_bulk` (VENDORS.md section 7).
+//! Elasticsearch / OpenSearch `_bulk` (docs/wire-formats.md section 7).
 //!
 //! `POST <endpoint>/_bulk` with `Content-Type: application/x-ndjson`: for each event a
 //! `create` action line naming the target (a data stream or an index, default

@@ -1,4 +1,4 @@
-//! Grafana Loki push API (VENDORS.md section 6).
+//! Grafana Loki push API (docs/wire-formats.md section 6).
 //!
 //! `POST <endpoint>/loki/api/v1/push`, JSON (gzip allowed):
 //! `{"streams":[{"stream":{labels},"values":[["<ns>","<line>",{metadata}],…]},…]}`.
@@ -37,7 +37,7 @@ use crate::record::{cut, Entry, Level, Record, Value};
 /// The standard path, appended to an `endpoint` given without one.
 pub(super) const PATH: &str = "/loki/api/v1/push";
 
-/// Loki does not document a request size limit (VENDORS.md 6.2, UNCONFIRMED); bodies are
+/// Loki does not document a request size limit (docs/wire-formats.md 6.2, UNCONFIRMED); bodies are
 /// kept under the default 6 MB ingestion burst so one push never exceeds it alone.
 pub(super) const LIMITS: Limits = Limits {
     max_records: 100_000,

@@ -115,7 +115,7 @@ fn basic_auth(user: &str, password: &Secret) -> String {
     )
 }
 
-/// Loki's optional tenant header and basic auth (VENDORS.md 6.1).
+/// Loki's optional tenant header and basic auth (docs/wire-formats.md 6.1).
 fn loki_headers(config: &Config) -> Vec<(String, Secret)> {
     let mut headers = Vec::new();
     if let Some(tenant) = &config.loki.tenant_id {

@@ -1,4 +1,4 @@
-//! New Relic Log API (VENDORS.md section 3).
+//! New Relic Log API (docs/wire-formats.md section 3).
 //!
 //! `POST https://log-api.newrelic.com/log/v1` (or the EU, JP, FedRAMP host) with
 //! `Api-Key`, in the detailed format: `[{"common":{"attributes":{...}},"logs":[...]}]`,

@@ -1,4 +1,4 @@
-//! Splunk HTTP Event Collector (VENDORS.md section 2).
+//! Splunk HTTP Event Collector (docs/wire-formats.md section 2).
 //!
 //! `POST <endpoint>/services/collector/event` with `Authorization: Splunk <token>`;
 //! concatenated event objects (no array): `time` in epoch seconds with a millisecond

@@ -1,4 +1,4 @@
-//! Vendor tables and encoders checked against VENDORS.md.
+//! Vendor tables and encoders checked against docs/wire-formats.md.
 
 use super::*;
 use crate::record::Level;

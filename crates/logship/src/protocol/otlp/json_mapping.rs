@@ -1,4 +1,4 @@
-//! The OTLP JSON mapping of `ExportLogsServiceRequest` (VENDORS.md 5.2).
+//! The OTLP JSON mapping of `ExportLogsServiceRequest` (docs/wire-formats.md 5.2).
 //!
 //! Why it exists: some collectors and proxies only take JSON. OTLP's JSON is the
 //! protobuf JSON mapping with its own rules: lowerCamelCase names, 64-bit integers as

@@ -1,4 +1,4 @@
-//! OpenTelemetry OTLP/HTTP logs (VENDORS.md section 5).
+//! OpenTelemetry OTLP/HTTP logs (docs/wire-formats.md section 5).
 //!
 //! `POST <endpoint>/v1/logs` (the path is added to an endpoint without one) with one
 //! `ExportLogsServiceRequest` per batch, as binary protobuf (`application/x-protobuf`, the
@@ -39,7 +39,7 @@ use crate::record::{Entry, Level, Record, Value};
 /// The standard path, appended to an `endpoint` given without one.
 pub(super) const PATH: &str = "/v1/logs";
 /// OTLP itself sets no limits; 20 MiB is the OpenTelemetry Collector's default
-/// `max_request_body_size` for its HTTP receivers (UNCONFIRMED in VENDORS.md: the
+/// `max_request_body_size` for its HTTP receivers (UNCONFIRMED in docs/wire-formats.md: the
 /// configured `max_batch_bytes` is normally far below it anyway).
 pub(super) const LIMITS: Limits = Limits {
     max_records: usize::MAX,

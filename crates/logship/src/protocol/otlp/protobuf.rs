@@ -2,7 +2,7 @@
 //!
 //! Why it exists: a protobuf library and generated types would be the heaviest part of
 //! the crate for one message family. Field numbers are those of
-//! `opentelemetry/proto/logs/v1/logs.proto` (VENDORS.md 5.2); tests decode the output
+//! `opentelemetry/proto/logs/v1/logs.proto` (docs/wire-formats.md 5.2); tests decode the output
 //! with the official `opentelemetry-proto` types.
 //!
 //! Layout of a body (the request's only field is one `ResourceLogs`):
