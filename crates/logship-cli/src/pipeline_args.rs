@@ -64,6 +64,11 @@ pub struct PipelineArgs {
     #[arg(long, value_name = "K:V,...")]
     pub tags: Vec<String>,
 
+    /// Where span fields go: root (under their own names, the innermost span's value
+    /// winning) or prefixed (<span>.<field>). [default: root]
+    #[arg(long, value_name = "root|prefixed", value_parser = parse_span_fields)]
+    pub span_fields: Option<logship::SpanFields>,
+
     /// Splunk index. [default: the token's default index]
     #[arg(long, value_name = "INDEX")]
     pub splunk_index: Option<String>,
@@ -271,6 +276,9 @@ impl PipelineArgs {
         for tag in self.tags.iter().flat_map(|t| t.split(',')) {
             builder = builder.tag(tag.trim());
         }
+        if let Some(mode) = self.span_fields {
+            builder = builder.span_fields(mode);
+        }
         if self.splunk_index.is_some()
             || self.splunk_sourcetype.is_some()
             || self.splunk_channel.is_some()
@@ -348,6 +356,14 @@ impl PipelineArgs {
 
 fn parse_vendor(s: &str) -> Result<Vendor, logship::ConfigError> {
     s.parse()
+}
+
+fn parse_span_fields(s: &str) -> Result<logship::SpanFields, String> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "root" => Ok(logship::SpanFields::Root),
+        "prefixed" => Ok(logship::SpanFields::Prefixed),
+        _ => Err(format!("{s:?}: must be root or prefixed")),
+    }
 }
 
 fn parse_otlp_encoding(s: &str) -> Result<OtlpEncoding, logship::ConfigError> {

@@ -481,7 +481,10 @@ fn serve_intake(
         settings.item_faults = Default::default();
     }
     let (response, mut outcome) = match protocol.handle(req, &settings) {
-        Ok(accepted) => {
+        Ok(mut accepted) => {
+            if let Some(duplicate) = crate::protocol::unique::check(protocol, req) {
+                accepted.violations.push(duplicate);
+            }
             let outcome = Outcome {
                 status: accepted.response.status,
                 events: accepted.events,

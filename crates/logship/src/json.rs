@@ -14,15 +14,6 @@ pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
-/// Appends `prefix.key` as one quoted JSON string, without building it first.
-pub(crate) fn dotted(out: &mut Vec<u8>, prefix: &str, key: &str) {
-    out.push(b'"');
-    escape(out, prefix);
-    out.push(b'.');
-    escape(out, key);
-    out.push(b'"');
-}
-
 /// Appends the escaped body of a JSON string (no quotes).
 fn escape(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();

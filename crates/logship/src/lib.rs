@@ -338,7 +338,7 @@ mod tracker;
 
 pub use config::{
     default_spill_dir, example_toml, Config, ElasticsearchOptions, Layered, LokiOptions, Origin,
-    OtlpEncoding, OtlpOptions, Overflow, Resolved, SplunkOptions, Vendor,
+    OtlpEncoding, OtlpOptions, Overflow, Resolved, SpanFields, SplunkOptions, Vendor,
 };
 pub use error::{BuildError, ConfigError, FlushTimeout};
 #[cfg(feature = "log")]

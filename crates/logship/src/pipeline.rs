@@ -379,6 +379,13 @@ impl Builder {
         self
     }
 
+    /// Where span fields go: at the event's root (the default; the innermost span's value
+    /// wins) or as `<span>.<field>`. Either way no name is ever written twice.
+    pub fn span_fields(mut self, mode: crate::SpanFields) -> Self {
+        self.config.span_fields = mode;
+        self
+    }
+
     /// HTTP basic auth (Loki behind a gateway, Grafana Cloud: instance ID and token;
     /// Elasticsearch / OpenSearch). The password is a secret, never printed.
     pub fn basic_auth(mut self, username: impl Into<String>, password: impl Into<Secret>) -> Self {

@@ -353,6 +353,7 @@ impl Record {
                 (format!("{kept}{MARKER}"), true)
             }
         };
+        let mut marked = false;
         for entry in self.entries() {
             match entry {
                 Entry::Message(m) => {
@@ -374,6 +375,12 @@ impl Record {
                     }
                 }
                 Entry::Span(name) => {
+                    // The markers are the event's own fields: they go before any span's.
+                    if !marked {
+                        marked = true;
+                        out.field("logship.truncated", true);
+                        out.field("logship.original_bytes", self.data.len() as u64);
+                    }
                     if budget >= name.len() {
                         budget -= name.len();
                         out.span(name);
@@ -381,8 +388,10 @@ impl Record {
                 }
             }
         }
-        out.field("logship.truncated", true);
-        out.field("logship.original_bytes", self.data.len() as u64);
+        if !marked {
+            out.field("logship.truncated", true);
+            out.field("logship.original_bytes", self.data.len() as u64);
+        }
         out
     }
 

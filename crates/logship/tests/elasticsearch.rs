@@ -125,7 +125,7 @@ fn documents_arrive_once_with_ecs_fields_and_no_violation() {
         assert_eq!(v["event.dataset"], "rust-test");
         assert_eq!(v["labels"], serde_json::json!({"env": "prod"}));
         assert_eq!(v["amount"], 12.5);
-        assert_eq!(v["request.id"], 7);
+        assert_eq!(v["id"], 7, "span fields at the root");
         let ts = v["@timestamp"].as_str().unwrap();
         assert!(
             ts.ends_with('Z') && ts.len() == 24,

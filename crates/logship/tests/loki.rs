@@ -129,7 +129,7 @@ fn streams_arrive_grouped_time_ordered_with_labels_and_metadata() {
         assert_eq!(
             v["metadata"],
             json!({"target": "app::pay", "hostname": "web-1", "team": "pay",
-                   "seq": i.to_string(), "amount": "12.5", "request_id": "r-1"})
+                   "seq": i.to_string(), "amount": "12.5", "id": "r-1"})
         );
         assert_eq!(v["tenant"], "team-a");
     }

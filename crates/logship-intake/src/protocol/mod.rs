@@ -25,6 +25,7 @@ pub(crate) mod loki;
 pub(crate) mod newrelic;
 pub(crate) mod otlp;
 pub(crate) mod splunk;
+pub(crate) mod unique;
 
 use std::io::Read;
 use std::sync::{Arc, Mutex};

@@ -99,6 +99,9 @@ pub fn example_toml(vendor: Vendor) -> String {
     }
     out.push_str("\nservice = \"checkout\"\n");
     out.push_str("tags = [\"env:prod\", \"team:payments\"]\n");
+    out.push_str(
+        "# Span fields at the event's root (innermost span wins), or \"prefixed\" <span>.<field>.\n# span_fields = \"root\"\n",
+    );
     out.push_str("# source = \"rust\"\n# hostname = \"(this machine's)\"\n");
     out.push_str(
         "# Extra request headers (values are secrets):\n# [headers]\n# X-Scope = \"logs\"\n\n",

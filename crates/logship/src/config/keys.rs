@@ -17,7 +17,7 @@
 use std::time::Duration;
 
 use super::value::{list, quote, Value};
-use super::{redact_url, Config, OtlpEncoding, Overflow};
+use super::{redact_url, Config, OtlpEncoding, Overflow, SpanFields};
 use crate::spill::{SpillFsync, SpillFull};
 
 /// How a key's value is read.
@@ -322,6 +322,18 @@ pub(crate) const KEYS: &[Key] = &[
         doc: "tags mapped to each vendor's tag fields",
         set: |c, v| c.tags = v.list(),
         get: |c| list(&c.tags),
+    },
+    Key {
+        name: "span_fields",
+        kind: Kind::Choice(SpanFields::NAMES),
+        vendor_env: false,
+        when: When::Always,
+        java: None,
+        builder: "`span_fields` / `--span-fields`",
+        default: "`root`",
+        doc: "span fields at the event's root (`root`, innermost span wins) or as `<span>.<field>` (`prefixed`)",
+        set: |c, v| c.span_fields = SpanFields::ALL[v.choice()],
+        get: |c| choice(SpanFields::NAMES, &SpanFields::ALL, &c.span_fields),
     },
     Key {
         name: "splunk_index",

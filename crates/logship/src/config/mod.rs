@@ -64,6 +64,30 @@ pub use otlp::{OtlpEncoding, OtlpOptions};
 pub use splunk::SplunkOptions;
 pub use vendor::Vendor;
 
+/// Where span fields go in each event (key `span_fields`); see docs/vendors.md, "Spans".
+///
+/// Whatever the mode, every name appears once per JSON object: when a name repeats (a
+/// field recorded twice, two nested spans with the same name or field, a span field named
+/// like an event field) one value is kept, by this order: the event's own field, then
+/// the innermost span's, then outer spans'; within one of them, the last value recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SpanFields {
+    /// Span fields at the event's root under their own names (`request_id`), so a
+    /// vendor's facets, filters and columns find them as they were written. The default.
+    #[default]
+    Root,
+    /// Span fields under `<span name>.<field>` (`request.request_id`), which keeps which
+    /// span carried a value at the cost of longer names to query.
+    Prefixed,
+}
+
+impl SpanFields {
+    /// Every mode, in the order the key's choices list them.
+    pub(crate) const ALL: [SpanFields; 2] = [SpanFields::Root, SpanFields::Prefixed];
+    /// The names used in files, the environment and on the command line.
+    pub(crate) const NAMES: &'static [&'static str] = &["root", "prefixed"];
+}
+
 /// What a log call does when the queue is full.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Overflow {
@@ -104,6 +128,8 @@ pub struct Config {
     pub hostname: Option<String>,
     /// Tags as `key:value` strings, mapped to each vendor's own tag or attribute fields.
     pub tags: Vec<String>,
+    /// Where span fields go (key `span_fields`). Default: [`SpanFields::Root`].
+    pub span_fields: SpanFields,
     /// Splunk HTTP Event Collector options (keys `splunk_index`, `splunk_sourcetype`,
     /// `splunk_channel`). Default: none set.
     pub splunk: SplunkOptions,
@@ -197,6 +223,7 @@ impl Default for Config {
             source: None,
             hostname: None,
             tags: Vec::new(),
+            span_fields: SpanFields::Root,
             splunk: SplunkOptions::default(),
             loki: LokiOptions::default(),
             username: None,
@@ -248,6 +275,7 @@ impl fmt::Debug for Config {
             .field("source", &self.source)
             .field("hostname", &self.hostname)
             .field("tags", &self.tags)
+            .field("span_fields", &self.span_fields)
             .field("splunk", &self.splunk)
             .field("loki", &self.loki)
             .field("username", &self.username)

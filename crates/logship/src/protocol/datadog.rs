@@ -5,7 +5,7 @@
 //! `service`, `ddsource`, `ddtags` (one comma-separated string), `hostname`, `logger.name`,
 //! and the event's fields as attributes.
 
-use super::fields::{millis, write_flat, write_opt};
+use super::fields::{millis, write_opt, Naming, Style};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::hosted::DATADOG_SITES;
@@ -66,6 +66,7 @@ fn status(level: Level) -> &'static str {
 #[derive(Debug)]
 pub(super) struct Encoder {
     common: Vec<u8>,
+    naming: Naming,
 }
 
 impl Encoder {
@@ -77,7 +78,10 @@ impl Encoder {
         if !ctx.tags.is_empty() {
             write_opt(&mut common, "ddtags", Some(&ctx.tags.join(",")));
         }
-        Encoder { common }
+        Encoder {
+            common,
+            naming: Naming::new(ctx.span_fields, Style::Json, RESERVED),
+        }
     }
 
     pub(super) fn push(&self, body: &mut Vec<u8>, record: &Record, first: bool) {
@@ -93,7 +97,7 @@ impl Encoder {
         body.extend_from_slice(b",\"logger.name\":");
         json::string(body, record.target());
         body.extend_from_slice(&self.common);
-        write_flat(body, record, RESERVED, false, json::value);
+        self.naming.write_flat(body, record, false, json::value);
         body.push(b'}');
     }
 }

@@ -8,7 +8,7 @@
 //! never override what logship sets. A 200 (not 204) is a partial success: counted, not
 //! resent.
 
-use super::fields::{write_flat, write_opt, write_tags};
+use super::fields::{unique_tags, write_opt, write_pairs, Naming, Style};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::json;
@@ -82,6 +82,7 @@ fn severity(level: Level) -> &'static str {
 #[derive(Debug)]
 pub(super) struct Encoder {
     common: Vec<u8>,
+    naming: Naming,
 }
 
 impl Encoder {
@@ -90,8 +91,16 @@ impl Encoder {
         write_opt(&mut common, "log.source", Some(&ctx.source));
         write_opt(&mut common, "service.name", ctx.service.as_deref());
         write_opt(&mut common, "host.name", Some(&ctx.hostname));
-        write_tags(&mut common, &ctx.tags, false);
-        Encoder { common }
+        let tags = unique_tags(&ctx.tags, Style::Json, RESERVED);
+        write_pairs(&mut common, &tags, false);
+        let taken = RESERVED
+            .iter()
+            .copied()
+            .chain(tags.iter().map(|(k, _)| k.as_str()));
+        Encoder {
+            common,
+            naming: Naming::new(ctx.span_fields, Style::Json, taken),
+        }
     }
 
     pub(super) fn push(&self, body: &mut Vec<u8>, record: &Record, first: bool) {
@@ -107,7 +116,7 @@ impl Encoder {
         body.extend_from_slice(b"\",\"logger.name\":");
         json::string(body, record.target());
         body.extend_from_slice(&self.common);
-        write_flat(body, record, RESERVED, false, json::value);
+        self.naming.write_flat(body, record, false, json::value);
         body.push(b'}');
     }
 }

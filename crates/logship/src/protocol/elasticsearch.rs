@@ -24,7 +24,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use super::fields::{write_flat, write_opt, write_tags};
+use super::fields::{unique_tags, write_opt, write_pairs, Naming, Style};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::elasticsearch::IndexName;
@@ -153,6 +153,7 @@ pub(super) struct Encoder {
     /// The whole action line when the target has no date pattern.
     action: Option<Vec<u8>>,
     common: Vec<u8>,
+    naming: Naming,
     /// The cluster's `http.max_content_length` as configured (`max_request_bytes`).
     max_body_bytes: usize,
 }
@@ -174,13 +175,14 @@ impl Encoder {
         write_opt(&mut common, "event.dataset", Some(&ctx.source));
         if !ctx.tags.is_empty() {
             common.extend_from_slice(b",\"labels\":{");
-            write_tags(&mut common, &ctx.tags, true);
+            write_pairs(&mut common, &unique_tags(&ctx.tags, Style::Json, &[]), true);
             common.push(b'}');
         }
         Ok(Encoder {
             index,
             action,
             common,
+            naming: Naming::new(ctx.span_fields, Style::Json, RESERVED),
             max_body_bytes: config
                 .max_request_bytes
                 .unwrap_or(DEFAULT_MAX_REQUEST_BYTES),
@@ -202,7 +204,7 @@ impl Encoder {
         body.extend_from_slice(b"\",\"log.logger\":");
         json::string(body, record.target());
         body.extend_from_slice(&self.common);
-        write_flat(body, record, RESERVED, false, json::value);
+        self.naming.write_flat(body, record, false, json::value);
         body.extend_from_slice(b"}\n");
     }
 }

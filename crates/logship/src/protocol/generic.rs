@@ -12,8 +12,15 @@
 //!
 //! Event fields are top-level keys; a field whose name is one of the reserved keys
 //! (`timestamp`, `level`, `target`, `message`, `spans`) is written as `field.<name>`.
-//! Enclosing spans, outermost first, are listed in `spans` with their fields.
+//! Enclosing spans, outermost first, are listed in `spans` with their fields (a span
+//! field called `name` is written `field.name`). Every name appears once per object: of
+//! a field recorded twice, the last value is kept. This format does not read
+//! `span_fields`: it keeps each span apart, which is what a collector downstream needs
+//! to apply any mapping it likes.
 
+use std::sync::LazyLock;
+
+use super::fields::Naming;
 use super::format::Protocol;
 use super::Limits;
 use crate::json;
@@ -34,6 +41,9 @@ pub(super) const NDJSON_CONTENT_TYPE: &str = "application/x-ndjson";
 pub(super) const ARRAY_CONTENT_TYPE: &str = "application/json";
 
 const RESERVED: [&str; 5] = ["timestamp", "level", "target", "message", "spans"];
+
+/// Unique names: the event's fields in the event object, each span's in its own.
+static NAMING: LazyLock<Naming> = LazyLock::new(|| Naming::per_span(&RESERVED, &["name"]));
 
 /// Appends one event as a JSON object followed by a newline.
 pub(super) fn push_ndjson(body: &mut Vec<u8>, record: &Record) {
@@ -60,30 +70,27 @@ pub(crate) fn write_object(out: &mut Vec<u8>, record: &Record) {
     out.extend_from_slice(b",\"message\":");
     json::string(out, record.message_str());
     let mut in_span = false;
-    for entry in record.entries() {
-        match entry {
+    NAMING.visit(
+        record,
+        |_, _| false,
+        |entry, name| match entry {
             Entry::Message(_) => {}
-            Entry::Field(key, value) => {
-                out.push(b',');
-                if !in_span && RESERVED.contains(&key) {
-                    let mut k = String::with_capacity(key.len() + 6);
-                    k.push_str("field.");
-                    k.push_str(key);
-                    json::string(out, &k);
-                } else {
-                    json::string(out, key);
+            Entry::Field(_, value) => {
+                if let Some(name) = name {
+                    out.push(b',');
+                    json::string(out, name);
+                    out.push(b':');
+                    json::value(out, value);
                 }
-                out.push(b':');
-                json::value(out, value);
             }
-            Entry::Span(name) => {
+            Entry::Span(span) => {
                 out.extend_from_slice(if in_span { b"}," } else { b",\"spans\":[" });
                 in_span = true;
                 out.extend_from_slice(b"{\"name\":");
-                json::string(out, name);
+                json::string(out, span);
             }
-        }
-    }
+        },
+    );
     if in_span {
         out.extend_from_slice(b"}]");
     }

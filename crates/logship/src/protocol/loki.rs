@@ -25,6 +25,7 @@
 
 use std::fmt::Write as _;
 
+use super::fields::{unique_tags, Naming, Style};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::loki::static_labels;
@@ -69,6 +70,8 @@ const LEVELS: [Level; 5] = [
     Level::Warn,
     Level::Error,
 ];
+/// Metadata every entry carries besides the tags and the event's fields.
+const FIXED_METADATA: [&str; 2] = ["target", "hostname"];
 const OPEN: &[u8] = b"{\"streams\":[";
 const STREAM_TAIL: &[u8] = b"]}";
 const CLOSE: &[u8] = b"]}";
@@ -82,34 +85,6 @@ fn level_label(level: Level) -> &'static str {
         Level::Warn => "warn",
         Level::Error => "error",
     }
-}
-
-/// Whether `c` may appear in a structured metadata name as written (the label alphabet,
-/// so that the name can be used in a LogQL filter without quoting).
-fn is_name_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_'
-}
-
-/// Appends `prefix_key` (or `key`) as a JSON string in the label alphabet: other
-/// characters become `_`, and a leading digit gets a `_` before it.
-fn write_name(out: &mut Vec<u8>, prefix: Option<&str>, key: &str) {
-    out.push(b'"');
-    let start = out.len();
-    for (i, part) in prefix.into_iter().chain([key]).enumerate() {
-        if i > 0 {
-            out.push(b'_');
-        }
-        for c in part.chars() {
-            if out.len() == start && c.is_ascii_digit() {
-                out.push(b'_');
-            }
-            out.push(if is_name_char(c) { c as u8 } else { b'_' });
-        }
-    }
-    if out.len() == start {
-        out.push(b'_');
-    }
-    out.push(b'"');
 }
 
 /// Appends a field value as a JSON string (structured metadata values are strings).
@@ -141,6 +116,8 @@ pub(super) struct Encoder {
     common: Vec<u8>,
     /// Lines longer than this are cut.
     max_line_bytes: usize,
+    /// Metadata names: query-safe, unique, never `target`, `hostname` or a tag's.
+    naming: Naming,
 }
 
 impl Encoder {
@@ -169,17 +146,22 @@ impl Encoder {
         let mut common = Vec::new();
         common.extend_from_slice(b",\"hostname\":");
         json::string(&mut common, &ctx.hostname);
-        for tag in &ctx.tags {
-            let (k, v) = tag.split_once(':').unwrap_or((tag.as_str(), "true"));
+        let tags = unique_tags(&ctx.tags, Style::LokiName, &FIXED_METADATA);
+        for (k, v) in &tags {
             common.push(b',');
-            write_name(&mut common, None, k.trim());
+            json::string(&mut common, k);
             common.push(b':');
-            json::string(&mut common, v.trim());
+            json::string(&mut common, v);
         }
+        let taken = FIXED_METADATA
+            .iter()
+            .copied()
+            .chain(tags.iter().map(|(k, _)| k.as_str()));
         Ok(Encoder {
             heads,
             common,
             max_line_bytes: config.loki.max_line_bytes,
+            naming: Naming::new(ctx.span_fields, Style::LokiName, taken),
         })
     }
 
@@ -244,24 +226,16 @@ impl Encoder {
         body.extend_from_slice(b",{\"target\":");
         json::string(body, record.target());
         body.extend_from_slice(&self.common);
-        let mut span = None;
-        for entry in record.entries() {
-            match entry {
-                Entry::Message(_) => {}
-                Entry::Span(name) => span = Some(name),
-                Entry::Field(key, value) => {
-                    body.push(b',');
-                    let prefix = match span {
-                        Some(name) => Some(name),
-                        None if matches!(key, "target" | "hostname") => Some("field"),
-                        None => None,
-                    };
-                    write_name(body, prefix, key);
-                    body.push(b':');
-                    write_string_value(body, value, scratch);
-                }
-            }
-        }
+        self.naming.each(
+            record,
+            |_, _| false,
+            |name, value| {
+                body.push(b',');
+                json::string(body, name);
+                body.push(b':');
+                write_string_value(body, value, scratch);
+            },
+        );
         body.extend_from_slice(b"}]");
     }
 
@@ -424,7 +398,7 @@ mod tests {
             streams[0]["values"][0][2],
             serde_json::json!({
                 "target": "app::pay", "hostname": "web-1", "team": "pay",
-                "order_id": "42", "ok": "true", "field_hostname": "shadowed", "request_id": "7"
+                "order_id": "42", "ok": "true", "field_hostname": "shadowed", "id": "7"
             })
         );
     }
@@ -493,7 +467,7 @@ mod tests {
         assert_eq!(meta["logship_truncated"], "true");
         assert_eq!(meta["logship_original_bytes"], "6000");
         assert_eq!(meta["order_id"], "42");
-        assert_eq!(meta["request_id"], "7");
+        assert_eq!(meta["id"], "7");
     }
 
     #[test]
@@ -628,16 +602,11 @@ mod tests {
 
     #[test]
     fn metadata_names_are_made_query_safe() {
-        let name = |prefix, key| {
-            let mut out = Vec::new();
-            write_name(&mut out, prefix, key);
-            String::from_utf8(out).unwrap()
-        };
-        assert_eq!(name(None, "trace_id"), "\"trace_id\"");
-        assert_eq!(name(None, "http.status"), "\"http_status\"");
-        assert_eq!(name(None, "1st"), "\"_1st\"");
-        assert_eq!(name(Some("req"), "id"), "\"req_id\"");
-        assert_eq!(name(None, "\"é\""), "\"___\"");
-        assert_eq!(name(None, ""), "\"_\"");
+        let name = |key| Style::LokiName.name(key);
+        assert_eq!(name("trace_id"), "trace_id");
+        assert_eq!(name("http.status"), "http_status");
+        assert_eq!(name("1st"), "_1st");
+        assert_eq!(name("\"é\""), "___");
+        assert_eq!(name(""), "_");
     }
 }

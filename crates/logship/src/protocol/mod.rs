@@ -55,6 +55,8 @@ pub(crate) struct Context {
     pub source: String,
     pub hostname: String,
     pub tags: Vec<String>,
+    /// Where span fields go.
+    pub span_fields: crate::config::SpanFields,
 }
 
 /// The request format of one configured intake.
@@ -138,6 +140,7 @@ impl Codec {
             source: config.source.clone().unwrap_or_else(|| "rust".to_owned()),
             hostname: config.hostname.clone().unwrap_or_else(machine_hostname),
             tags: config.tags.clone(),
+            span_fields: config.span_fields,
         };
         let key = config.api_key.clone().unwrap_or_default();
         let mut headers = config.headers.clone();
@@ -326,3 +329,5 @@ impl Codec {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod unique_keys;

@@ -8,7 +8,7 @@
 //! 1,000,000-byte limit applies to the body as sent (compressed): senders split a batch
 //! whose compressed body is over it before sending, and split again on 413.
 
-use super::fields::{millis, write_flat, write_opt, write_tags};
+use super::fields::{millis, unique_tags, write_opt, write_pairs, Naming, Style};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::hosted::NEWRELIC_REGIONS;
@@ -52,6 +52,7 @@ pub(super) fn url(config: &Config) -> String {
 #[derive(Debug)]
 pub(super) struct Encoder {
     open: Vec<u8>,
+    naming: Naming,
 }
 
 impl Encoder {
@@ -60,9 +61,13 @@ impl Encoder {
         json::string(&mut open, &ctx.hostname);
         write_opt(&mut open, "service", ctx.service.as_deref());
         write_opt(&mut open, "logtype", Some(&ctx.source));
-        write_tags(&mut open, &ctx.tags, false);
+        let tags = unique_tags(&ctx.tags, Style::Json, &["hostname", "service", "logtype"]);
+        write_pairs(&mut open, &tags, false);
         open.extend_from_slice(b"}},\"logs\":[");
-        Encoder { open }
+        Encoder {
+            open,
+            naming: Naming::new(ctx.span_fields, Style::Json, RESERVED),
+        }
     }
 
     pub(super) fn open(&self, body: &mut Vec<u8>) {
@@ -83,7 +88,7 @@ impl Encoder {
         body.extend_from_slice(record.level().as_str().as_bytes());
         body.extend_from_slice(b"\",\"logger.name\":");
         json::string(body, record.target());
-        write_flat(body, record, RESERVED, false, json::value);
+        self.naming.write_flat(body, record, false, json::value);
         body.extend_from_slice(b"}}");
     }
 }

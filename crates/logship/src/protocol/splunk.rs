@@ -6,7 +6,7 @@
 //! and the event's fields), and `fields` (flat, string values: the service and tags).
 //! A 400 naming an `invalid-event-number` rejects just that event: the others are resent.
 
-use super::fields::{write_flat, write_opt, write_tags};
+use super::fields::{unique_tags, write_opt, write_pairs, Naming, Style};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::Config;
@@ -79,6 +79,7 @@ fn new_guid() -> String {
 pub(super) struct Encoder {
     envelope: Vec<u8>,
     fields: Vec<u8>,
+    naming: Naming,
     /// The server's `max_content_length` as configured (`max_request_bytes`).
     max_body_bytes: usize,
 }
@@ -104,12 +105,18 @@ impl Encoder {
                 json::string(&mut fields, service);
                 first = false;
             }
-            write_tags(&mut fields, &ctx.tags, first);
+            let taken: &[&str] = if first { &[] } else { &["service"] };
+            write_pairs(
+                &mut fields,
+                &unique_tags(&ctx.tags, Style::Json, taken),
+                first,
+            );
             fields.push(b'}');
         }
         Encoder {
             envelope,
             fields,
+            naming: Naming::new(ctx.span_fields, Style::Json, RESERVED),
             max_body_bytes: config
                 .max_request_bytes
                 .unwrap_or(DEFAULT_MAX_REQUEST_BYTES),
@@ -130,7 +137,7 @@ impl Encoder {
         body.extend_from_slice(record.level().as_str().as_bytes());
         body.extend_from_slice(b"\",\"logger\":");
         json::string(body, record.target());
-        write_flat(body, record, RESERVED, false, json::value);
+        self.naming.write_flat(body, record, false, json::value);
         body.push(b'}');
         body.extend_from_slice(&self.fields);
         body.extend_from_slice(b"}\n");

@@ -216,7 +216,7 @@ fn datadog_body_is_an_array_of_documented_entries() {
     assert_eq!(e["logger.name"], "app::pay");
     assert_eq!(e["order_id"], 42);
     assert_eq!(e["field.status"], "shadowed");
-    assert_eq!(e["request.id"], 7);
+    assert_eq!(e["id"], 7, "span fields at the root");
 }
 
 #[test]
@@ -255,7 +255,7 @@ fn new_relic_body_is_the_detailed_format_in_milliseconds() {
     assert_eq!(log["message"], "paid \"x\"");
     assert_eq!(log["attributes"]["level"], "WARN");
     assert_eq!(log["attributes"]["status"], "shadowed");
-    assert_eq!(log["attributes"]["request.id"], 7);
+    assert_eq!(log["attributes"]["id"], 7);
     for value in log["attributes"].as_object().unwrap().values() {
         assert!(!value.is_array() && !value.is_object());
     }
@@ -336,7 +336,7 @@ fn elasticsearch_body_is_create_pairs_with_a_final_newline() {
     );
     assert_eq!(d["order_id"], 42);
     assert_eq!(d["status"], "shadowed", "status is not reserved in ECS");
-    assert_eq!(d["request.id"], 7);
+    assert_eq!(d["id"], 7);
     let codec = Codec::new(&with_endpoint(Vendor::Elasticsearch, "http://es:9200")).unwrap();
     assert_eq!(
         codec.url(),

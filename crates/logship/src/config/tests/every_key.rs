@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::{env_of, from_file, Check};
 use crate::config::keys::{self, KEYS};
-use crate::config::{Config, Origin, OtlpEncoding, Overflow, Vendor};
+use crate::config::{Config, Origin, OtlpEncoding, Overflow, SpanFields, Vendor};
 use crate::secret::Secret;
 use crate::spill::{SpillFsync, SpillFull};
 
@@ -59,6 +59,9 @@ const EVERY_KEY: &[(&str, &str, &str, Check)] = &[
         "env:prod,team:pay",
         |c| c.tags == ["env:prod", "team:pay"],
     ),
+    ("span_fields", "\"prefixed\"", "prefixed", |c| {
+        c.span_fields == SpanFields::Prefixed
+    }),
     ("splunk_index", "\"main\"", "main", |c| {
         c.splunk.index.as_deref() == Some("main")
     }),

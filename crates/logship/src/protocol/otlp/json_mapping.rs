@@ -5,7 +5,7 @@
 //! decimal strings, enums as integers, trace and span ids as hex, attributes as a list of
 //! `{"key","value":AnyValue}`. Written straight into the body like the other encoders.
 
-use super::{severity, AnyValue, Attr, Fields};
+use super::{severity, AnyValue, Attr, Fields, Naming};
 use crate::json;
 use crate::record::Record;
 
@@ -39,10 +39,7 @@ fn put_any_value(out: &mut Vec<u8>, v: &AnyValue<'_>) {
 
 fn put_key_value(out: &mut Vec<u8>, attr: &Attr<'_>) {
     out.extend_from_slice(b"{\"key\":");
-    match attr.span {
-        Some(span) => json::dotted(out, span, attr.key),
-        None => json::string(out, attr.key),
-    }
+    json::string(out, &attr.key);
     out.extend_from_slice(b",\"value\":");
     put_any_value(out, &attr.value);
     out.push(b'}');
@@ -66,8 +63,7 @@ pub(super) fn prefix(resource: &[(String, String)]) -> Vec<u8> {
             out.push(b',');
         }
         let attr = Attr {
-            span: None,
-            key: k,
+            key: k.as_str().into(),
             value: AnyValue::Str(v.as_str().into()),
         };
         put_key_value(&mut out, &attr);
@@ -77,7 +73,13 @@ pub(super) fn prefix(resource: &[(String, String)]) -> Vec<u8> {
 }
 
 /// Appends one record: `first` of the batch, or the first of a `new_scope`.
-pub(super) fn push(body: &mut Vec<u8>, record: &Record, first: bool, new_scope: bool) {
+pub(super) fn push(
+    body: &mut Vec<u8>,
+    record: &Record,
+    first: bool,
+    new_scope: bool,
+    naming: &Naming,
+) {
     if new_scope {
         if !first {
             body.extend_from_slice(b"]},");
@@ -88,7 +90,7 @@ pub(super) fn push(body: &mut Vec<u8>, record: &Record, first: bool, new_scope: 
     } else {
         body.push(b',');
     }
-    let fields = Fields::of(record);
+    let fields = Fields::of(record, naming);
     let (number, text) = severity(record.level());
     body.extend_from_slice(b"{\"timeUnixNano\":\"");
     json::unsigned(body, record.timestamp_nanos());

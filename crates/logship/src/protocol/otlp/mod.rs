@@ -8,8 +8,8 @@
 //! records with the same target (the scope's name is the target). Each `LogRecord` has
 //! `timeUnixNano` and `observedTimeUnixNano` (the record's time: logship observes the
 //! event when it is logged), `severityNumber` and `severityText` from the level, the
-//! message as a string body, and the event's fields as typed attributes (span fields as
-//! `<span>.<field>`, keys unique with the nearest value winning). A field named
+//! message as a string body, and the event's fields as typed attributes (named as
+//! `span_fields` says, each key once: see `super::fields`). A field named
 //! `trace_id` (32 hex digits) or `span_id` (16 hex digits), on the event or on one of its
 //! spans, becomes the record's trace or span id instead of an attribute.
 //!
@@ -30,6 +30,7 @@ mod protobuf;
 
 use std::borrow::Cow;
 
+use super::fields::{Naming, Style};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::OtlpEncoding;
@@ -116,42 +117,20 @@ impl<'a> From<Value<'a>> for AnyValue<'a> {
     }
 }
 
-/// One attribute: `key`, or `span.key` for a span's field.
+/// One attribute, under its final name (unique within the record).
 #[derive(Debug)]
 struct Attr<'a> {
-    span: Option<&'a str>,
-    key: &'a str,
+    key: Cow<'a, str>,
     value: AnyValue<'a>,
 }
 
 impl Attr<'_> {
     fn key_len(&self) -> usize {
-        self.span.map_or(0, |s| s.len() + 1) + self.key.len()
-    }
-
-    fn key_bytes(&self) -> impl Iterator<Item = u8> + '_ {
-        let prefix = self.span.map(|s| s.as_bytes()).unwrap_or_default();
-        let dot: &[u8] = if self.span.is_some() { b"." } else { b"" };
-        prefix.iter().chain(dot).chain(self.key.as_bytes()).copied()
-    }
-
-    fn same_key(&self, other: &Attr<'_>) -> bool {
-        self.key_len() == other.key_len() && self.key_bytes().eq(other.key_bytes())
-    }
-
-    fn full_key(&self) -> Cow<'_, str> {
-        match self.span {
-            Some(s) => Cow::Owned(format!("{s}.{}", self.key)),
-            None => Cow::Borrowed(self.key),
-        }
+        self.key.len()
     }
 }
 
-/// Above this many attributes, duplicates are found with a hash set, not by comparing
-/// every pair.
-const PAIRWISE_MAX: usize = 32;
-
-/// A record's attributes (unique keys, last value wins) and trace context.
+/// A record's attributes (unique keys, see [`super::fields`]) and trace context.
 #[derive(Debug)]
 struct Fields<'a> {
     attrs: Vec<Attr<'a>>,
@@ -159,68 +138,46 @@ struct Fields<'a> {
     span_id: Option<[u8; 8]>,
 }
 
+/// Whether a field is the record's trace or span id rather than an attribute.
+fn is_trace_field(key: &str, value: Value<'_>) -> bool {
+    match (key, value) {
+        ("trace_id", Value::Str(s)) => hex_id::<16>(s).is_some(),
+        ("span_id", Value::Str(s)) => hex_id::<8>(s).is_some(),
+        _ => false,
+    }
+}
+
 impl<'a> Fields<'a> {
-    fn of(record: &'a Record) -> Fields<'a> {
+    fn of(record: &'a Record, naming: &Naming) -> Fields<'a> {
         let mut fields = Fields {
             attrs: Vec::new(),
             trace_id: None,
             span_id: None,
         };
-        let mut span = None;
+        // The last well-formed id recorded wins (the innermost span's, or the event's).
         for entry in record.entries() {
-            match entry {
-                Entry::Message(_) => {}
-                Entry::Span(name) => span = Some(name),
-                Entry::Field(key, value) => {
-                    if let Value::Str(s) = value {
-                        if key == "trace_id" {
-                            if let Some(id) = hex_id::<16>(s) {
-                                fields.trace_id = Some(id);
-                                continue;
-                            }
-                        } else if key == "span_id" {
-                            if let Some(id) = hex_id::<8>(s) {
-                                fields.span_id = Some(id);
-                                continue;
-                            }
-                        }
-                    }
-                    fields.attrs.push(Attr {
-                        span,
-                        key,
-                        value: value.into(),
-                    });
+            if let Entry::Field(key, Value::Str(s)) = entry {
+                match key {
+                    "trace_id" => fields.trace_id = hex_id::<16>(s).or(fields.trace_id),
+                    "span_id" => fields.span_id = hex_id::<8>(s).or(fields.span_id),
+                    _ => {}
                 }
             }
         }
-        fields.dedup();
+        naming.visit(record, is_trace_field, |entry, name| {
+            if let (Entry::Field(key, value), Some(name)) = (entry, name) {
+                let key = if name == key {
+                    Cow::Borrowed(key)
+                } else {
+                    Cow::Owned(name.to_owned())
+                };
+                fields.attrs.push(Attr {
+                    key,
+                    value: value.into(),
+                });
+            }
+        });
         fields
-    }
-
-    /// Keeps the last of attributes with the same key (OTLP keys must be unique).
-    fn dedup(&mut self) {
-        let n = self.attrs.len();
-        if n < 2 {
-            return;
-        }
-        let mut keep = vec![true; n];
-        if n <= PAIRWISE_MAX {
-            for (i, kept) in keep.iter_mut().enumerate() {
-                *kept = !self.attrs[i + 1..]
-                    .iter()
-                    .any(|a| a.same_key(&self.attrs[i]));
-            }
-        } else {
-            let mut seen = std::collections::HashSet::with_capacity(n);
-            for i in (0..n).rev() {
-                keep[i] = seen.insert(self.attrs[i].full_key().into_owned());
-            }
-        }
-        if keep.iter().all(|k| *k) {
-            return;
-        }
-        let mut flags = keep.into_iter();
-        self.attrs.retain(|_| flags.next().unwrap_or(true));
     }
 }
 
@@ -267,6 +224,7 @@ pub(super) struct Encoder {
     encoding: OtlpEncoding,
     /// What `open` writes: the request up to the first scope.
     prefix: Vec<u8>,
+    naming: Naming,
 }
 
 impl Encoder {
@@ -276,7 +234,11 @@ impl Encoder {
             OtlpEncoding::Protobuf => protobuf::prefix(&resource),
             OtlpEncoding::Json => json_mapping::prefix(&resource),
         };
-        Encoder { encoding, prefix }
+        Encoder {
+            encoding,
+            prefix,
+            naming: Naming::new(ctx.span_fields, Style::Json, [""; 0]),
+        }
     }
 
     pub(super) fn content_type(&self) -> &'static str {
@@ -298,8 +260,10 @@ impl Encoder {
     pub(super) fn push(&self, body: &mut Vec<u8>, record: &Record, prev: Option<&Record>) {
         let new_scope = prev.is_none_or(|p| p.target() != record.target());
         match self.encoding {
-            OtlpEncoding::Protobuf => protobuf::push(body, record, new_scope),
-            OtlpEncoding::Json => json_mapping::push(body, record, prev.is_none(), new_scope),
+            OtlpEncoding::Protobuf => protobuf::push(body, record, new_scope, &self.naming),
+            OtlpEncoding::Json => {
+                json_mapping::push(body, record, prev.is_none(), new_scope, &self.naming)
+            }
         }
     }
 

@@ -23,7 +23,7 @@
 //! is always written minimally (a minimal varint never ends in a zero byte after a
 //! continuation byte).
 
-use super::{severity, AnyValue, Attr, Fields};
+use super::{severity, AnyValue, Attr, Fields, Naming};
 use crate::record::Record;
 
 /// A zero length padded to five bytes: marks the start of a `ScopeLogs`.
@@ -119,10 +119,6 @@ fn key_value_len(attr: &Attr<'_>) -> usize {
 fn put_key_value(out: &mut Vec<u8>, attr: &Attr<'_>) {
     out.push(tag(1, LEN));
     put_varint(out, attr.key_len() as u64);
-    if let Some(span) = attr.span {
-        out.extend_from_slice(span.as_bytes());
-        out.push(b'.');
-    }
     out.extend_from_slice(attr.key.as_bytes());
     out.push(tag(2, LEN));
     put_varint(out, any_value_len(&attr.value) as u64);
@@ -135,8 +131,7 @@ pub(super) fn prefix(resource: &[(String, String)]) -> Vec<u8> {
     let mut res = Vec::new();
     for (k, v) in resource {
         let attr = Attr {
-            span: None,
-            key: k,
+            key: k.as_str().into(),
             value: AnyValue::Str(v.as_str().into()),
         };
         res.push(tag(1, LEN));
@@ -150,7 +145,7 @@ pub(super) fn prefix(resource: &[(String, String)]) -> Vec<u8> {
 }
 
 /// Appends one `LogRecord`, after a new `ScopeLogs` header when `new_scope`.
-pub(super) fn push(body: &mut Vec<u8>, record: &Record, new_scope: bool) {
+pub(super) fn push(body: &mut Vec<u8>, record: &Record, new_scope: bool, naming: &Naming) {
     if new_scope {
         let name = record.target().as_bytes();
         body.push(tag(2, LEN));
@@ -160,7 +155,7 @@ pub(super) fn push(body: &mut Vec<u8>, record: &Record, new_scope: bool) {
         put_varint(body, field_len(name.len()) as u64);
         put_bytes_field(body, 1, name);
     }
-    let fields = Fields::of(record);
+    let fields = Fields::of(record, naming);
     let (number, text) = severity(record.level());
     let message = record.message_str();
     let body_len = field_len(message.len());

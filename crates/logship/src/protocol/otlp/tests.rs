@@ -131,8 +131,12 @@ fn records_map_to_the_log_data_model() {
         assert_eq!(attr(a, "nan"), Some(&Any::StringValue("NaN".into())));
         assert_eq!(attr(a, "ok"), Some(&Any::BoolValue(true)));
         assert_eq!(attr(a, "dup"), Some(&Any::StringValue("second".into())));
-        assert_eq!(attr(a, "request.id"), Some(&Any::IntValue(8)));
-        assert_eq!(attr(a, "request.trace_id"), None);
+        assert_eq!(
+            attr(a, "id"),
+            Some(&Any::IntValue(8)),
+            "innermost span wins"
+        );
+        assert_eq!(attr(a, "trace_id"), None);
         assert_eq!(
             r.trace_id,
             [

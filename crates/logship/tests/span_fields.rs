@@ -1,0 +1,96 @@
+//! Span fields at every vendor's strict intake: nested spans with the same name, a span
+//! field recorded twice and a span field named like an event field arrive with each
+//! name once (the intake counts a duplicate name as a violation) and with the value
+//! `span_fields` promises.
+
+mod common;
+
+use common::vendors::*;
+use common::*;
+use logship::{OtlpEncoding, OtlpOptions, SpanFields, SplunkOptions, Vendor};
+use tracing_subscriber::prelude::*;
+
+const CASES: &[(Vendor, Option<OtlpEncoding>)] = &[
+    (Vendor::Ndjson, None),
+    (Vendor::JsonArray, None),
+    (Vendor::Datadog, None),
+    (Vendor::Splunk, None),
+    (Vendor::NewRelic, None),
+    (Vendor::Dynatrace, None),
+    (Vendor::Loki, None),
+    (Vendor::Elasticsearch, None),
+    (Vendor::Otlp, Some(OtlpEncoding::Protobuf)),
+    (Vendor::Otlp, Some(OtlpEncoding::Json)),
+];
+
+/// One event inside `request > request`, whose inner span records `step` three times.
+fn log_through_tracing(layer: logship::LogshipLayer) {
+    let subscriber = tracing_subscriber::registry().with(layer);
+    tracing::subscriber::with_default(subscriber, || {
+        let outer = tracing::info_span!("request", step = "outer-step", who = "outer-who");
+        let _o = outer.enter();
+        let inner = tracing::info_span!("request", step = "first-step", status = "span-status");
+        inner.record("step", "second-step");
+        inner.record("step", "last-step");
+        let _i = inner.enter();
+        tracing::info!(who = "event-who", "inside two spans");
+    });
+}
+
+#[test]
+fn nested_spans_and_repeated_fields_arrive_once_at_every_vendor() {
+    for mode in [SpanFields::Root, SpanFields::Prefixed] {
+        for &(vendor, encoding) in CASES {
+            let what = format!("{vendor:?} {encoding:?} {mode:?}");
+            let intake = vendor_intake();
+            let mut builder = vendor_builder(&intake, vendor).span_fields(mode);
+            if let Some(e) = encoding {
+                builder = builder.otlp(OtlpOptions::default().encoding(e));
+            }
+            match vendor {
+                Vendor::Splunk => {
+                    builder = builder.splunk(SplunkOptions::default().channel("auto"))
+                }
+                Vendor::Loki => builder = builder.basic_auth("123456", KEY),
+                Vendor::Ndjson | Vendor::JsonArray => {
+                    builder = builder.endpoint(intake.url("/logs"))
+                }
+                _ => {}
+            }
+            let (layer, guard) = builder.build_layer().unwrap();
+            log_through_tracing(layer);
+            drop(guard);
+            assert!(intake.wait_for_events(1, WAIT), "{what}");
+            assert!(
+                intake.violations().is_empty(),
+                "{what}: {:?}",
+                intake.violations()
+            );
+            let events = intake.events();
+            assert_eq!(events.len(), 1, "{what}");
+            let text = events[0].value.to_string();
+            assert!(text.contains("last-step"), "{what}: {text}");
+            assert!(text.contains("event-who"), "{what}: {text}");
+            assert!(text.contains("span-status"), "{what}: {text}");
+            assert!(
+                !text.contains("first-step"),
+                "{what}: a replaced value: {text}"
+            );
+            assert!(
+                !text.contains("second-step"),
+                "{what}: a replaced value: {text}"
+            );
+            let generic = matches!(vendor, Vendor::Ndjson | Vendor::JsonArray);
+            if mode == SpanFields::Root && !generic {
+                // At the root the event's own field and the innermost span's win.
+                assert!(!text.contains("outer-who"), "{what}: {text}");
+                assert!(!text.contains("outer-step"), "{what}: {text}");
+            } else {
+                // Prefixed: same-named spans share one prefix, the innermost value wins
+                // there too; the generic format keeps each span apart.
+                assert!(text.contains("outer-who"), "{what}: {text}");
+                assert_eq!(text.contains("outer-step"), generic, "{what}: {text}");
+            }
+        }
+    }
+}
