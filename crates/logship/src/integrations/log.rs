@@ -83,7 +83,9 @@ struct KvVisitor<'a>(&'a mut Record);
 impl<'kvs> VisitSource<'kvs> for KvVisitor<'_> {
     fn visit_pair(&mut self, key: Key<'kvs>, value: KvValue<'kvs>) -> Result<(), KvError> {
         let key = key.as_str();
-        if let Some(v) = value.to_borrowed_str() {
+        if let Some(e) = value.to_borrowed_error() {
+            self.0.error(key, e);
+        } else if let Some(v) = value.to_borrowed_str() {
             self.0.field(key, v);
         } else if let Some(v) = value.to_i64() {
             self.0.field(key, v);

@@ -136,7 +136,7 @@ impl Visit for EventVisitor<'_> {
         };
     }
     fn record_error(&mut self, field: &Field, value: &(dyn std::error::Error + 'static)) {
-        self.0.field_fmt(field.name(), format_args!("{value}"));
+        self.0.error(field.name(), value);
     }
 }
 
@@ -160,6 +160,9 @@ impl Visit for SpanVisitor<'_> {
     }
     fn record_bool(&mut self, field: &Field, value: bool) {
         self.0.field(field.name(), Value::Bool(value));
+    }
+    fn record_error(&mut self, field: &Field, value: &(dyn std::error::Error + 'static)) {
+        self.0.error(field.name(), value);
     }
 }
 

@@ -5,7 +5,7 @@
 //! `service`, `ddsource`, `ddtags` (one comma-separated string), `hostname`, `logger.name`,
 //! and the event's fields as attributes.
 
-use super::fields::{millis, write_opt, Naming, Style};
+use super::fields::{millis, write_error, write_opt, ErrorNames, Naming, Style};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::hosted::DATADOG_SITES;
@@ -80,7 +80,11 @@ impl Encoder {
         }
         Encoder {
             common,
-            naming: Naming::new(ctx.span_fields, Style::Json, RESERVED),
+            naming: Naming::new(
+                ctx.span_fields,
+                Style::Json,
+                RESERVED.iter().chain(&ErrorNames::DATADOG.all()),
+            ),
         }
     }
 
@@ -97,6 +101,7 @@ impl Encoder {
         body.extend_from_slice(b",\"logger.name\":");
         json::string(body, record.target());
         body.extend_from_slice(&self.common);
+        write_error(body, record, &ErrorNames::DATADOG);
         self.naming.write_flat(body, record, false, json::value);
         body.push(b'}');
     }

@@ -8,7 +8,7 @@
 //! never override what logship sets. A 200 (not 204) is a partial success: counted, not
 //! resent.
 
-use super::fields::{unique_tags, write_opt, write_pairs, Naming, Style};
+use super::fields::{unique_tags, write_error, write_opt, write_pairs, ErrorNames, Naming, Style};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::json;
@@ -96,6 +96,7 @@ impl Encoder {
         let taken = RESERVED
             .iter()
             .copied()
+            .chain(ErrorNames::OTEL.all())
             .chain(tags.iter().map(|(k, _)| k.as_str()));
         Encoder {
             common,
@@ -116,6 +117,7 @@ impl Encoder {
         body.extend_from_slice(b"\",\"logger.name\":");
         json::string(body, record.target());
         body.extend_from_slice(&self.common);
+        write_error(body, record, &ErrorNames::OTEL);
         self.naming.write_flat(body, record, false, json::value);
         body.push(b'}');
     }

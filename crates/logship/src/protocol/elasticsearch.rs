@@ -24,7 +24,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use super::fields::{unique_tags, write_opt, write_pairs, Naming, Style};
+use super::fields::{unique_tags, write_error, write_opt, write_pairs, ErrorNames, Naming, Style};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::elasticsearch::IndexName;
@@ -182,7 +182,14 @@ impl Encoder {
             index,
             action,
             common,
-            naming: Naming::new(ctx.span_fields, Style::Json, RESERVED),
+            naming: Naming::new(
+                ctx.span_fields,
+                Style::Json,
+                RESERVED
+                    .iter()
+                    .chain(&["error"])
+                    .chain(&ErrorNames::ECS.all()),
+            ),
             max_body_bytes: config
                 .max_request_bytes
                 .unwrap_or(DEFAULT_MAX_REQUEST_BYTES),
@@ -204,6 +211,7 @@ impl Encoder {
         body.extend_from_slice(b"\",\"log.logger\":");
         json::string(body, record.target());
         body.extend_from_slice(&self.common);
+        write_error(body, record, &ErrorNames::ECS);
         self.naming.write_flat(body, record, false, json::value);
         body.extend_from_slice(b"}\n");
     }

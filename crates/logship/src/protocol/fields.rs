@@ -29,7 +29,7 @@ use std::cell::RefCell;
 
 use crate::config::SpanFields;
 use crate::json;
-use crate::record::{Entry, Record, Value};
+use crate::record::{Entry, ErrorValue, Record, Value};
 
 /// The alphabet of the names of one object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,6 +88,10 @@ pub(super) struct Naming {
     /// When each span is its own object (the generic format), the names the encoder
     /// writes into every span object; names are then unique per span.
     per_span: Option<Vec<String>>,
+    /// Whether the record's first error-valued field is the encoder's (written into the
+    /// vendor's own error fields, not as a field); other error-valued fields are then
+    /// written as their message. Off, every error is visited as an [`Entry::Error`].
+    claim_first_error: bool,
 }
 
 /// One field of the record being written: where its final name lies in the scratch
@@ -129,6 +133,7 @@ impl Naming {
             style,
             taken,
             per_span: None,
+            claim_first_error: true,
         }
     }
 
@@ -141,6 +146,7 @@ impl Naming {
             style: Style::Json,
             taken: taken.iter().map(|t| (*t).to_owned()).collect(),
             per_span: Some(span_taken.iter().map(|t| (*t).to_owned()).collect()),
+            claim_first_error: false,
         }
     }
 
@@ -187,41 +193,46 @@ impl Naming {
         candidates.clear();
         let mut span = None;
         let mut depth = 0u32;
+        let mut first_error = self.claim_first_error;
         for entry in record.entries() {
-            match entry {
-                Entry::Message(_) => {}
+            let (key, keep) = match entry {
+                Entry::Message(_) => continue,
                 Entry::Span(name) => {
                     span = Some(name);
                     depth = depth.saturating_add(1).min(u32::MAX - 1);
+                    continue;
                 }
-                Entry::Field(key, value) => {
-                    let start = names.len();
-                    let keep = !claim(key, value);
-                    if keep {
-                        self.name_into(names, span, key);
-                    }
-                    let in_span = span.is_some();
-                    candidates.push(Candidate {
-                        start,
-                        end: names.len(),
-                        rank: if in_span { depth } else { u32::MAX },
-                        group: if in_span && self.per_span.is_some() {
-                            depth
-                        } else {
-                            0
-                        },
-                        keep,
-                    });
-                }
+                Entry::Field(key, value) => (key, !claim(key, value)),
+                Entry::Error(key, _) => (key, !std::mem::take(&mut first_error)),
+            };
+            let start = names.len();
+            if keep {
+                self.name_into(names, span, key);
             }
+            let in_span = span.is_some();
+            candidates.push(Candidate {
+                start,
+                end: names.len(),
+                rank: if in_span { depth } else { u32::MAX },
+                group: if in_span && self.per_span.is_some() {
+                    depth
+                } else {
+                    0
+                },
+                keep,
+            });
         }
         resolve(names, candidates);
         let mut i = 0;
         for entry in record.entries() {
             let mut name = None;
-            if let Entry::Field(..) = entry {
+            let mut entry = entry;
+            if let Entry::Field(..) | Entry::Error(..) = entry {
                 if let Some(c) = candidates.get(i).filter(|c| c.keep) {
                     name = Some(&names[c.start..c.end]);
+                    if let (Entry::Error(key, e), true) = (entry, self.claim_first_error) {
+                        entry = Entry::Field(key, Value::Str(e.message));
+                    }
                 }
                 i += 1;
             }
@@ -355,6 +366,83 @@ pub(super) fn write_pairs(out: &mut Vec<u8>, pairs: &[(String, String)], mut fir
         out.push(b':');
         json::string(out, v);
     }
+}
+
+/// The names one vendor gives an error's type, message and stack (see docs/vendors.md,
+/// "Errors").
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ErrorNames {
+    pub kind: &'static str,
+    pub message: &'static str,
+    pub stack: &'static str,
+}
+
+impl ErrorNames {
+    /// Datadog's standard attributes (Error Tracking reads them).
+    pub(super) const DATADOG: ErrorNames = ErrorNames {
+        kind: "error.kind",
+        message: "error.message",
+        stack: "error.stack",
+    };
+    /// Elastic Common Schema.
+    pub(super) const ECS: ErrorNames = ErrorNames {
+        kind: "error.type",
+        message: "error.message",
+        stack: "error.stack_trace",
+    };
+    /// New Relic's logs-in-context names.
+    pub(super) const NEW_RELIC: ErrorNames = ErrorNames {
+        kind: "error.class",
+        message: "error.message",
+        stack: "error.stack",
+    };
+    /// OpenTelemetry's semantic conventions for exceptions (also Splunk, Dynatrace).
+    pub(super) const OTEL: ErrorNames = ErrorNames {
+        kind: "exception.type",
+        message: "exception.message",
+        stack: "exception.stacktrace",
+    };
+    /// OpenTelemetry's names as Loki's own OTLP endpoint stores them in metadata.
+    pub(super) const LOKI: ErrorNames = ErrorNames {
+        kind: "exception_type",
+        message: "exception_message",
+        stack: "exception_stacktrace",
+    };
+
+    /// The three names.
+    pub(super) fn all(&self) -> [&'static str; 3] {
+        [self.kind, self.message, self.stack]
+    }
+}
+
+/// The stack text of an error: `<type>: <message>`, then one `Caused by: <source>` line
+/// per source (Rust errors carry no stack trace of their own; the chain is what there is).
+pub(super) fn error_stack(e: &ErrorValue<'_>) -> String {
+    let mut out = String::with_capacity(e.kind.len() + e.message.len() + e.sources.len() + 16);
+    if !e.kind.is_empty() {
+        out.push_str(e.kind);
+        out.push_str(": ");
+    }
+    out.push_str(e.message);
+    for source in e.sources() {
+        out.push_str("\nCaused by: ");
+        out.push_str(source);
+    }
+    out
+}
+
+/// Appends `,"<type>":…,"<message>":…,"<stack>":…` for the record's first error-valued
+/// field (the type only when known). Returns whether the record had one.
+pub(super) fn write_error(out: &mut Vec<u8>, record: &Record, names: &ErrorNames) -> bool {
+    let Some((_, e)) = record.first_error() else {
+        return false;
+    };
+    if !e.kind.is_empty() {
+        write_opt(out, names.kind, Some(e.kind));
+    }
+    write_opt(out, names.message, Some(e.message));
+    write_opt(out, names.stack, Some(&error_stack(&e)));
+    true
 }
 
 /// `,"key":"value"` when the value is set.

@@ -83,6 +83,28 @@ pub(crate) fn write_object(out: &mut Vec<u8>, record: &Record) {
                     json::value(out, value);
                 }
             }
+            Entry::Error(_, e) => {
+                if let Some(name) = name {
+                    out.push(b',');
+                    json::string(out, name);
+                    out.extend_from_slice(b":{");
+                    if !e.kind.is_empty() {
+                        out.extend_from_slice(b"\"type\":");
+                        json::string(out, e.kind);
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(b"\"message\":");
+                    json::string(out, e.message);
+                    out.extend_from_slice(b",\"sources\":[");
+                    for (i, source) in e.sources().enumerate() {
+                        if i > 0 {
+                            out.push(b',');
+                        }
+                        json::string(out, source);
+                    }
+                    out.extend_from_slice(b"]}");
+                }
+            }
             Entry::Span(span) => {
                 out.extend_from_slice(if in_span { b"}," } else { b",\"spans\":[" });
                 in_span = true;

@@ -25,7 +25,7 @@
 
 use std::fmt::Write as _;
 
-use super::fields::{unique_tags, Naming, Style};
+use super::fields::{unique_tags, write_error, ErrorNames, Naming, Style};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::loki::static_labels;
@@ -156,6 +156,7 @@ impl Encoder {
         let taken = FIXED_METADATA
             .iter()
             .copied()
+            .chain(ErrorNames::LOKI.all())
             .chain(tags.iter().map(|(k, _)| k.as_str()));
         Ok(Encoder {
             heads,
@@ -226,6 +227,7 @@ impl Encoder {
         body.extend_from_slice(b",{\"target\":");
         json::string(body, record.target());
         body.extend_from_slice(&self.common);
+        write_error(body, record, &ErrorNames::LOKI);
         self.naming.each(
             record,
             |_, _| false,
@@ -258,6 +260,9 @@ impl Encoder {
                 }
                 Entry::Field(k, v) => {
                     out.field(k, v);
+                }
+                Entry::Error(k, e) => {
+                    out.error_value(k, e);
                 }
                 Entry::Span(name) => {
                     // The markers are the event's own fields: they go before any span's.

@@ -8,7 +8,9 @@
 //! 1,000,000-byte limit applies to the body as sent (compressed): senders split a batch
 //! whose compressed body is over it before sending, and split again on 413.
 
-use super::fields::{millis, unique_tags, write_opt, write_pairs, Naming, Style};
+use super::fields::{
+    millis, unique_tags, write_error, write_opt, write_pairs, ErrorNames, Naming, Style,
+};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::hosted::NEWRELIC_REGIONS;
@@ -66,7 +68,11 @@ impl Encoder {
         open.extend_from_slice(b"}},\"logs\":[");
         Encoder {
             open,
-            naming: Naming::new(ctx.span_fields, Style::Json, RESERVED),
+            naming: Naming::new(
+                ctx.span_fields,
+                Style::Json,
+                RESERVED.iter().chain(&ErrorNames::NEW_RELIC.all()),
+            ),
         }
     }
 
@@ -88,6 +94,7 @@ impl Encoder {
         body.extend_from_slice(record.level().as_str().as_bytes());
         body.extend_from_slice(b"\",\"logger.name\":");
         json::string(body, record.target());
+        write_error(body, record, &ErrorNames::NEW_RELIC);
         self.naming.write_flat(body, record, false, json::value);
         body.extend_from_slice(b"}}");
     }

@@ -6,7 +6,7 @@
 //! and the event's fields), and `fields` (flat, string values: the service and tags).
 //! A 400 naming an `invalid-event-number` rejects just that event: the others are resent.
 
-use super::fields::{unique_tags, write_opt, write_pairs, Naming, Style};
+use super::fields::{unique_tags, write_error, write_opt, write_pairs, ErrorNames, Naming, Style};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::Config;
@@ -116,7 +116,11 @@ impl Encoder {
         Encoder {
             envelope,
             fields,
-            naming: Naming::new(ctx.span_fields, Style::Json, RESERVED),
+            naming: Naming::new(
+                ctx.span_fields,
+                Style::Json,
+                RESERVED.iter().chain(&ErrorNames::OTEL.all()),
+            ),
             max_body_bytes: config
                 .max_request_bytes
                 .unwrap_or(DEFAULT_MAX_REQUEST_BYTES),
@@ -137,6 +141,7 @@ impl Encoder {
         body.extend_from_slice(record.level().as_str().as_bytes());
         body.extend_from_slice(b"\",\"logger\":");
         json::string(body, record.target());
+        write_error(body, record, &ErrorNames::OTEL);
         self.naming.write_flat(body, record, false, json::value);
         body.push(b'}');
         body.extend_from_slice(&self.fields);

@@ -136,6 +136,13 @@ const KEYS: &[&str] = &[
     "logger.name",
     "trace_id",
     "span_id",
+    "error",
+    "error.kind",
+    "error.type",
+    "error.message",
+    "exception.type",
+    "exception_message",
+    "error.class",
 ];
 const SPANS: &[&str] = &["request", "db", "a", "log", "field", "request.db"];
 
@@ -154,6 +161,10 @@ fn random_record(rng: &mut fastrand::Rng) -> Record {
     };
     for _ in 0..rng.usize(..8) {
         field(&mut r, rng);
+    }
+    for _ in 0..rng.usize(..3) {
+        let key = KEYS[rng.usize(..KEYS.len())];
+        r.error(key, &std::io::Error::other("boom"));
     }
     for _ in 0..rng.usize(..5) {
         r.span(SPANS[rng.usize(..SPANS.len())]);

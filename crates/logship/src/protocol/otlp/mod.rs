@@ -30,7 +30,7 @@ mod protobuf;
 
 use std::borrow::Cow;
 
-use super::fields::{Naming, Style};
+use super::fields::{error_stack, ErrorNames, Naming, Style};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::OtlpEncoding;
@@ -177,6 +177,20 @@ impl<'a> Fields<'a> {
                 });
             }
         });
+        if let Some((_, e)) = record.first_error() {
+            let names = ErrorNames::OTEL;
+            let mut push = |key: &'static str, value: Cow<'a, str>| {
+                fields.attrs.push(Attr {
+                    key: Cow::Borrowed(key),
+                    value: AnyValue::Str(value),
+                })
+            };
+            if !e.kind.is_empty() {
+                push(names.kind, Cow::Borrowed(e.kind));
+            }
+            push(names.message, Cow::Borrowed(e.message));
+            push(names.stack, Cow::Owned(error_stack(&e)));
+        }
         fields
     }
 }
@@ -237,7 +251,7 @@ impl Encoder {
         Encoder {
             encoding,
             prefix,
-            naming: Naming::new(ctx.span_fields, Style::Json, [""; 0]),
+            naming: Naming::new(ctx.span_fields, Style::Json, ErrorNames::OTEL.all()),
         }
     }
 

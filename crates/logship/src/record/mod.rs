@@ -132,11 +132,40 @@ pub enum Entry<'a> {
     Field(&'a str, Value<'a>),
     /// Start of an enclosing span's fields (outermost span first).
     Span(&'a str),
+    /// A field whose value is an error (`std::error::Error`): see [`ErrorValue`].
+    Error(&'a str, ErrorValue<'a>),
 }
+
+/// An error captured as a field value: its type name where one could be found, its
+/// message (`Display`), and the messages of its source chain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ErrorValue<'a> {
+    /// The error's type name as its `Debug` output starts (`ParseIntError`, `Os`), or
+    /// `""` when that output does not start with a type name.
+    pub kind: &'a str,
+    /// The error's own message.
+    pub message: &'a str,
+    /// The messages of its sources, outermost first, one per line (`""`: none).
+    pub sources: &'a str,
+}
+
+impl<'a> ErrorValue<'a> {
+    /// The source messages, outermost first.
+    pub fn sources(&self) -> impl Iterator<Item = &'a str> {
+        self.sources.split('\n').filter(|s| !s.is_empty())
+    }
+}
+
+/// Most sources of an error that are kept (a longer chain is cut there).
+const MAX_ERROR_SOURCES: usize = 32;
+/// Longest type name read from an error's `Debug` output.
+const MAX_KIND_BYTES: usize = 128;
 
 const TAG_MESSAGE: u8 = 1;
 const TAG_FIELD: u8 = 2;
 const TAG_SPAN: u8 = 3;
+const TAG_ERROR: u8 = 4;
 const VAL_STR: u8 = 0;
 const VAL_I64: u8 = 1;
 const VAL_U64: u8 = 2;
@@ -239,6 +268,35 @@ impl Record {
         self.data.push(VAL_STR);
         self.put_fmt(args);
         self
+    }
+
+    /// Adds a field whose value is an error: its type name (read from the start of its
+    /// `Debug` output, which is cut off there), its message and its sources' messages,
+    /// formatted straight into the record's buffer. Costs the text it carries.
+    pub fn error(&mut self, key: &str, error: &(dyn std::error::Error + 'static)) -> &mut Self {
+        self.data.push(TAG_ERROR);
+        put_str(&mut self.data, key);
+        put_error(&mut self.data, error);
+        self
+    }
+
+    /// Adds an error-valued field as captured by another record.
+    pub(crate) fn error_value(&mut self, key: &str, e: ErrorValue<'_>) -> &mut Self {
+        self.data.push(TAG_ERROR);
+        put_str(&mut self.data, key);
+        put_str(&mut self.data, e.kind);
+        put_str(&mut self.data, e.message);
+        put_str(&mut self.data, e.sources);
+        self
+    }
+
+    /// The first error-valued field, if any: the one each vendor's own error fields
+    /// describe.
+    pub fn first_error(&self) -> Option<(&str, ErrorValue<'_>)> {
+        self.entries().find_map(|e| match e {
+            Entry::Error(key, value) => Some((key, value)),
+            _ => None,
+        })
     }
 
     /// Opens an enclosing span: the fields added after this belong to it.
@@ -374,6 +432,22 @@ impl Record {
                         out.field(k, v);
                     }
                 }
+                Entry::Error(k, e) => {
+                    if budget < k.len() + e.kind.len() {
+                        continue;
+                    }
+                    budget -= k.len() + e.kind.len();
+                    let (message, _) = take(e.message, &mut budget);
+                    let (sources, _) = take(e.sources, &mut budget);
+                    out.error_value(
+                        k,
+                        ErrorValue {
+                            message: &message,
+                            sources: &sources,
+                            ..e
+                        },
+                    );
+                }
                 Entry::Span(name) => {
                     // The markers are the event's own fields: they go before any span's.
                     if !marked {
@@ -448,6 +522,12 @@ impl RawEntries {
         put_value(&mut self.0, value);
     }
 
+    pub(crate) fn error(&mut self, key: &str, error: &(dyn std::error::Error + 'static)) {
+        self.0.push(TAG_ERROR);
+        put_str(&mut self.0, key);
+        put_error(&mut self.0, error);
+    }
+
     pub(crate) fn field_fmt(&mut self, key: &str, args: fmt::Arguments<'_>) {
         self.0.push(TAG_FIELD);
         put_str(&mut self.0, key);
@@ -465,6 +545,83 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
     let s = cut(s, u32::MAX as usize);
     out.extend_from_slice(&(s.len() as u32).to_le_bytes());
     out.extend_from_slice(s.as_bytes());
+}
+
+/// Appends an error's kind, message and sources, each as a length-prefixed string.
+fn put_error(out: &mut Vec<u8>, error: &(dyn std::error::Error + 'static)) {
+    let at = begin_str(out);
+    let mut writer = KindWriter {
+        out,
+        len: 0,
+        stop: None,
+    };
+    let _ = fmt::Write::write_fmt(&mut writer, format_args!("{error:?}"));
+    // Only an identifier followed by ` {`, `(` or the end is a type name.
+    let stop = writer.stop;
+    let kind_ok = {
+        let kind = &out[at + 4..];
+        !kind.is_empty()
+            && !kind[0].is_ascii_digit()
+            && matches!(stop, None | Some(b' ' | b'(' | b'{'))
+    };
+    if !kind_ok {
+        out.truncate(at + 4);
+    }
+    end_str(out, at);
+    let at = begin_str(out);
+    let _ = fmt::Write::write_fmt(&mut ByteWriter(out), format_args!("{error}"));
+    end_str(out, at);
+    let at = begin_str(out);
+    let mut source = error.source();
+    let mut n = 0;
+    while let Some(s) = source {
+        if n == MAX_ERROR_SOURCES {
+            break;
+        }
+        if n > 0 {
+            out.push(b'\n');
+        }
+        let _ = fmt::Write::write_fmt(&mut ByteWriter(out), format_args!("{s}"));
+        n += 1;
+        source = s.source();
+    }
+    end_str(out, at);
+}
+
+/// Reserves a string's length prefix; [`end_str`] fills it in.
+fn begin_str(out: &mut Vec<u8>) -> usize {
+    let at = out.len();
+    out.extend_from_slice(&[0; 4]);
+    at
+}
+
+fn end_str(out: &mut [u8], at: usize) {
+    let len = (out.len() - at - 4) as u32;
+    out[at..at + 4].copy_from_slice(&len.to_le_bytes());
+}
+
+/// Keeps the identifier a `Debug` output starts with, then stops the formatting (so a
+/// large `Debug` output costs nothing beyond its first word).
+struct KindWriter<'a> {
+    out: &'a mut Vec<u8>,
+    len: usize,
+    /// The byte the identifier ended at (`None`: the output ended).
+    stop: Option<u8>,
+}
+
+impl fmt::Write for KindWriter<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        for b in s.bytes() {
+            if (b.is_ascii_alphanumeric() || b == b'_') && self.len < MAX_KIND_BYTES {
+                self.out.push(b);
+                self.len += 1;
+            } else {
+                self.stop = Some(b);
+                return Err(fmt::Error);
+            }
+        }
+        Ok(())
+    }
 }
 
 fn put_value(out: &mut Vec<u8>, value: Value<'_>) {
@@ -566,84 +723,24 @@ impl<'a> Reader<'a> {
                 Entry::Field(key, self.value()?)
             }
             TAG_SPAN => Entry::Span(self.str()?),
+            TAG_ERROR => {
+                let key = self.str()?;
+                let kind = self.str()?;
+                let message = self.str()?;
+                let sources = self.str()?;
+                Entry::Error(
+                    key,
+                    ErrorValue {
+                        kind,
+                        message,
+                        sources,
+                    },
+                )
+            }
             _ => return None,
         })
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sample() -> Record {
-        let mut r = Record::new(Level::Warn, "app::db");
-        r.field("before", 1i64)
-            .message_fmt(format_args!("hello {}", "wörld"))
-            .field("u", 7u64)
-            .field("f", 1.5f64)
-            .field("b", true)
-            .field_fmt("dbg", format_args!("{:?}", vec![1, 2]))
-            .span("request")
-            .field("user", "ann");
-        r
-    }
-
-    #[test]
-    fn entries_come_back_in_capture_order() {
-        let r = sample();
-        assert_eq!(r.target(), "app::db");
-        assert_eq!(r.message_str(), "hello wörld");
-        let entries: Vec<_> = r.entries().collect();
-        assert_eq!(
-            entries,
-            vec![
-                Entry::Field("before", Value::I64(1)),
-                Entry::Message("hello wörld"),
-                Entry::Field("u", Value::U64(7)),
-                Entry::Field("f", Value::F64(1.5)),
-                Entry::Field("b", Value::Bool(true)),
-                Entry::Field("dbg", Value::Str("[1, 2]")),
-                Entry::Span("request"),
-                Entry::Field("user", Value::Str("ann")),
-            ]
-        );
-    }
-
-    #[test]
-    fn bytes_round_trip_and_garbage_is_rejected() {
-        let r = sample();
-        let mut bytes = Vec::new();
-        r.to_bytes(&mut bytes);
-        assert_eq!(Record::from_bytes(&bytes), Some(r));
-        for cut_at in 0..bytes.len() {
-            // Any prefix either fails or parses as a well-formed record; never panics.
-            let _ = Record::from_bytes(&bytes[..cut_at]);
-        }
-        let mut corrupt = bytes.clone();
-        corrupt[12] = 0xff;
-        assert!(Record::from_bytes(&corrupt).is_none() || corrupt[12] == bytes[12]);
-    }
-
-    #[test]
-    fn truncation_caps_size_and_marks_the_record() {
-        let mut r = Record::new(Level::Info, "t");
-        let big = "é".repeat(100_000);
-        r.message(&big).field("other", big.as_str());
-        let t = r.truncated(10_000);
-        assert!(
-            t.size() < 10_000 + RECORD_OVERHEAD + 256,
-            "size {}",
-            t.size()
-        );
-        assert!(t.message_str().ends_with("…[truncated]"));
-        assert!(t
-            .entries()
-            .any(|e| e == Entry::Field("logship.truncated", Value::Bool(true))));
-    }
-
-    #[test]
-    fn cut_respects_char_boundaries() {
-        assert_eq!(cut("aé", 2), "a");
-        assert_eq!(cut("abc", 5), "abc");
-    }
-}
+mod tests;

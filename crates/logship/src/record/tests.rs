@@ -1,0 +1,149 @@
+//! The record's encoding: capture order, spill bytes, truncation, errors.
+
+use super::*;
+
+fn sample() -> Record {
+    let mut r = Record::new(Level::Warn, "app::db");
+    r.field("before", 1i64)
+        .message_fmt(format_args!("hello {}", "wörld"))
+        .field("u", 7u64)
+        .field("f", 1.5f64)
+        .field("b", true)
+        .field_fmt("dbg", format_args!("{:?}", vec![1, 2]))
+        .span("request")
+        .field("user", "ann");
+    r
+}
+
+#[test]
+fn entries_come_back_in_capture_order() {
+    let r = sample();
+    assert_eq!(r.target(), "app::db");
+    assert_eq!(r.message_str(), "hello wörld");
+    let entries: Vec<_> = r.entries().collect();
+    assert_eq!(
+        entries,
+        vec![
+            Entry::Field("before", Value::I64(1)),
+            Entry::Message("hello wörld"),
+            Entry::Field("u", Value::U64(7)),
+            Entry::Field("f", Value::F64(1.5)),
+            Entry::Field("b", Value::Bool(true)),
+            Entry::Field("dbg", Value::Str("[1, 2]")),
+            Entry::Span("request"),
+            Entry::Field("user", Value::Str("ann")),
+        ]
+    );
+}
+
+#[test]
+fn bytes_round_trip_and_garbage_is_rejected() {
+    let r = sample();
+    let mut bytes = Vec::new();
+    r.to_bytes(&mut bytes);
+    assert_eq!(Record::from_bytes(&bytes), Some(r));
+    for cut_at in 0..bytes.len() {
+        // Any prefix either fails or parses as a well-formed record; never panics.
+        let _ = Record::from_bytes(&bytes[..cut_at]);
+    }
+    let mut corrupt = bytes.clone();
+    corrupt[12] = 0xff;
+    assert!(Record::from_bytes(&corrupt).is_none() || corrupt[12] == bytes[12]);
+}
+
+#[test]
+fn truncation_caps_size_and_marks_the_record() {
+    let mut r = Record::new(Level::Info, "t");
+    let big = "é".repeat(100_000);
+    r.message(&big).field("other", big.as_str());
+    let t = r.truncated(10_000);
+    assert!(
+        t.size() < 10_000 + RECORD_OVERHEAD + 256,
+        "size {}",
+        t.size()
+    );
+    assert!(t.message_str().ends_with("…[truncated]"));
+    assert!(t
+        .entries()
+        .any(|e| e == Entry::Field("logship.truncated", Value::Bool(true))));
+}
+
+#[derive(Debug)]
+struct Outer {
+    source: std::num::ParseIntError,
+}
+impl fmt::Display for Outer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("config is invalid")
+    }
+}
+impl std::error::Error for Outer {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+#[test]
+fn errors_keep_their_type_message_and_sources_and_round_trip() {
+    let source = "x".parse::<u8>().unwrap_err();
+    let mut r = Record::new(Level::Error, "t");
+    r.error("error", &Outer { source })
+        .error("io", &std::io::Error::other("disk on fire"));
+    let (key, e) = r.first_error().unwrap();
+    assert_eq!(key, "error");
+    assert_eq!(e.kind, "Outer");
+    assert_eq!(e.message, "config is invalid");
+    assert_eq!(
+        e.sources().collect::<Vec<_>>(),
+        ["invalid digit found in string"]
+    );
+    let mut bytes = Vec::new();
+    r.to_bytes(&mut bytes);
+    assert_eq!(Record::from_bytes(&bytes), Some(r.clone()));
+    let io = r.entries().nth(1).unwrap();
+    assert!(
+        matches!(
+            io,
+            Entry::Error(
+                "io",
+                ErrorValue {
+                    kind: "Custom",
+                    message: "disk on fire",
+                    sources: ""
+                }
+            )
+        ),
+        "{io:?}"
+    );
+    let t = r.truncated(200);
+    assert!(t.first_error().is_some());
+}
+
+#[test]
+fn an_error_whose_debug_is_not_a_type_name_has_no_kind() {
+    #[derive(Debug)]
+    struct E;
+    impl fmt::Display for E {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("e")
+        }
+    }
+    impl std::error::Error for E {}
+    let boxed: Box<dyn std::error::Error> = "a plain message".into();
+    let mut r = Record::new(Level::Error, "t");
+    r.error("a", boxed.as_ref()).error("b", &E);
+    let kinds: Vec<&str> = r
+        .entries()
+        .filter_map(|e| match e {
+            Entry::Error(_, v) => Some(v.kind),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(kinds, ["", "E"]);
+}
+
+#[test]
+fn cut_respects_char_boundaries() {
+    assert_eq!(cut("aé", 2), "a");
+    assert_eq!(cut("abc", 5), "abc");
+}
