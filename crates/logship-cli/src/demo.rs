@@ -60,6 +60,11 @@ pub struct DemoArgs {
     #[arg(long, value_name = "SECS", requires = "outage_after")]
     pub outage_for: Option<f64>,
 
+    /// Ship over HTTPS: the intake serves TLS with a throwaway CA generated for this run,
+    /// which the pipeline trusts through tls_ca_file.
+    #[arg(long)]
+    pub tls: bool,
+
     /// Also write the results to FILE as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -210,11 +215,13 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
         .as_ref()
         .map(|k| k.expose().to_owned())
         .unwrap_or_else(|| DEMO_KEY.to_owned());
+    let tls = args.tls.then(crate::demo_tls::DemoTls::new).transpose()?;
     let config = IntakeConfig {
         port: 0,
         delay: Duration::ZERO,
         keep_events: false,
         api_key: keyed.then(|| key.clone()),
+        tls: tls.as_ref().map(|t| t.server.clone()),
         ..IntakeConfig::default()
     };
     let intake = Intake::start(config)
@@ -267,6 +274,10 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
     } else {
         // No path: the vendor's standard path is appended, as for a real intake's host.
         base.endpoint(intake.url("")).api_key(key.as_str())
+    };
+    let base = match &tls {
+        Some(t) => base.tls_ca_file(t.ca_file.clone()),
+        None => base,
     };
     let builder = match &spill_dir.0 {
         Some(dir) => base.spill_dir(dir.clone()),

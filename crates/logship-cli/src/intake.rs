@@ -1,7 +1,7 @@
 //! `logship intake`: run the local test intake on 127.0.0.1 until Ctrl-C, SIGTERM or
 //! `--duration`.
 //!
-//! Prints `listening on http://127.0.0.1:PORT` as its first stdout line (scripts and tests
+//! Prints `listening on http://127.0.0.1:PORT` (`https://` with `--tls-cert`) as its first stdout line (scripts and tests
 //! read the port from it), a progress line on stderr every 5 s while events arrive, and
 //! the intake's summary on stdout when it stops. Keeps only counters unless
 //! `--keep-events`, so it can run for long without growing.
@@ -12,7 +12,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use logship_intake::{Fault, Intake, IntakeConfig};
+use logship_intake::{Fault, Intake, IntakeConfig, TlsServer};
 
 use crate::exit::Failure;
 
@@ -57,6 +57,18 @@ pub struct IntakeArgs {
     #[arg(long, value_name = "BYTES", default_value_t = 1_000_000)]
     pub splunk_max_content_length: usize,
 
+    /// Serve HTTPS with this certificate chain (PEM, leaf first); needs --tls-key.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<std::path::PathBuf>,
+
+    /// The private key of --tls-cert (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<std::path::PathBuf>,
+
+    /// Require client certificates signed by this CA (PEM bundle): mutual TLS.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub client_ca: Option<std::path::PathBuf>,
+
     /// Stop after this many seconds (default: run until Ctrl-C or SIGTERM).
     #[arg(long, value_name = "SECS")]
     pub duration: Option<f64>,
@@ -82,12 +94,20 @@ pub fn run(args: IntakeArgs) -> Result<ExitCode, Failure> {
     })
     .map_err(|e| Failure::runtime(format!("cannot install the Ctrl-C handler: {e}")))?;
 
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(
+            TlsServer::from_files(cert, key, args.client_ca.as_deref())
+                .map_err(|e| Failure::usage(format!("cannot serve HTTPS: {e}")))?,
+        ),
+        _ => None,
+    };
     let config = IntakeConfig {
         port: args.port,
         delay: Duration::from_millis(args.delay_ms),
         keep_events: args.keep_events,
         api_key: args.key.clone(),
         splunk_max_content_length: args.splunk_max_content_length,
+        tls,
     };
     let intake = Intake::start(config)
         .map_err(|e| Failure::runtime(format!("cannot listen on 127.0.0.1:{}: {e}", args.port)))?;
@@ -96,7 +116,7 @@ pub fn run(args: IntakeArgs) -> Result<ExitCode, Failure> {
     }
     {
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "listening on http://{}", intake.addr());
+        let _ = writeln!(out, "listening on {}", intake.url(""));
         let _ = out.flush();
     }
 

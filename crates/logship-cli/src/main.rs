@@ -17,6 +17,7 @@
 mod bench;
 mod config;
 mod demo;
+mod demo_tls;
 mod exit;
 mod histogram;
 mod intake;

@@ -353,6 +353,7 @@ pub use queue::Rejected;
 pub use record::{Entries, Entry, Level, Record, Value};
 pub use reporter::DeliveryError;
 pub use secret::Secret;
+pub use send::NetworkSummary;
 pub use spill::{
     inspect, remove_all, SegmentInfo, SpillConfig, SpillError, SpillFsync, SpillFull, SpillStats,
 };

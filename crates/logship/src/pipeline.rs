@@ -52,6 +52,8 @@ struct Inner {
     /// The senders' hand-off channel, so that shutdown can settle batches no sender took
     /// before the spill is closed.
     jobs: crossbeam_channel::Receiver<Job>,
+    /// `tls_verify = false` (shown in every stats snapshot).
+    tls_verify_disabled: bool,
 }
 
 impl std::fmt::Debug for Logship {
@@ -105,6 +107,7 @@ impl Logship {
         let concurrency = &self.inner.pool.concurrency;
         stats.concurrency_limit = concurrency.limit() as u64;
         stats.concurrency_peak = concurrency.peak() as u64;
+        stats.tls_verify_disabled = self.inner.tls_verify_disabled;
         stats
     }
 
@@ -543,6 +546,39 @@ impl Builder {
         self
     }
 
+    /// Trust the CA certificates of this PEM bundle besides the system's trust store (an
+    /// internal CA). Read and checked by `build`.
+    pub fn tls_ca_file(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.config.tls_ca_file = Some(path.into());
+        self
+    }
+
+    /// Present this client certificate (PEM chain) and private key (PEM) for mutual TLS.
+    /// Read and checked by `build`; the key's contents are never shown.
+    pub fn tls_client_cert(
+        mut self,
+        cert: impl Into<std::path::PathBuf>,
+        key: impl Into<std::path::PathBuf>,
+    ) -> Self {
+        self.config.tls_client_cert = Some(cert.into());
+        self.config.tls_client_key = Some(key.into());
+        self
+    }
+
+    /// Verify the intake's TLS certificate (default on). Off accepts any certificate:
+    /// development only, warned about at start-up and in `Stats::tls_verify_disabled`.
+    pub fn tls_verify(mut self, on: bool) -> Self {
+        self.config.tls_verify = on;
+        self
+    }
+
+    /// The proxy for this pipeline (`http://[user:pass@]host:port`), or `none` for a
+    /// direct connection, instead of `https_proxy`/`http_proxy`/`all_proxy`/`no_proxy`.
+    pub fn proxy(mut self, proxy: impl Into<String>) -> Self {
+        self.config.proxy = Some(proxy.into());
+        self
+    }
+
     /// Print problems and the shutdown report to stderr (default on).
     pub fn report_to_stderr(mut self, on: bool) -> Self {
         self.config.report_to_stderr = on;
@@ -573,7 +609,13 @@ impl Builder {
         config.api_key = config.resolve_api_key(|var| std::env::var(var).ok());
         config.validate()?;
         let codec = Arc::new(Codec::new(&config)?);
+        // Certificates and the proxy are read here, so a bad file fails the build.
+        let network =
+            crate::send::network::Network::load(&config, codec.url(), &|k| std::env::var(k).ok())?;
         let reporter = Reporter::new(config.report_to_stderr, self.on_error);
+        if !config.tls_verify {
+            reporter.notice(crate::send::network::VERIFY_OFF_WARNING);
+        }
         if let Some(url) = &config.endpoint {
             let has_secret =
                 !config.headers.is_empty() || config.api_key.is_some() || config.password.is_some();
@@ -607,7 +649,7 @@ impl Builder {
         let (queue, records) = Queue::bounded(config.queue_capacity, config.overflow);
         let (control_tx, control_rx) = crossbeam_channel::unbounded();
         let (jobs_tx, jobs_rx) = crossbeam_channel::bounded(config.max_in_flight);
-        let client = crate::send::http::Client::new(&config);
+        let client = crate::send::http::Client::new(&config, &network);
         // Live senders and the replayer differ only in how often they retry.
         let new_sender = |max_retries: u32| crate::send::Sender {
             shared: shared.clone(),
@@ -657,6 +699,7 @@ impl Builder {
                 report: OnceLock::new(),
                 shutting_down: Mutex::new(()),
                 jobs: jobs_rx,
+                tls_verify_disabled: !config.tls_verify,
             }),
         };
         let guard = logship.guard();

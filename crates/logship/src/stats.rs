@@ -82,6 +82,7 @@ impl Counters {
             concurrency_limit: 0,
             concurrency_peak: 0,
             last_error: self.last_error.lock().ok().and_then(|e| e.clone()),
+            tls_verify_disabled: false,
         }
     }
 }
@@ -155,6 +156,10 @@ pub struct Stats {
     pub concurrency_peak: u64,
     /// The most recent delivery error, if any (never contains a secret).
     pub last_error: Option<String>,
+    /// True when `tls_verify = false`: the intake's certificate is not checked
+    /// (development only; also warned about at start-up).
+    #[serde(default)]
+    pub tls_verify_disabled: bool,
 }
 
 impl Stats {

@@ -126,6 +126,13 @@ pub fn example_toml(vendor: Vendor) -> String {
         &mut out,
         &["shutdown_timeout_ms", "max_event_bytes", "report_to_stderr"],
     );
+    out.push_str("\n# TLS and proxy (default: the system trust store, https_proxy/no_proxy).\n");
+    out.push_str("# tls_ca_file = \"/etc/company/internal-ca.pem\"\n");
+    out.push_str(
+        "# tls_client_cert = \"/etc/app/client.pem\"\n# tls_client_key = \"/etc/app/client.key\"\n",
+    );
+    out.push_str("# tls_verify = true    # false: development only, loudly warned about\n");
+    out.push_str("# proxy = \"http://proxy.internal:3128\"    # or \"none\"\n");
     out.push('\n');
     out.push_str("# Spill to disk what cannot be delivered now.\n");
     defaults(&mut out, &["spill_enabled"]);

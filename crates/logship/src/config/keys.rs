@@ -160,6 +160,10 @@ fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
 }
 
+fn path(p: &Option<std::path::PathBuf>) -> Option<String> {
+    p.as_ref().map(|p| quote(&p.display().to_string()))
+}
+
 fn redacted<T>(v: &Option<T>) -> Option<String> {
     v.as_ref().map(|_| quote("[redacted]"))
 }
@@ -625,6 +629,66 @@ pub(crate) const KEYS: &[Key] = &[
         doc: "how long shutdown may take",
         set: |c, v| c.shutdown_timeout = ms(v.int()),
         get: |c| millis(c.shutdown_timeout),
+    },
+    Key {
+        name: "tls_ca_file",
+        kind: Kind::Path,
+        vendor_env: false,
+        when: When::Always,
+        java: None,
+        builder: "`tls_ca_file` / `--tls-ca-file`",
+        default: "none: the system trust store (`SSL_CERT_FILE`/`SSL_CERT_DIR` honoured)",
+        doc: "PEM bundle of CAs trusted besides the system's (an internal CA); read at start-up",
+        set: |c, v| c.tls_ca_file = v.text().map(Into::into),
+        get: |c| path(&c.tls_ca_file),
+    },
+    Key {
+        name: "tls_client_cert",
+        kind: Kind::Path,
+        vendor_env: false,
+        when: When::Always,
+        java: None,
+        builder: "`tls_client_cert` / `--tls-client-cert`",
+        default: "none",
+        doc: "PEM client certificate chain for mutual TLS (with `tls_client_key`)",
+        set: |c, v| c.tls_client_cert = v.text().map(Into::into),
+        get: |c| path(&c.tls_client_cert),
+    },
+    Key {
+        name: "tls_client_key",
+        kind: Kind::Path,
+        vendor_env: false,
+        when: When::Always,
+        java: None,
+        builder: "`tls_client_cert` / `--tls-client-key`",
+        default: "none",
+        doc: "PEM private key of `tls_client_cert` (its contents are never shown)",
+        set: |c, v| c.tls_client_key = v.text().map(Into::into),
+        get: |c| path(&c.tls_client_key),
+    },
+    Key {
+        name: "tls_verify",
+        kind: Kind::Bool,
+        vendor_env: false,
+        when: When::Always,
+        java: None,
+        builder: "`tls_verify` / `--tls-no-verify`",
+        default: "true",
+        doc: "`false` accepts any certificate: development only, warned about at start-up and in `config check`",
+        set: |c, v| c.tls_verify = v.bool(),
+        get: |c| Some(c.tls_verify.to_string()),
+    },
+    Key {
+        name: "proxy",
+        kind: Kind::Str,
+        vendor_env: false,
+        when: When::Always,
+        java: None,
+        builder: "`proxy` / `--proxy`",
+        default: "`HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` with `NO_PROXY` (either case)",
+        doc: "proxy URL (`http://[user:pass@]host:port`) for this pipeline, or `none`; credentials are secrets",
+        set: |c, v| c.proxy = v.text(),
+        get: |c| c.proxy.as_deref().map(|u| quote(&redact_url(u))),
     },
     Key {
         name: "max_event_bytes",

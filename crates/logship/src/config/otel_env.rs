@@ -29,6 +29,18 @@ const TIMEOUT: [&str; 2] = [
     "OTEL_EXPORTER_OTLP_LOGS_TIMEOUT",
     "OTEL_EXPORTER_OTLP_TIMEOUT",
 ];
+const CERTIFICATE: [&str; 2] = [
+    "OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE",
+    "OTEL_EXPORTER_OTLP_CERTIFICATE",
+];
+const CLIENT_CERTIFICATE: [&str; 2] = [
+    "OTEL_EXPORTER_OTLP_LOGS_CLIENT_CERTIFICATE",
+    "OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE",
+];
+const CLIENT_KEY: [&str; 2] = [
+    "OTEL_EXPORTER_OTLP_LOGS_CLIENT_KEY",
+    "OTEL_EXPORTER_OTLP_CLIENT_KEY",
+];
 const COMPRESSION: [&str; 2] = [
     "OTEL_EXPORTER_OTLP_LOGS_COMPRESSION",
     "OTEL_EXPORTER_OTLP_COMPRESSION",
@@ -107,6 +119,16 @@ pub(crate) fn read(env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<OtelValue
             var,
             OtelSetting::Text(gzip(var, &compression)?.into()),
         );
+    }
+    // TLS files, as the SDK reads them: the CA bundle, the client certificate and key.
+    for (key, vars) in [
+        ("tls_ca_file", &CERTIFICATE),
+        ("tls_client_cert", &CLIENT_CERTIFICATE),
+        ("tls_client_key", &CLIENT_KEY),
+    ] {
+        if let Some((var, path)) = first(env, vars) {
+            push(key, var, OtelSetting::Text(path));
+        }
     }
     let mut service = first(env, &["OTEL_SERVICE_NAME"]);
     if let Some((var, text)) = first(env, &["OTEL_RESOURCE_ATTRIBUTES"]) {

@@ -89,6 +89,9 @@ struct Answer {
     body: String,
     /// For [`Outcome::Items`], each event's result; `None` when they cannot be read.
     items: Option<ItemResults>,
+    /// A network failure that will not fix itself in a moment (TLS trust, a refused client
+    /// certificate, the wrong scheme, a proxy refusing): see [`Sender::on_setup_error`].
+    setup: bool,
 }
 
 /// After an answer: the delivery is over, or another attempt follows.
@@ -124,6 +127,7 @@ impl Sender {
                 continue;
             };
             let step = match answer.outcome {
+                _ if answer.setup => self.on_setup_error(&mut attempt, answer),
                 Outcome::Items => self.on_items(&mut attempt, answer),
                 Outcome::Delivered | Outcome::Partial => self.on_accepted(&mut attempt, answer),
                 Outcome::PartialRejected(n) => self.on_partly_rejected(&attempt, &answer, n),
@@ -166,12 +170,16 @@ impl Sender {
         let counters = &self.shared.counters;
         let permit = self.pool.concurrency.acquire(&self.shared.abort)?;
         Counters::add(&counters.requests, 1);
+        let mut setup = false;
         let (status, outcome, retry_after, body) = match self.post(&attempt.wire) {
             Ok(resp) => {
                 let outcome = self.codec.classify(resp.status, &resp.raw);
                 (Some(resp.status), outcome, resp.retry_after, resp.body)
             }
-            Err(network) => (None, Outcome::Retry, None, network),
+            Err(network) => {
+                setup = network.setup;
+                (None, Outcome::Retry, None, network.message)
+            }
         };
         // A per-event answer is read once, here: events it asks to resend (429, 5xx) are
         // back-pressure too.
@@ -197,6 +205,7 @@ impl Sender {
             retry_after,
             body,
             items,
+            setup,
         })
     }
 
@@ -331,6 +340,32 @@ impl Sender {
         Step::Again
     }
 
+    /// A failure that will not fix itself in 200 ms (a certificate the machine does not
+    /// trust, a hostname mismatch, a client certificate refused, `https://` to a plain
+    /// port, a proxy refusing `CONNECT`): health is failing, the next try waits the
+    /// backoff ceiling rather than a quick jittered delay, and once the retries are spent
+    /// the events are handed back as exhausted (spilled when spill is on, not lost).
+    fn on_setup_error(&self, a: &mut Attempt<'_>, answer: Answer) -> Step {
+        self.shared.set_health(Health::Failing);
+        if a.retry >= self.max_retries {
+            return Step::Done(self.give_up(None, &answer.body, a));
+        }
+        self.report(
+            None,
+            &format!(
+                "{}; retrying in {} ms (the backoff ceiling)",
+                answer.body,
+                self.backoff.max.as_millis()
+            ),
+            a.pending.len(),
+            false,
+        );
+        let ceiling = Some(self.backoff.max);
+        // If shutdown ran out of time meanwhile, the loop top gives up.
+        self.wait_to_retry(&mut a.retry, ceiling);
+        Step::Again
+    }
+
     /// A transient failure with no retry left.
     fn on_retries_spent(&self, a: &mut Attempt<'_>, answer: Answer) -> Step {
         self.shared.set_health(Health::Degraded);
@@ -454,7 +489,7 @@ impl Sender {
         delivery
     }
 
-    fn post(&self, wire: &[u8]) -> Result<super::http::Response, String> {
+    fn post(&self, wire: &[u8]) -> Result<super::http::Response, super::http::NetError> {
         self.client.post(
             self.codec.url(),
             self.codec.content_type(),

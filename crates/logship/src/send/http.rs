@@ -5,14 +5,18 @@
 //! statuses come back as responses (not errors) so they can be classified, redirects are
 //! never followed (a 302 would turn the POST into a GET and lose the body), bodies are
 //! sent from memory so `Content-Length` is always set, and every attempt is bounded by
-//! connect and request timeouts. Error texts never include the URL's query or user-info,
-//! which may carry keys.
+//! connect and request timeouts. TLS trust, the client certificate and the proxy come
+//! from `network` (loaded at `build()`); a failure they explain (a certificate refused, a
+//! proxy refusing `CONNECT`) comes back as [`NetError::setup`], worded by `tls` and
+//! `proxy`, so it is not retried as if it were a blip. Error texts never include the
+//! URL's query or user-info, nor proxy credentials.
 
 use std::time::{Duration, SystemTime};
 
 use crate::config::{redact_url, Config};
 use crate::secret::Secret;
 use crate::send::backoff::parse_retry_after;
+use crate::send::network::Network;
 
 /// The `User-Agent` logship sends.
 pub(crate) const USER_AGENT: &str = concat!("logship/", env!("CARGO_PKG_VERSION"));
@@ -28,15 +32,31 @@ pub(crate) struct Response {
     pub raw: Vec<u8>,
 }
 
+/// A request that got no answer.
+#[derive(Debug)]
+pub(crate) struct NetError {
+    /// What happened, without secrets.
+    pub message: String,
+    /// True for a failure that will not fix itself in a moment (TLS trust, a client
+    /// certificate refused, the wrong scheme, a proxy refusing): retried at the backoff
+    /// ceiling, with health failing.
+    pub setup: bool,
+}
+
 /// A shared HTTP client.
 #[derive(Clone)]
 pub(crate) struct Client {
     agent: ureq::Agent,
+    /// The proxy's `host:port`, for error messages.
+    proxy: Option<String>,
 }
 
 impl Client {
-    pub(crate) fn new(config: &Config) -> Client {
+    pub(crate) fn new(config: &Config, network: &Network) -> Client {
         let agent: ureq::Agent = ureq::Agent::config_builder()
+            .tls_config(network.trust.config.clone())
+            // Always set: ureq would otherwise read the environment itself, by other rules.
+            .proxy(network.proxy.proxy.clone())
             .http_status_as_error(false)
             .max_redirects(0)
             .timeout_connect(Some(config.connect_timeout))
@@ -46,7 +66,10 @@ impl Client {
             .max_idle_connections(config.max_in_flight.max(10))
             .build()
             .into();
-        Client { agent }
+        Client {
+            agent,
+            proxy: network.proxy.host.clone(),
+        }
     }
 
     /// POSTs `body` and reads at most `max_response` bytes of the answer; `Err` carries a
@@ -59,7 +82,7 @@ impl Client {
         headers: &[(String, Secret)],
         body: &[u8],
         max_response: u64,
-    ) -> Result<Response, String> {
+    ) -> Result<Response, NetError> {
         let mut request = self.agent.post(url).header("Content-Type", content_type);
         if gzip {
             request = request.header("Content-Encoding", "gzip");
@@ -69,10 +92,19 @@ impl Client {
         }
         let mut response = request.send(body).map_err(|e| {
             let shown = redact_url(url);
-            format!(
-                "request to {shown} failed: {}",
-                describe(&e).replace(url, &shown)
-            )
+            if let Some(message) = self.explain(&e, url) {
+                return NetError {
+                    message: format!("request to {shown} failed: {message}"),
+                    setup: true,
+                };
+            }
+            NetError {
+                message: format!(
+                    "request to {shown} failed: {}",
+                    describe(&e).replace(url, &shown)
+                ),
+                setup: false,
+            }
         })?;
         let status = response.status().as_u16();
         let retry_after = response
@@ -87,12 +119,38 @@ impl Client {
             .limit(max_response)
             .read_to_vec()
             .unwrap_or_default();
+        let host = url.parse::<ureq::http::Uri>().ok();
+        let host = host.as_ref().and_then(|u| u.host()).unwrap_or("the intake");
+        if let Some(message) = super::tls::server_tls_page(status, &raw, host) {
+            return Err(NetError {
+                message: format!("request to {} failed: {message}", redact_url(url)),
+                setup: true,
+            });
+        }
         Ok(Response {
             status,
             retry_after,
             body: String::from_utf8_lossy(&raw).into_owned(),
             raw,
         })
+    }
+}
+
+impl Client {
+    /// A TLS or proxy failure in words a person can act on; `None` for other failures.
+    fn explain(&self, e: &ureq::Error, url: &str) -> Option<String> {
+        let uri = url.parse::<ureq::http::Uri>().ok();
+        let host = uri.as_ref().and_then(|u| u.host()).unwrap_or("the intake");
+        let https = uri
+            .as_ref()
+            .and_then(|u| u.scheme_str())
+            .is_some_and(|s| s.eq_ignore_ascii_case("https"));
+        if let Some(proxy) = &self.proxy {
+            if let Some(m) = super::proxy::describe(e, proxy) {
+                return Some(m);
+            }
+        }
+        super::tls::describe(e, host, https)
     }
 }
 

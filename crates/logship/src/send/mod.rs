@@ -15,8 +15,13 @@ pub(crate) mod backoff;
 pub(crate) mod concurrency;
 pub(crate) mod deliver;
 pub(crate) mod http;
+pub(crate) mod network;
+pub(crate) mod proxy;
 pub(crate) mod replayer;
 pub(crate) mod settle;
+pub(crate) mod tls;
+
+pub use network::NetworkSummary;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
