@@ -67,6 +67,7 @@
 //! ```
 
 mod control;
+pub mod external;
 mod faults;
 mod http;
 mod protocol;

@@ -173,8 +173,11 @@ fn in_cidr(ip: IpAddr, net: IpAddr, bits: u32) -> bool {
 /// not about the proxy. `proxy` is its `host:port`.
 pub(crate) fn describe(error: &ureq::Error, proxy: &str) -> Option<String> {
     match error {
-        ureq::Error::ConnectProxyFailed(reason) => Some(if reason.contains("407") {
-            format!("the proxy {proxy} refused the connection with 407 (authentication required): check the proxy credentials (user:password in the proxy URL)")
+        // 407 is the standard answer; some proxies (tinyproxy) answer wrong credentials
+        // with 401.
+        ureq::Error::ConnectProxyFailed(reason) => Some(if reason.contains("407") || reason.contains("401") {
+            let code = if reason.contains("407") { 407 } else { 401 };
+            format!("the proxy {proxy} refused the connection with {code} (proxy authentication required or refused): check the proxy credentials (user:password in the proxy URL)")
         } else if reason.contains("403") {
             format!("the proxy {proxy} refused to connect to the intake with 403 (forbidden): the proxy's rules do not allow this host or port; ask its administrator, or set no_proxy / proxy = \"none\" if the intake is reachable directly")
         } else {
