@@ -85,6 +85,8 @@ pub struct DemoReport {
     pub rate: u64,
     /// Port of the in-process intake.
     pub intake_port: u16,
+    /// Whether the run shipped over HTTPS (`--tls`).
+    pub tls: bool,
     /// How long the logging phase actually took, in seconds.
     pub logging_s: f64,
     /// Log calls made.
@@ -391,6 +393,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
         duration_s: args.duration,
         rate: args.rate,
         intake_port: intake.addr().port(),
+        tls: intake.is_tls(),
         logging_s: logging.as_secs_f64(),
         events_logged: logged.load(Relaxed),
         events_delivered: intake_stats.events,
@@ -640,8 +643,11 @@ fn table(r: &DemoReport) -> String {
     let quantiles =
         |p50: String, p99: String, max: String| format!("p50 {p50:<10}p99 {p99:<10}max {max}");
     let mut out = format!(
-        "logship demo: {} threads, {} s, local intake on 127.0.0.1:{}\n",
-        r.threads, r.duration_s, r.intake_port
+        "logship demo: {} threads, {} s, local intake on 127.0.0.1:{}{}\n",
+        r.threads,
+        r.duration_s,
+        r.intake_port,
+        if r.tls { " (HTTPS)" } else { "" }
     );
     out += &row("events logged", r.events_logged.to_string());
     out += &row("events delivered", r.events_delivered.to_string());

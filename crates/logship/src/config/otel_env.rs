@@ -387,6 +387,38 @@ mod tests {
     }
 
     #[test]
+    fn certificate_variables_set_the_tls_files_the_logs_forms_first() {
+        let values = read_env(&[
+            ("OTEL_EXPORTER_OTLP_CERTIFICATE", "/etc/ca.pem"),
+            ("OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE", "/etc/logs-ca.pem"),
+            ("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE", "/etc/client.pem"),
+            ("OTEL_EXPORTER_OTLP_LOGS_CLIENT_KEY", "/etc/client.key"),
+        ])
+        .unwrap();
+        assert_eq!(
+            text_of(&values, "tls_ca_file"),
+            Some((
+                "/etc/logs-ca.pem".into(),
+                "OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE"
+            ))
+        );
+        assert_eq!(
+            text_of(&values, "tls_client_cert"),
+            Some((
+                "/etc/client.pem".into(),
+                "OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE"
+            ))
+        );
+        assert_eq!(
+            text_of(&values, "tls_client_key"),
+            Some((
+                "/etc/client.key".into(),
+                "OTEL_EXPORTER_OTLP_LOGS_CLIENT_KEY"
+            ))
+        );
+    }
+
+    #[test]
     fn nothing_set_reads_nothing() {
         assert!(read_env(&[("OTEL_SERVICE_NAME", "  ")]).unwrap().is_empty());
     }
