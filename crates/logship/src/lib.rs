@@ -322,6 +322,7 @@ mod config;
 mod error;
 mod integrations;
 mod json;
+mod panic_hook;
 mod pipeline;
 mod protocol;
 mod queue;

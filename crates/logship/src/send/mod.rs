@@ -19,7 +19,7 @@ pub(crate) mod replayer;
 pub(crate) mod settle;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crossbeam_channel::Receiver;
 
@@ -36,7 +36,9 @@ use deliver::Delivery;
 pub(crate) struct Job {
     /// The batch's sequence number (see `tracker`).
     pub seq: u64,
-    pub records: Vec<Record>,
+    /// Shared with [`Pool::in_flight`] while a sender carries the batch, so that shutdown
+    /// can spill a batch whose request never returns.
+    pub records: Arc<[Record]>,
     /// The encoded, uncompressed body.
     pub body: Vec<u8>,
     /// Bytes counted against the memory budget for these records; released when settled.
@@ -49,6 +51,16 @@ pub(crate) struct Pool {
     pub concurrency: Limiter,
     /// Live sender threads started so far (they start as the concurrency limit grows).
     pub threads: AtomicUsize,
+    /// The live batches senders are carrying right now (see [`InFlight`]).
+    in_flight: Mutex<Vec<InFlight>>,
+}
+
+/// A live batch a sender is carrying: what shutdown needs to spill it if its request is
+/// still out at the deadline.
+pub(crate) struct InFlight {
+    pub seq: u64,
+    pub records: Arc<[Record]>,
+    pub held_bytes: usize,
 }
 
 impl Pool {
@@ -57,7 +69,18 @@ impl Pool {
         Pool {
             concurrency,
             threads: AtomicUsize::new(0),
+            in_flight: Mutex::new(Vec::new()),
         }
+    }
+
+    fn in_flight(&self) -> MutexGuard<'_, Vec<InFlight>> {
+        self.in_flight.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Every live batch a sender is still carrying, taken out of the registry (for
+    /// shutdown at its deadline).
+    pub(crate) fn take_in_flight(&self) -> Vec<InFlight> {
+        std::mem::take(&mut *self.in_flight())
     }
 }
 
@@ -80,12 +103,20 @@ impl Sender {
             self.grow_pool(&jobs);
             let delivery = if self.shared.abort.is_raised() {
                 Delivery {
-                    aborted: job.records,
+                    aborted: job.records.to_vec(),
                     ..Delivery::default()
                 }
             } else {
-                self.deliver(&job.records, job.body)
+                self.pool.in_flight().push(InFlight {
+                    seq: job.seq,
+                    records: Arc::clone(&job.records),
+                    held_bytes: job.held_bytes,
+                });
+                let delivery = self.deliver(&job.records, job.body);
+                self.pool.in_flight().retain(|f| f.seq != job.seq);
+                delivery
             };
+            // A no-op when shutdown already settled this batch at its deadline.
             settle::live(&self.shared, job.seq, job.held_bytes, delivery);
         }
     }

@@ -16,10 +16,23 @@ use crate::stats::Counters;
 /// spilled when spill is on, otherwise counted as abandoned.
 pub(crate) fn abandon(shared: &Shared, job: Job) {
     let delivery = Delivery {
-        aborted: job.records,
+        aborted: job.records.to_vec(),
         ..Delivery::default()
     };
     live(shared, job.seq, job.held_bytes, delivery);
+}
+
+/// Settles a live batch whose request is still out when shutdown runs out of time (an
+/// intake that accepted the request and never answers): spilled when spill is on (it may
+/// then arrive twice: at-least-once), otherwise counted as abandoned; never dropped
+/// silently. When its sender returns later, its settlement finds the batch settled and
+/// counts nothing.
+pub(crate) fn stuck(shared: &Shared, stuck: super::InFlight) {
+    let delivery = Delivery {
+        aborted: stuck.records.to_vec(),
+        ..Delivery::default()
+    };
+    live(shared, stuck.seq, stuck.held_bytes, delivery);
 }
 
 /// Spills a live batch the senders cannot take now (a backlog): it will be replayed, and
@@ -29,6 +42,9 @@ pub(crate) fn spill_backlog(shared: &Shared, job: Job) -> Option<Job> {
     let Some(spill) = shared.spill.as_ref() else {
         return Some(job);
     };
+    if !shared.tracker.claim(job.seq) {
+        return None;
+    }
     let written = spill.store(&job.records, &shared.counters, &shared.reporter);
     if written < job.records.len() {
         // Partly on disk is still counted per record: the rest is dropped and counted by
@@ -41,8 +57,12 @@ pub(crate) fn spill_backlog(shared: &Shared, job: Job) -> Option<Job> {
     None
 }
 
-/// Counts a live batch's outcome, keeps what can be kept on disk, frees its memory.
+/// Counts a live batch's outcome, keeps what can be kept on disk, frees its memory; does
+/// nothing when the batch was settled already (see [`stuck`]).
 pub(crate) fn live(shared: &Shared, seq: u64, held_bytes: usize, delivery: Delivery) {
+    if !shared.tracker.claim(seq) {
+        return;
+    }
     let c = &shared.counters;
     Counters::add(&c.events_delivered, delivery.delivered as u64);
     Counters::add(

@@ -29,6 +29,7 @@ mod inspect;
 mod lock;
 mod reader;
 mod segment;
+pub(crate) mod startup;
 mod store;
 #[cfg(test)]
 mod tests;
