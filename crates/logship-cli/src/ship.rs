@@ -127,8 +127,12 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
                 "logship: signal received: reading no more input; delivering what is in memory within the shutdown timeout (a second signal stops at once, spilling what it can)"
             );
             // A line being handed over finishes first (the reader sees `stop` after it);
-            // a reader blocked on input is not waited for.
-            let _ = waiting.recv_timeout(READER_GRACE);
+            // a reader blocked on input is not waited for. A second signal meanwhile
+            // counts as the second signal.
+            if let Ok(Event::Signal) = waiting.recv_timeout(READER_GRACE) {
+                eprintln!("logship: second signal: stopping now");
+                logship.cut_short();
+            }
             (true, None)
         }
     };
