@@ -115,6 +115,7 @@ impl Logship {
         );
         stats.spill_unavailable = shared.spill_unavailable.clone();
         stats.report_write_errors = shared.reporter.write_failures();
+        stats.spill_in_flight_copies = self.inner.pool.copied_records();
         let concurrency = &self.inner.pool.concurrency;
         stats.concurrency_limit = concurrency.limit() as u64;
         stats.concurrency_peak = concurrency.peak() as u64;
@@ -168,6 +169,7 @@ impl Logship {
         let deadline = started + timeout;
         let shared = &self.inner.shared;
         shared.closed.store(true, Ordering::Release);
+        self.inner.pool.wake_watch();
         let _ = self.inner.control.send(Control::Shutdown);
         if let Some(spill) = &shared.spill {
             spill.wake(); // the replayer stops: shutdown began
@@ -237,6 +239,7 @@ impl Logship {
         let shared = &self.inner.shared;
         shared.abort.raise();
         self.inner.pool.concurrency.wake_all();
+        self.inner.pool.wake_watch();
         shared.tracker.poke();
     }
 
@@ -592,6 +595,14 @@ impl Builder {
         self
     }
 
+    /// How long a batch's request may be out before the batch also gets an insurance copy
+    /// in the spill (deleted once it settles), so that a crash or SIGKILL meanwhile cannot
+    /// lose it. Default 5 s; 100 ms to 10 minutes.
+    pub fn spill_in_flight_after(mut self, d: Duration) -> Self {
+        self.config.spill_in_flight_after = d;
+        self
+    }
+
     /// Fails `build` when the spill directory cannot be used (held by another process,
     /// unwritable) instead of starting without spill. Default off: logging never keeps the
     /// program from starting; the pipeline says so once on stderr and in
@@ -711,6 +722,13 @@ impl Builder {
             let (queue, capacity) = (queue.clone(), config.queue_capacity);
             spawn("logship-replayer".into(), move || {
                 crate::send::replayer::run(replayer, queue, capacity)
+            })?;
+        }
+        if shared.spill.is_some() {
+            let (shared, pool) = (shared.clone(), pool.clone());
+            let after = config.spill_in_flight_after;
+            spawn("logship-watch".into(), move || {
+                crate::send::watch::run(shared, pool, after)
             })?;
         }
         let batcher = Batcher::new(codec, config.max_event_bytes);

@@ -84,6 +84,7 @@ impl Counters {
             last_error: self.last_error.lock().ok().and_then(|e| e.clone()),
             spill_unavailable: None,
             report_write_errors: 0,
+            spill_in_flight_copies: 0,
         }
     }
 }
@@ -166,6 +167,10 @@ pub struct Stats {
     /// stderr because it was closed or full: counted, never a crash.
     #[serde(default)]
     pub report_write_errors: u64,
+    /// Records of batches still in flight whose insurance copy is on disk right now
+    /// (requests out longer than `spill_in_flight_after`): a crash cannot lose them.
+    #[serde(default)]
+    pub spill_in_flight_copies: u64,
 }
 
 impl Stats {

@@ -262,3 +262,109 @@ fn at_the_deadline_a_batch_whose_request_never_returns_is_spilled_not_dropped() 
     assert_eq!(s.lost(), 0, "{s:?}");
     assert_eq!(s.batches_in_flight, 0, "nothing left uncounted: {s:?}");
 }
+
+/// Waits until `done` holds for the pipeline's stats (polled: stats have no wait API).
+fn wait_for_stats(logship: &Logship, done: impl Fn(&logship::Stats) -> bool) -> bool {
+    let deadline = std::time::Instant::now() + WAIT;
+    while std::time::Instant::now() < deadline {
+        if done(&logship.stats()) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    false
+}
+
+fn insured(endpoint: String, dir: &std::path::Path) -> logship::Builder {
+    Logship::builder()
+        .endpoint(endpoint)
+        .spill_dir(dir)
+        .spill_in_flight_after(Duration::from_millis(200))
+        .max_batch_records(50)
+        .max_in_flight(4)
+        .adaptive_concurrency(false)
+        .report_to_stderr(false)
+}
+
+#[test]
+fn a_request_that_hangs_gets_a_copy_on_disk_deleted_once_it_is_delivered() {
+    let dir = TempDir::new("insured-live");
+    let intake = intake();
+    intake.pause(); // accepts, does not answer yet
+    let (logship, _guard) = insured(intake.url("/logs"), dir.path()).build().unwrap();
+    for i in 0..100 {
+        logship.push(event(i)).unwrap();
+    }
+    assert!(
+        wait_for_stats(&logship, |s| s.spill_in_flight_copies == 100),
+        "{:?}",
+        logship.stats()
+    );
+    intake.resume();
+    logship.flush(WAIT).unwrap();
+    let s = logship.stats();
+    assert_eq!(s.events_delivered, 100, "{s:?}");
+    assert_eq!(s.events_spilled, 0, "a copy is not a spill: {s:?}");
+    assert_eq!(
+        s.spill_in_flight_copies, 0,
+        "copies deleted once delivered: {s:?}"
+    );
+    assert_eq!(s.spill_pending, 0, "{s:?}");
+    let copies = std::fs::read_dir(dir.path().join("inflight"))
+        .unwrap()
+        .count();
+    assert_eq!(copies, 0);
+}
+
+#[test]
+#[ignore = "run as a child by a_sigkill_while_a_request_hangs_loses_nothing"]
+fn child_ships_into_a_hanging_intake_then_waits_to_be_killed() {
+    let endpoint = std::env::var("LOGSHIP_CHILD_ENDPOINT").expect("child endpoint");
+    let dir = std::env::var("LOGSHIP_CHILD_SPILL_DIR").expect("child spill dir");
+    let (logship, _guard) = insured(endpoint, std::path::Path::new(&dir))
+        .build()
+        .unwrap();
+    for i in 0..100 {
+        logship.push(event(i)).unwrap();
+    }
+    let copied = wait_for_stats(&logship, |s| s.spill_in_flight_copies == 100);
+    println!("COPIED {copied}");
+    let _ = std::io::stdin().read_line(&mut String::new());
+    std::process::abort();
+}
+
+#[test]
+fn a_sigkill_while_a_request_hangs_loses_nothing() {
+    let dir = TempDir::new("insured-kill");
+    let hanging = intake();
+    hanging.pause();
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_ships_into_a_hanging_intake_then_waits_to_be_killed",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("LOGSHIP_CHILD_ENDPOINT", hanging.url("/logs"))
+        .env("LOGSHIP_CHILD_SPILL_DIR", dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let copied = BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .map_while(Result::ok)
+        .find_map(|l| l.split_once("COPIED ").map(|(_, v)| v.trim() == "true"));
+    assert_eq!(copied, Some(true), "the child's batches got their copies");
+    child.kill().unwrap(); // SIGKILL, with every request still unanswered
+    child.wait().unwrap();
+    // The next process on the same directory replays the copies.
+    let intake = intake();
+    let (logship, _guard) = insured(intake.url("/logs"), dir.path()).build().unwrap();
+    assert!(logship.wait_spill_drained(WAIT), "{:?}", logship.stats());
+    assert!(intake.wait_for_events(100, WAIT), "{:?}", intake.stats());
+    let mut messages = intake.sorted_strings_at("/message");
+    messages.dedup();
+    assert_eq!(messages.len(), 100, "every event arrived");
+}

@@ -139,7 +139,7 @@ pub fn example_toml(vendor: Vendor) -> String {
     out.push_str(
         "# When the spill directory cannot be used, start without spill (false) or fail (true).\n",
     );
-    defaults(&mut out, &["spill_required"]);
+    defaults(&mut out, &["spill_required", "spill_in_flight_after_ms"]);
     defaults(&mut out, &["spill_max_bytes", "spill_segment_bytes"]);
     out.push_str("# spill_full = \"drop_oldest\"    # or drop_newest\n");
     out.push_str("# spill_fsync = \"on_segment_close\"    # or always, never\n");

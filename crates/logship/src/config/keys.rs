@@ -675,6 +675,18 @@ pub(crate) const KEYS: &[Key] = &[
         get: |c| Some(c.spill_required.to_string()),
     },
     Key {
+        name: "spill_in_flight_after_ms",
+        kind: int(100, 600_000, MS),
+        vendor_env: false,
+        when: When::Always,
+        java: None,
+        builder: "`spill_in_flight_after`",
+        default: "5000",
+        doc: "a batch whose request has been out this long also gets a copy in the spill, so a crash cannot lose it",
+        set: |c, v| c.spill_in_flight_after = ms(v.int()),
+        get: |c| millis(c.spill_in_flight_after),
+    },
+    Key {
         name: "flush_on_panic",
         kind: Kind::Bool,
         vendor_env: false,

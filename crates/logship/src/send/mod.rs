@@ -17,9 +17,12 @@ pub(crate) mod deliver;
 pub(crate) mod http;
 pub(crate) mod replayer;
 pub(crate) mod settle;
+pub(crate) mod watch;
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Instant;
 
 use crossbeam_channel::Receiver;
 
@@ -53,6 +56,8 @@ pub(crate) struct Pool {
     pub threads: AtomicUsize,
     /// The live batches senders are carrying right now (see [`InFlight`]).
     in_flight: Mutex<Vec<InFlight>>,
+    /// Signalled when a batch is added to or leaves `in_flight` (see `watch`).
+    in_flight_changed: Condvar,
 }
 
 /// A live batch a sender is carrying: what shutdown needs to spill it if its request is
@@ -61,6 +66,22 @@ pub(crate) struct InFlight {
     pub seq: u64,
     pub records: Arc<[Record]>,
     pub held_bytes: usize,
+    /// When the sender took it.
+    pub since: Instant,
+    /// Its insurance copy on disk, once written (see `watch`); deleted when it settles.
+    pub copy: Option<PathBuf>,
+    /// The watch thread has dealt with it (the copy may have failed: reported, not retried).
+    pub copied: bool,
+}
+
+impl InFlight {
+    /// Deletes the insurance copy, if any: call only after the batch's own settlement is
+    /// on disk (or counted).
+    pub(crate) fn forget_copy(&mut self) {
+        if let Some(path) = self.copy.take() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
 }
 
 impl Pool {
@@ -70,7 +91,39 @@ impl Pool {
             concurrency,
             threads: AtomicUsize::new(0),
             in_flight: Mutex::new(Vec::new()),
+            in_flight_changed: Condvar::new(),
         }
+    }
+
+    /// Registers a batch a sender starts carrying.
+    fn carry(&self, entry: InFlight) {
+        self.in_flight().push(entry);
+        self.in_flight_changed.notify_all();
+    }
+
+    /// Unregisters a batch whose sender is done with it; returns its entry (still holding
+    /// its insurance copy, if one was written) unless shutdown took it already.
+    fn done(&self, seq: u64) -> Option<InFlight> {
+        let mut in_flight = self.in_flight();
+        let at = in_flight.iter().position(|f| f.seq == seq)?;
+        let entry = in_flight.swap_remove(at);
+        drop(in_flight);
+        self.in_flight_changed.notify_all();
+        Some(entry)
+    }
+
+    /// Records of batches in flight whose insurance copy is on disk now (for `stats`).
+    pub(crate) fn copied_records(&self) -> u64 {
+        self.in_flight()
+            .iter()
+            .filter(|f| f.copy.is_some())
+            .map(|f| f.records.len() as u64)
+            .sum()
+    }
+
+    /// Wakes the watch thread (at shutdown).
+    pub(crate) fn wake_watch(&self) {
+        self.in_flight_changed.notify_all();
     }
 
     fn in_flight(&self) -> MutexGuard<'_, Vec<InFlight>> {
@@ -107,17 +160,22 @@ impl Sender {
                     ..Delivery::default()
                 }
             } else {
-                self.pool.in_flight().push(InFlight {
+                self.pool.carry(InFlight {
                     seq: job.seq,
                     records: Arc::clone(&job.records),
                     held_bytes: job.held_bytes,
+                    since: Instant::now(),
+                    copy: None,
+                    copied: false,
                 });
-                let delivery = self.deliver(&job.records, job.body);
-                self.pool.in_flight().retain(|f| f.seq != job.seq);
-                delivery
+                self.deliver(&job.records, job.body)
             };
             // A no-op when shutdown already settled this batch at its deadline.
             settle::live(&self.shared, job.seq, job.held_bytes, delivery);
+            // Settled (and spilled where it had to be): its insurance copy can go.
+            if let Some(mut entry) = self.pool.done(job.seq) {
+                entry.forget_copy();
+            }
         }
     }
 

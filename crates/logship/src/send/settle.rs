@@ -27,12 +27,13 @@ pub(crate) fn abandon(shared: &Shared, job: Job) {
 /// then arrive twice: at-least-once), otherwise counted as abandoned; never dropped
 /// silently. When its sender returns later, its settlement finds the batch settled and
 /// counts nothing.
-pub(crate) fn stuck(shared: &Shared, stuck: super::InFlight) {
+pub(crate) fn stuck(shared: &Shared, mut stuck: super::InFlight) {
     let delivery = Delivery {
         aborted: stuck.records.to_vec(),
         ..Delivery::default()
     };
     live(shared, stuck.seq, stuck.held_bytes, delivery);
+    stuck.forget_copy();
 }
 
 /// Spills a live batch the senders cannot take now (a backlog): it will be replayed, and
