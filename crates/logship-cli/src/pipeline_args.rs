@@ -204,7 +204,10 @@ impl PipelineArgs {
         let resolved = layered
             .resolve()
             .map_err(|e| Failure::usage(format!("invalid logship configuration: {e}")))?;
-        let timeout_is_default = resolved.origin("shutdown_timeout_ms") == Origin::Default;
+        // The flag counts when given, even with the library's default value (5000): the
+        // layering sees only changed values as explicit.
+        let timeout_is_default = self.shutdown_timeout_ms.is_none()
+            && resolved.origin("shutdown_timeout_ms") == Origin::Default;
         let mut config = resolved.config;
         // A command-line run can afford to wait longer than an application's exit.
         if timeout_is_default {

@@ -177,7 +177,10 @@ fn config_example_passes_check_for_every_vendor() {
             let bare = run(&["config", "check", &file.to_string_lossy()], &[], b"");
             let err = text(&bare.stderr);
             assert_eq!(bare.status.code(), Some(2), "{vendor}: {err}");
-            assert!(err.contains("placeholder") && err.contains(var), "{vendor}: {err}");
+            assert!(
+                err.contains("placeholder") && err.contains(var),
+                "{vendor}: {err}"
+            );
         }
     }
 }

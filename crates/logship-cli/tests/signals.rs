@@ -335,3 +335,28 @@ fn a_closed_stderr_is_no_crash_and_the_stats_still_tell() {
     assert_eq!(n(&stats, "events_failed"), 20, "{stats}");
     assert!(n(&stats, "report_write_errors") > 0, "{stats}");
 }
+
+#[test]
+fn a_shutdown_timeout_equal_to_the_librarys_default_is_honoured_too() {
+    // 5000 ms is the library's default; the CLI's own default is 30 s. Given as a flag, it
+    // is the user's choice and must not be taken for "not set".
+    let intake = intake();
+    intake.pause();
+    let endpoint = intake.url("/logs");
+    let dir = temp_path("deadline-5000");
+    let mut ship = Shipper::start(&[
+        "--endpoint",
+        &endpoint,
+        "--spill-dir",
+        dir.to_str().unwrap(),
+        "--shutdown-timeout-ms",
+        "5000",
+    ]);
+    ship.write_lines(0..100);
+    drop(ship.stdin.take());
+    let (code, lines, stats, took) = ship.finish();
+    intake.resume();
+    assert_eq!(code, Some(3), "{lines:?}");
+    assert_eq!(n(&stats, "events_spilled"), 100, "{stats}");
+    assert!(took < Duration::from_secs(20), "5 s asked, took {took:?}");
+}
