@@ -130,8 +130,7 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
             // a reader blocked on input is not waited for. A second signal meanwhile
             // counts as the second signal.
             if let Ok(Event::Signal) = waiting.recv_timeout(READER_GRACE) {
-                eprintln!("logship: second signal: stopping now");
-                logship.cut_short();
+                stop_now(&logship);
             }
             (true, None)
         }
@@ -144,8 +143,7 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
             .spawn(move || {
                 while let Ok(event) = waiting.recv() {
                     if let Event::Signal = event {
-                        eprintln!("logship: second signal: stopping now");
-                        logship.cut_short();
+                        stop_now(&logship);
                         return;
                     }
                 }
@@ -187,6 +185,12 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
     } else {
         ExitCode::from(crate::exit::LOST)
     })
+}
+
+/// What a second signal does: shutdown stops waiting, what is left is spilled (or counted).
+fn stop_now(logship: &Logship) {
+    eprintln!("logship: second signal: stopping now");
+    logship.cut_short();
 }
 
 /// Longest the main thread waits, after a signal, for the reader to finish handing over the

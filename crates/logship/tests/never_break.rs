@@ -11,7 +11,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::TempDir;
+use common::{wait_for_stats, TempDir};
 use logship::{Logship, Record};
 use logship_intake::{Intake, IntakeConfig};
 
@@ -263,18 +263,6 @@ fn at_the_deadline_a_batch_whose_request_never_returns_is_spilled_not_dropped() 
     assert_eq!(s.batches_in_flight, 0, "nothing left uncounted: {s:?}");
 }
 
-/// Waits until `done` holds for the pipeline's stats (polled: stats have no wait API).
-fn wait_for_stats(logship: &Logship, done: impl Fn(&logship::Stats) -> bool) -> bool {
-    let deadline = std::time::Instant::now() + WAIT;
-    while std::time::Instant::now() < deadline {
-        if done(&logship.stats()) {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    false
-}
-
 fn insured(endpoint: String, dir: &std::path::Path) -> logship::Builder {
     Logship::builder()
         .endpoint(endpoint)
@@ -296,7 +284,7 @@ fn a_request_that_hangs_gets_a_copy_on_disk_deleted_once_it_is_delivered() {
         logship.push(event(i)).unwrap();
     }
     assert!(
-        wait_for_stats(&logship, |s| s.spill_in_flight_copies == 100),
+        wait_for_stats(&logship, WAIT, |s| s.spill_in_flight_copies == 100),
         "{:?}",
         logship.stats()
     );
@@ -327,7 +315,7 @@ fn child_ships_into_a_hanging_intake_then_waits_to_be_killed() {
     for i in 0..100 {
         logship.push(event(i)).unwrap();
     }
-    let copied = wait_for_stats(&logship, |s| s.spill_in_flight_copies == 100);
+    let copied = wait_for_stats(&logship, WAIT, |s| s.spill_in_flight_copies == 100);
     println!("COPIED {copied}");
     let _ = std::io::stdin().read_line(&mut String::new());
     std::process::abort();

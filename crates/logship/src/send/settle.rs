@@ -15,11 +15,7 @@ use crate::stats::Counters;
 /// Settles a live batch that will not be sent (shutdown out of time, no sender left):
 /// spilled when spill is on, otherwise counted as abandoned.
 pub(crate) fn abandon(shared: &Shared, job: Job) {
-    let delivery = Delivery {
-        aborted: job.records.to_vec(),
-        ..Delivery::default()
-    };
-    live(shared, job.seq, job.held_bytes, delivery);
+    not_sent(shared, job.seq, job.held_bytes, &job.records);
 }
 
 /// Settles a live batch whose request is still out when shutdown runs out of time (an
@@ -28,12 +24,18 @@ pub(crate) fn abandon(shared: &Shared, job: Job) {
 /// silently. When its sender returns later, its settlement finds the batch settled and
 /// counts nothing.
 pub(crate) fn stuck(shared: &Shared, mut stuck: super::InFlight) {
+    not_sent(shared, stuck.seq, stuck.held_bytes, &stuck.records);
+    stuck.forget_copy();
+}
+
+/// Settles a live batch none of whose records will be sent by this process: all of them
+/// are aborted (spilled, or counted as abandoned).
+fn not_sent(shared: &Shared, seq: u64, held_bytes: usize, records: &[crate::record::Record]) {
     let delivery = Delivery {
-        aborted: stuck.records.to_vec(),
+        aborted: records.to_vec(),
         ..Delivery::default()
     };
-    live(shared, stuck.seq, stuck.held_bytes, delivery);
-    stuck.forget_copy();
+    live(shared, seq, held_bytes, delivery);
 }
 
 /// Spills a live batch the senders cannot take now (a backlog): it will be replayed, and

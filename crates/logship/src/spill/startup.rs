@@ -84,13 +84,7 @@ mod tests {
     use crate::spill::testutil::TempDir;
 
     fn config(dir: PathBuf) -> SpillConfig {
-        SpillConfig {
-            dir,
-            segment_max_bytes: 1 << 20,
-            max_total_bytes: 1 << 24,
-            full: crate::spill::SpillFull::DropOldest,
-            fsync: crate::spill::SpillFsync::Never,
-        }
+        SpillConfig::new(dir)
     }
 
     #[test]
