@@ -170,12 +170,14 @@ impl Sender {
                 });
                 self.deliver(&job.records, job.body)
             };
-            // A no-op when shutdown already settled this batch at its deadline.
-            settle::live(&self.shared, job.seq, job.held_bytes, delivery);
-            // Settled (and spilled where it had to be): its insurance copy can go.
-            if let Some(mut entry) = self.pool.done(job.seq) {
-                entry.forget_copy();
-            }
+            // Counts nothing when shutdown already settled this batch at its deadline. Once
+            // counted (and spilled where it had to be), its insurance copy can go.
+            let pool = &self.pool;
+            settle::live_then(&self.shared, job.seq, job.held_bytes, delivery, || {
+                if let Some(mut entry) = pool.done(job.seq) {
+                    entry.forget_copy();
+                }
+            });
         }
     }
 

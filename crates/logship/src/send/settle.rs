@@ -63,7 +63,22 @@ pub(crate) fn spill_backlog(shared: &Shared, job: Job) -> Option<Job> {
 /// Counts a live batch's outcome, keeps what can be kept on disk, frees its memory; does
 /// nothing when the batch was settled already (see [`stuck`]).
 pub(crate) fn live(shared: &Shared, seq: u64, held_bytes: usize, delivery: Delivery) {
+    live_then(shared, seq, held_bytes, delivery, || {});
+}
+
+/// [`live`], running `then` after the outcome is counted (and on disk) but before `flush`
+/// and `shutdown` can see the batch settled: a sender deletes the batch's insurance copy
+/// there, so that no copy outlives a `flush` that returned. `then` runs also when the
+/// batch was settled already.
+pub(crate) fn live_then(
+    shared: &Shared,
+    seq: u64,
+    held_bytes: usize,
+    delivery: Delivery,
+    then: impl FnOnce(),
+) {
     if !shared.tracker.claim(seq) {
+        then();
         return;
     }
     let c = &shared.counters;
@@ -89,5 +104,6 @@ pub(crate) fn live(shared: &Shared, seq: u64, held_bytes: usize, delivery: Deliv
         }
     }
     shared.memory.release(held_bytes);
+    then();
     shared.tracker.settle(seq);
 }
