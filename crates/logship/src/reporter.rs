@@ -3,9 +3,12 @@
 //! Why it exists: delivery errors must be visible (stderr, `stats().last_error`, an
 //! optional callback) but must never be logged through `log` or `tracing`, which could feed
 //! them back into logship. Repeats of the same problem are rate-limited so a dead intake
-//! does not flood stderr.
+//! does not flood stderr. A stderr nobody reads any more (a closed pipe) is counted in
+//! `stats().report_write_errors`, never a panic.
 
 use std::collections::HashMap;
+use std::io::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -35,6 +38,8 @@ pub(crate) struct Reporter {
     to_stderr: bool,
     callback: Option<ErrorCallback>,
     last_printed: Mutex<HashMap<String, Instant>>,
+    /// Lines that could not be written (stderr closed, full, or gone).
+    write_failures: AtomicU64,
 }
 
 impl Reporter {
@@ -43,6 +48,7 @@ impl Reporter {
             to_stderr,
             callback,
             last_printed: Mutex::new(HashMap::new()),
+            write_failures: AtomicU64::new(0),
         }
     }
 
@@ -54,14 +60,29 @@ impl Reporter {
             cb(&error);
         }
         if self.to_stderr && self.should_print(key) {
-            eprintln!("logship: {}", error.message);
+            self.write_line(&error.message);
         }
     }
 
     /// Prints a one-off notice (start-up warnings, the shutdown report).
     pub(crate) fn notice(&self, message: &str) {
         if self.to_stderr {
-            eprintln!("logship: {message}");
+            self.write_line(message);
+        }
+    }
+
+    /// Lines that could not be written to stderr so far.
+    pub(crate) fn write_failures(&self) -> u64 {
+        self.write_failures.load(Ordering::Relaxed)
+    }
+
+    /// Writes `logship: <message>` to stderr in one call. A stderr that is closed, full or
+    /// gone is counted, never a panic (`eprintln!` would panic): logship's own reporting
+    /// must not take the program down.
+    fn write_line(&self, message: &str) {
+        let line = format!("logship: {message}\n");
+        if std::io::stderr().lock().write_all(line.as_bytes()).is_err() {
+            self.write_failures.fetch_add(1, Ordering::Relaxed);
         }
     }
 

@@ -186,6 +186,18 @@ pub struct Config {
     /// backlog the senders cannot drain, shutdown out of time) to disk and replay them
     /// later. Default on.
     pub spill_enabled: bool,
+    /// Fail start-up when the spill directory cannot be used (held by another process,
+    /// unwritable). Default off: the pipeline then starts without spill, says so once on
+    /// stderr and in [`crate::Stats::spill_unavailable`], and keeps delivering from memory.
+    pub spill_required: bool,
+    /// A batch whose request has been out this long also gets an insurance copy in the
+    /// spill (deleted once it settles), so a crash cannot lose it. Default 5 s, well under
+    /// the 30 s request timeout.
+    pub spill_in_flight_after: Duration,
+    /// On a panic anywhere in the program, deliver what is queued first (bounded by the
+    /// shorter of `shutdown_timeout` and 2 s), then run the previous panic hook. Default
+    /// on: the events just before a crash are the ones worth having.
+    pub flush_on_panic: bool,
     /// The spill directory (one process at a time). Default: a per-user cache directory
     /// named after the service: `$XDG_CACHE_HOME/logship/<service>` or
     /// `~/.cache/logship/<service>` (`default` without a service).
@@ -244,6 +256,9 @@ impl Default for Config {
             proxy: None,
             report_to_stderr: true,
             spill_enabled: true,
+            spill_required: false,
+            spill_in_flight_after: Duration::from_secs(5),
+            flush_on_panic: true,
             spill_dir: None,
             spill_max_bytes: SpillConfig::DEFAULT_MAX_TOTAL_BYTES,
             spill_segment_bytes: SpillConfig::DEFAULT_SEGMENT_MAX_BYTES,
@@ -299,6 +314,9 @@ impl fmt::Debug for Config {
             .field("tls_verify", &self.tls_verify)
             .field("proxy", &self.proxy.as_deref().map(redact_url))
             .field("spill_enabled", &self.spill_enabled)
+            .field("spill_required", &self.spill_required)
+            .field("spill_in_flight_after", &self.spill_in_flight_after)
+            .field("flush_on_panic", &self.flush_on_panic)
             .field("spill_dir", &self.spill_dir)
             .field("spill_max_bytes", &self.spill_max_bytes)
             .field("spill_segment_bytes", &self.spill_segment_bytes)
