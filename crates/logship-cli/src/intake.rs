@@ -12,7 +12,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use logship_intake::{Fault, Intake, IntakeConfig};
+use logship_intake::{Fault, Intake, IntakeConfig, WireFault};
 
 use crate::exit::Failure;
 
@@ -41,6 +41,18 @@ pub struct IntakeArgs {
     /// Add `Retry-After: SECS` to the failing answers.
     #[arg(long, value_name = "SECS", requires = "fail_status")]
     pub retry_after: Option<u64>,
+
+    /// Misbehave on purpose: answer with a hostile fault mode, `MODE[,KEY=VALUE...]`
+    /// (modes: never-answer, drip, huge, huge-chunked, endless, endless-chunked,
+    /// garbage-status, not-http, reset-before, reset-mid, reset-after, short-length,
+    /// long-length, redirect, echo-headers; keys: status, bytes, ms, len, claimed,
+    /// location). E.g. `--misbehave drip,status=503,ms=200`.
+    #[arg(long, value_name = "MODE")]
+    pub misbehave: Option<String>,
+
+    /// How many requests get --misbehave. [default: every request]
+    #[arg(long, value_name = "N", requires = "misbehave")]
+    pub misbehave_count: Option<usize>,
 
     /// Keep every event in memory (off: counters only, bounded memory).
     #[arg(long)]
@@ -93,6 +105,26 @@ pub fn run(args: IntakeArgs) -> Result<ExitCode, Failure> {
         .map_err(|e| Failure::runtime(format!("cannot listen on 127.0.0.1:{}: {e}", args.port)))?;
     if let Some((count, fault)) = fault {
         intake.fail_next(count, fault);
+    }
+    if let Some(spec) = &args.misbehave {
+        let (mode, params) = spec.split_once(',').unwrap_or((spec.as_str(), ""));
+        let params: Vec<(&str, &str)> = params
+            .split(',')
+            .filter(|p| !p.is_empty())
+            .map(|p| p.split_once('=').unwrap_or((p, "")))
+            .collect();
+        let lookup = |name: &str| {
+            params
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| (*v).to_owned())
+        };
+        let wire = WireFault::parse(mode, &lookup)
+            .map_err(|e| Failure::usage(format!("--misbehave {spec}: {e}")))?;
+        intake.fail_next(
+            args.misbehave_count.unwrap_or(usize::MAX),
+            Fault::Wire(wire),
+        );
     }
     {
         let mut out = std::io::stdout().lock();

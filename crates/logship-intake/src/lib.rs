@@ -72,7 +72,9 @@ mod http;
 mod protocol;
 mod server;
 mod state;
+mod wire;
 
 pub use faults::{Fault, ItemFault};
 pub use server::{Intake, IntakeConfig, IDLE_TIMEOUT, MAX_BODY_BYTES};
 pub use state::{IntakeStats, ObserverFn, ReceivedEvent, RequestRecord};
+pub use wire::{ResetAt, WireFault, MAX_HOLD};

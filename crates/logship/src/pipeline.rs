@@ -573,7 +573,16 @@ impl Builder {
         config.api_key = config.resolve_api_key(|var| std::env::var(var).ok());
         config.validate()?;
         let codec = Arc::new(Codec::new(&config)?);
-        let reporter = Reporter::new(config.report_to_stderr, self.on_error);
+        let mut secret_urls: Vec<&str> = config.endpoint.iter().map(String::as_str).collect();
+        secret_urls.push(codec.url());
+        let redactor = crate::redact::Redactor::for_pipeline(
+            codec.headers(),
+            config.api_key.as_ref(),
+            config.password.as_ref(),
+            &secret_urls,
+        );
+        let reporter =
+            Reporter::new(config.report_to_stderr, self.on_error).with_redactor(redactor);
         if let Some(url) = &config.endpoint {
             let has_secret =
                 !config.headers.is_empty() || config.api_key.is_some() || config.password.is_some();
