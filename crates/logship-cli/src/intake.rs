@@ -77,6 +77,7 @@ pub struct IntakeArgs {
 /// Runs `logship intake`.
 pub fn run(args: IntakeArgs) -> Result<ExitCode, Failure> {
     let fault = fault(&args)?;
+    let misbehave = args.misbehave.as_deref().map(misbehave).transpose()?;
     let duration = match args.duration {
         None => None,
         Some(secs) if (0.0..=1e9).contains(&secs) => Some(Duration::from_secs_f64(secs)),
@@ -106,21 +107,7 @@ pub fn run(args: IntakeArgs) -> Result<ExitCode, Failure> {
     if let Some((count, fault)) = fault {
         intake.fail_next(count, fault);
     }
-    if let Some(spec) = &args.misbehave {
-        let (mode, params) = spec.split_once(',').unwrap_or((spec.as_str(), ""));
-        let params: Vec<(&str, &str)> = params
-            .split(',')
-            .filter(|p| !p.is_empty())
-            .map(|p| p.split_once('=').unwrap_or((p, "")))
-            .collect();
-        let lookup = |name: &str| {
-            params
-                .iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| (*v).to_owned())
-        };
-        let wire = WireFault::parse(mode, &lookup)
-            .map_err(|e| Failure::usage(format!("--misbehave {spec}: {e}")))?;
+    if let Some(wire) = misbehave {
         intake.fail_next(
             args.misbehave_count.unwrap_or(usize::MAX),
             Fault::Wire(wire),
@@ -189,4 +176,21 @@ fn fault(args: &IntakeArgs) -> Result<Option<(usize, Fault)>, Failure> {
         },
     };
     Ok(Some((count, fault)))
+}
+
+/// The fault mode `--misbehave MODE[,KEY=VALUE...]` names.
+fn misbehave(spec: &str) -> Result<WireFault, Failure> {
+    let (mode, params) = spec.split_once(',').unwrap_or((spec, ""));
+    let params: Vec<(&str, &str)> = params
+        .split(',')
+        .filter(|p| !p.is_empty())
+        .map(|p| p.split_once('=').unwrap_or((p, "")))
+        .collect();
+    let lookup = |name: &str| {
+        params
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| (*v).to_owned())
+    };
+    WireFault::parse(mode, &lookup).map_err(|e| Failure::usage(format!("--misbehave {spec}: {e}")))
 }

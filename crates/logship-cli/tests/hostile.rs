@@ -560,3 +560,49 @@ fn the_secrets_never_reach_the_stats_file_either() {
         assert!(!last.contains(secret), "{last}");
     }
 }
+
+#[test]
+fn the_intake_command_misbehaves_on_request() {
+    use std::io::BufRead;
+    let bad = common::run_with_stdin(
+        common::logship().args(["intake", "--port", "0", "--misbehave", "teapot"]),
+        b"",
+        Duration::from_secs(30),
+    );
+    assert_eq!(
+        bad.status.code(),
+        Some(2),
+        "a mode it does not know is a usage error"
+    );
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown fault mode"));
+    let mut child = common::logship()
+        .args(["intake", "--port", "0", "--duration", "60"])
+        .args(["--misbehave", "echo-headers,status=401"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn intake");
+    let _watchdog = common::watchdog(&child, Duration::from_secs(90));
+    let mut out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    out.read_line(&mut first).expect("listening line");
+    let base = first
+        .trim()
+        .strip_prefix("listening on ")
+        .expect("listening line")
+        .to_owned();
+    let url = format!("{base}/logs?token={QUERY_SECRET}");
+    let mut args = vec!["--endpoint", url.as_str()];
+    args.extend_from_slice(COMMON);
+    let run = ship(&args, ENV, &lines(100, 80));
+    let _ = child.kill();
+    let _ = child.wait();
+    check(
+        &run,
+        "intake --misbehave echo-headers",
+        100,
+        Exit::Lost,
+        Duration::from_secs(20),
+    );
+    assert!(run.stderr.contains("[redacted]"), "{}", run.stderr);
+}
