@@ -167,6 +167,11 @@ pub struct PipelineArgs {
     #[arg(long)]
     pub no_spill: bool,
 
+    /// Fail at start-up when the spill directory cannot be used (held by another process,
+    /// unwritable) instead of running without spill.
+    #[arg(long, conflicts_with = "no_spill")]
+    pub spill_required: bool,
+
     /// Most bytes of spilled events on disk. [default: 1073741824]
     #[arg(long, value_name = "BYTES")]
     pub spill_max_bytes: Option<u64>,
@@ -199,7 +204,10 @@ impl PipelineArgs {
         let resolved = layered
             .resolve()
             .map_err(|e| Failure::usage(format!("invalid logship configuration: {e}")))?;
-        let timeout_is_default = resolved.origin("shutdown_timeout_ms") == Origin::Default;
+        // The flag counts when given, even with the library's default value (5000): the
+        // layering sees only changed values as explicit.
+        let timeout_is_default = self.shutdown_timeout_ms.is_none()
+            && resolved.origin("shutdown_timeout_ms") == Origin::Default;
         let mut config = resolved.config;
         // A command-line run can afford to wait longer than an application's exit.
         if timeout_is_default {
@@ -335,6 +343,9 @@ impl PipelineArgs {
         }
         if let Some(dir) = &self.spill_dir {
             builder = builder.spill_dir(dir.clone());
+        }
+        if self.spill_required {
+            builder = builder.spill_required(true);
         }
         if let Some(n) = self.spill_max_bytes {
             builder = builder.spill_max_bytes(n, logship::SpillFull::DropOldest);

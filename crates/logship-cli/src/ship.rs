@@ -4,12 +4,18 @@
 //! the pipeline runs with the blocking overflow policy: the reader waits for room instead
 //! of dropping. At end of input the pipeline is shut down (delivering what is queued within
 //! `--shutdown-timeout-ms`), one summary line goes to stderr, and the exit code says whether
-//! every event read was delivered.
+//! every event read was delivered (0), none was lost but some wait in the spill (3), or some
+//! were lost (1); 2 is for bad options and configuration only. SIGTERM, SIGINT and SIGHUP
+//! end the input early and then do the same; a second signal cuts the shutdown short,
+//! spilling what it can. Input is read on its own thread, so a signal is acted on even
+//! while stdin is quiet.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, ErrorKind};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
@@ -63,7 +69,28 @@ pub enum Format {
 /// One input, opened.
 struct Input {
     name: String,
-    reader: Box<dyn BufRead>,
+    reader: Box<dyn BufRead + Send>,
+}
+
+/// Counts shared by the reader thread and the main thread.
+#[derive(Default)]
+struct Progress {
+    /// Lines read and handed to the pipeline (refusals included: the pipeline counts them).
+    read: AtomicU64,
+    /// Lines that were not a JSON object (`--format json`).
+    parse_errors: AtomicU64,
+    /// Lines longer than `MAX_LINE_BYTES`, cut while reading.
+    cut_lines: AtomicU64,
+    /// Set by the first signal: read no further line.
+    stop: AtomicBool,
+}
+
+/// What the main thread waits for.
+enum Event {
+    /// The inputs are read to their end (or the reader stopped); a read error, if any.
+    InputEnded(Option<String>),
+    /// SIGTERM, SIGINT or SIGHUP arrived.
+    Signal,
 }
 
 /// Runs `logship ship`.
@@ -74,56 +101,65 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
     let (logship, guard) = args.pipeline.apply(builder)?.build()?;
 
     let started = Instant::now();
-    let mut read = 0u64;
-    let mut parse_errors = 0u64;
-    let mut cut_lines = 0u64;
-    let mut read_error = None;
-    let mut line = Vec::with_capacity(4096);
-    'inputs: for mut input in inputs {
-        loop {
-            let line_bytes = match read_line(&mut *input.reader, &mut line, MAX_LINE_BYTES) {
-                Ok(None) => break,
-                Ok(Some(n)) => n,
-                Err(e) => {
-                    let message = format!("error reading {}: {e}", input.name);
-                    eprintln!("logship: {message}");
-                    read_error = Some(message);
-                    break 'inputs;
-                }
-            };
-            let text = String::from_utf8_lossy(trim_newline(&line));
-            if text.trim().is_empty() {
-                continue;
+    let progress = Arc::new(Progress::default());
+    let (events, waiting) = mpsc::channel::<Event>();
+    // A sidecar is stopped with SIGTERM (SIGINT by hand): stop reading, deliver or spill
+    // what is in memory, report, exit with the status the outcome deserves.
+    let to_main = events.clone();
+    if let Err(e) = ctrlc::set_handler(move || {
+        let _ = to_main.send(Event::Signal);
+    }) {
+        eprintln!("logship: warning: cannot handle SIGTERM/SIGINT ({e}); a signal will stop logship without a summary");
+    }
+    let reader = {
+        let (logship, progress, format) = (logship.clone(), Arc::clone(&progress), args.format);
+        std::thread::Builder::new()
+            .name("logship-ship-reader".into())
+            .spawn(move || {
+                let error = read_inputs(inputs, format, &logship, &progress);
+                let _ = events.send(Event::InputEnded(error));
+            })
+            .map_err(|e| Failure::runtime(format!("cannot start the input reader: {e}")))?
+    };
+    let (signalled, read_error) = match waiting.recv() {
+        Ok(Event::InputEnded(error)) => (false, error),
+        Ok(Event::Signal) | Err(_) => {
+            progress.stop.store(true, Ordering::Release);
+            eprintln!(
+                "logship: signal received: reading no more input; delivering what is in memory within the shutdown timeout (a second signal stops at once, spilling what it can)"
+            );
+            // A line being handed over finishes first (the reader sees `stop` after it);
+            // a reader blocked on input is not waited for. A second signal meanwhile
+            // counts as the second signal.
+            if let Ok(Event::Signal) = waiting.recv_timeout(READER_GRACE) {
+                stop_now(&logship);
             }
-            let replaced = matches!(text, std::borrow::Cow::Owned(_));
-            let mut record = match args.format {
-                Format::Text => text_record(&text),
-                Format::Json => json_record(&text).unwrap_or_else(|| {
-                    parse_errors += 1;
-                    let mut r = text_record(&text);
-                    r.field("logship.parse_error", true);
-                    r
-                }),
-            };
-            if replaced {
-                record.mark_invalid_utf8();
-            }
-            if line_bytes > line.len() {
-                // Cut while reading: the library cuts it further and counts it; the real
-                // size is kept.
-                cut_lines += 1;
-                record
-                    .field("logship.truncated", true)
-                    .field("logship.original_bytes", line_bytes as u64);
-            }
-            read += 1;
-            // A refusal (queue still full after BLOCK_FOR) is counted in the stats.
-            let _ = logship.push(record);
+            (true, None)
         }
+    };
+    // A second signal during shutdown cuts it short: what is left is spilled (or counted).
+    {
+        let logship = logship.clone();
+        let _ = std::thread::Builder::new()
+            .name("logship-ship-signals".into())
+            .spawn(move || {
+                while let Ok(event) = waiting.recv() {
+                    if let Event::Signal = event {
+                        stop_now(&logship);
+                        return;
+                    }
+                }
+            });
     }
 
     let report = logship.shutdown(logship.shutdown_timeout());
     drop(guard); // returns the same report at once
+    if !signalled {
+        let _ = reader.join();
+    }
+    let read = progress.read.load(Ordering::Acquire);
+    let parse_errors = progress.parse_errors.load(Ordering::Acquire);
+    let cut_lines = progress.cut_lines.load(Ordering::Acquire);
     let stats = &report.stats;
     eprintln!(
         "logship: {}",
@@ -149,10 +185,77 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
     } else if stats.events_spilled > 0 && stats.lost() == 0 && read_error.is_none() {
         // Nothing lost, but some events wait on disk for the next run (or `logship spill
         // replay`).
-        ExitCode::from(crate::exit::USAGE)
+        ExitCode::from(crate::exit::SPILLED)
     } else {
-        ExitCode::FAILURE
+        ExitCode::from(crate::exit::LOST)
     })
+}
+
+/// What a second signal does: shutdown stops waiting, what is left is spilled (or counted).
+fn stop_now(logship: &Logship) {
+    eprintln!("logship: second signal: stopping now");
+    logship.cut_short();
+}
+
+/// Longest the main thread waits, after a signal, for the reader to finish handing over the
+/// line it holds.
+const READER_GRACE: Duration = Duration::from_millis(200);
+
+/// Reads every input to its end (or until `progress.stop`), handing each line to the
+/// pipeline; returns the read error that ended it early, if any.
+fn read_inputs(
+    inputs: Vec<Input>,
+    format: Format,
+    logship: &Logship,
+    progress: &Progress,
+) -> Option<String> {
+    let mut line = Vec::with_capacity(4096);
+    for mut input in inputs {
+        loop {
+            if progress.stop.load(Ordering::Acquire) {
+                return None;
+            }
+            let line_bytes = match read_line(&mut *input.reader, &mut line, MAX_LINE_BYTES) {
+                Ok(None) => break,
+                Ok(Some(n)) => n,
+                Err(e) => {
+                    let message = format!("error reading {}: {e}", input.name);
+                    eprintln!("logship: {message}");
+                    return Some(message);
+                }
+            };
+            let text = String::from_utf8_lossy(trim_newline(&line));
+            if text.trim().is_empty() {
+                continue;
+            }
+            let replaced = matches!(text, std::borrow::Cow::Owned(_));
+            let mut record = match format {
+                Format::Text => text_record(&text),
+                Format::Json => json_record(&text).unwrap_or_else(|| {
+                    progress.parse_errors.fetch_add(1, Ordering::AcqRel);
+                    let mut r = text_record(&text);
+                    r.field("logship.parse_error", true);
+                    r
+                }),
+            };
+            if replaced {
+                record.mark_invalid_utf8();
+            }
+            if line_bytes > line.len() {
+                // Cut while reading: the library cuts it further and counts it; the real
+                // size is kept.
+                progress.cut_lines.fetch_add(1, Ordering::AcqRel);
+                record
+                    .field("logship.truncated", true)
+                    .field("logship.original_bytes", line_bytes as u64);
+            }
+            progress.read.fetch_add(1, Ordering::AcqRel);
+            // A refusal (queue still full after BLOCK_FOR, or the pipeline shutting down)
+            // is counted in the stats.
+            let _ = logship.push(record);
+        }
+    }
+    None
 }
 
 fn open_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, Failure> {

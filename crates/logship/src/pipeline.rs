@@ -28,11 +28,19 @@ use crate::send::backoff::Backoff;
 use crate::send::concurrency::Limiter;
 use crate::send::{settle, Job, Pool};
 use crate::shared::Shared;
-use crate::spill::handover;
+use crate::spill::{handover, startup};
 use crate::stats::Counters;
 use crate::stats::Stats;
 use crate::sync::Signal;
 use crate::tracker::Tracker;
+
+/// Printed once per pipeline when an event is logged after it was shut down: most often the
+/// guard was dropped at once (`let (layer, _) = ...` drops it; `_guard` keeps it).
+const CLOSED_NOTICE: &str = "warning: an event was logged after this pipeline shut down (its Guard was dropped, or shutdown was called); it and any later ones are not shipped and are counted as dropped_closed. Keep the guard alive as long as the program logs: `let (layer, _guard) = ...`, not `let (layer, _) = ...`";
+
+/// Longest a panic waits for a pipeline's queued events to be delivered (see
+/// `panic_hook`).
+const PANIC_FLUSH_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// A running pipeline. Clone it freely: all clones feed the same queue.
 #[derive(Clone)]
@@ -86,6 +94,9 @@ impl Logship {
         let shared = &self.inner.shared;
         if shared.closed.load(Ordering::Acquire) {
             Counters::add(&shared.counters.dropped_closed, 1);
+            if !shared.told_closed.swap(true, Ordering::AcqRel) {
+                shared.reporter.notice(CLOSED_NOTICE);
+            }
             return Err(Rejected::Closed);
         }
         self.inner
@@ -102,6 +113,9 @@ impl Logship {
             shared.spill.as_ref().map(|s| s.stats()),
             shared.health(),
         );
+        stats.spill_unavailable = shared.spill_unavailable.clone();
+        stats.report_write_errors = shared.reporter.write_failures();
+        stats.spill_in_flight_copies = self.inner.pool.copied_records();
         let concurrency = &self.inner.pool.concurrency;
         stats.concurrency_limit = concurrency.limit() as u64;
         stats.concurrency_peak = concurrency.peak() as u64;
@@ -155,11 +169,18 @@ impl Logship {
         let deadline = started + timeout;
         let shared = &self.inner.shared;
         shared.closed.store(true, Ordering::Release);
+        self.inner.pool.wake_watch();
         let _ = self.inner.control.send(Control::Shutdown);
         if let Some(spill) = &shared.spill {
             spill.wake(); // the replayer stops: shutdown began
         }
-        let finished = shared.tracker.wait_until(deadline, |s| s.idle_and_done());
+        // `cut_short` (a second signal) ends the wait at once.
+        shared
+            .tracker
+            .wait_until(deadline, |s| s.idle_and_done() || shared.abort.is_raised());
+        let finished = shared
+            .tracker
+            .wait_until(Instant::now(), |s| s.idle_and_done());
         if !finished {
             shared.abort.raise();
             self.inner.pool.concurrency.wake_all();
@@ -181,6 +202,12 @@ impl Logship {
             shared.tracker.wait_until(grace, |s| s.batcher_done);
             drain();
             shared.tracker.wait_until(grace, |s| s.idle_and_done());
+            // Batches whose request is still out (an intake that accepted it and never
+            // answers) are spilled now, or counted as abandoned: never left uncounted. If
+            // the request succeeds after all, the event may arrive twice (at-least-once).
+            for stuck in self.inner.pool.take_in_flight() {
+                settle::stuck(shared, stuck);
+            }
         }
         if let Some(spill) = &shared.spill {
             // What was spilled is durable and replayable, and the directory is released
@@ -202,6 +229,18 @@ impl Logship {
         }
         let _ = self.inner.report.set(report.clone());
         report
+    }
+
+    /// Ends a shutdown in progress (or the next one) at once, as a second SIGTERM or
+    /// Ctrl-C should: retries stop, requests in flight are no longer waited for, and what
+    /// was not delivered is spilled (or counted as abandoned without spill). Returns at
+    /// once; the `shutdown` call returns its report shortly after.
+    pub fn cut_short(&self) {
+        let shared = &self.inner.shared;
+        shared.abort.raise();
+        self.inner.pool.concurrency.wake_all();
+        self.inner.pool.wake_watch();
+        shared.tracker.poke();
     }
 
     /// Waits until every spilled event (from this run or an earlier one) has been
@@ -556,6 +595,31 @@ impl Builder {
         self
     }
 
+    /// How long a batch's request may be out before the batch also gets an insurance copy
+    /// in the spill (deleted once it settles), so that a crash or SIGKILL meanwhile cannot
+    /// lose it. Default 5 s; 100 ms to 10 minutes.
+    pub fn spill_in_flight_after(mut self, d: Duration) -> Self {
+        self.config.spill_in_flight_after = d;
+        self
+    }
+
+    /// Fails `build` when the spill directory cannot be used (held by another process,
+    /// unwritable) instead of starting without spill. Default off: logging never keeps the
+    /// program from starting; the pipeline says so once on stderr and in
+    /// [`Stats::spill_unavailable`].
+    pub fn spill_required(mut self, on: bool) -> Self {
+        self.config.spill_required = on;
+        self
+    }
+
+    /// On a panic anywhere in the program, delivers what is queued first (at most the
+    /// shorter of the shutdown timeout and 2 s), then runs the previous panic hook. Default
+    /// on; it also covers `panic = "abort"`, where no guard is ever dropped.
+    pub fn flush_on_panic(mut self, on: bool) -> Self {
+        self.config.flush_on_panic = on;
+        self
+    }
+
     /// Lets this pipeline share its spill directory with another pipeline of this process
     /// that allowed hand-over too, instead of failing because the directory is held
     /// (default off). The two write to and replay from one spill, and the directory is
@@ -593,11 +657,28 @@ impl Builder {
                 ));
             }
         }
-        // Opened here, on the caller's thread, so that a directory another process holds
-        // fails the build with a clear error. Damaged data never does.
-        let spill = match config.spill_config() {
-            Some(spill_config) => Some(handover::open(spill_config, self.spill_handover)?),
-            None => None,
+        // Opened here, on the caller's thread. A directory that cannot be used (held by
+        // another process, unwritable) never stops the program: the pipeline runs without
+        // spill and says so once, unless `spill_required` asks for a strict start-up.
+        // Damaged data never fails the build either.
+        let (spill, spill_unavailable) = match config.spill_config() {
+            Some(spill_config) => {
+                let started = startup::open(
+                    spill_config,
+                    config.spill_dir.is_none(),
+                    self.spill_handover,
+                    config.spill_required,
+                )?;
+                let unavailable = started.unavailable.map(|e| {
+                    let reason = e.to_string();
+                    reporter.notice(&format!(
+                        "warning: running without spill: {reason}; events that cannot be delivered now are kept in memory only (set spill_required = true to fail start-up instead)"
+                    ));
+                    reason
+                });
+                (started.handle, unavailable)
+            }
+            None => (None, None),
         };
         let shared = Arc::new(Shared {
             counters: Default::default(),
@@ -608,6 +689,8 @@ impl Builder {
             closed: Default::default(),
             spill,
             health: Default::default(),
+            spill_unavailable,
+            told_closed: Default::default(),
         });
         let pool = Arc::new(Pool::new(Limiter::new(
             config.max_in_flight,
@@ -650,6 +733,13 @@ impl Builder {
                 crate::send::replayer::run(replayer, queue, capacity)
             })?;
         }
+        if shared.spill.is_some() {
+            let (shared, pool) = (shared.clone(), pool.clone());
+            let after = config.spill_in_flight_after;
+            spawn("logship-watch".into(), move || {
+                crate::send::watch::run(shared, pool, after)
+            })?;
+        }
         let batcher = Batcher::new(codec, config.max_event_bytes);
         let linger = config.linger;
         let worker_shared = shared.clone();
@@ -668,6 +758,17 @@ impl Builder {
                 jobs: jobs_rx,
             }),
         };
+        if config.flush_on_panic {
+            let weak = Arc::downgrade(&logship.inner);
+            let bound = config.shutdown_timeout.min(PANIC_FLUSH_TIMEOUT);
+            crate::panic_hook::register(Arc::new(move || match weak.upgrade() {
+                Some(inner) => {
+                    let _ = Logship { inner }.flush(bound);
+                    true
+                }
+                None => false,
+            }));
+        }
         let guard = logship.guard();
         Ok((logship, guard))
     }

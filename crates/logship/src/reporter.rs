@@ -5,9 +5,12 @@
 //! them back into logship. Repeats of the same problem are rate-limited so a dead intake
 //! does not flood stderr. Every message passes the pipeline's [`Redactor`] first: no known
 //! secret, no raw control character and no unbounded text reaches stderr, the stats or
-//! the callback, whatever the intake answered.
+//! the callback, whatever the intake answered. A stderr nobody reads any more (a closed
+//! pipe) is counted in `stats().report_write_errors`, never a panic.
 
 use std::collections::HashMap;
+use std::io::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -42,6 +45,8 @@ pub(crate) struct Reporter {
     callback: Option<ErrorCallback>,
     redactor: Redactor,
     last_printed: Mutex<HashMap<String, Instant>>,
+    /// Lines that could not be written (stderr closed, full, or gone).
+    write_failures: AtomicU64,
 }
 
 impl Reporter {
@@ -51,6 +56,7 @@ impl Reporter {
             callback,
             redactor: Redactor::default(),
             last_printed: Mutex::new(HashMap::new()),
+            write_failures: AtomicU64::new(0),
         }
     }
 
@@ -75,14 +81,29 @@ impl Reporter {
             cb(&error);
         }
         if self.to_stderr && self.should_print(key) {
-            eprintln!("logship: {}", error.message);
+            self.write_line(&error.message);
         }
     }
 
     /// Prints a one-off notice (start-up warnings, the shutdown report).
     pub(crate) fn notice(&self, message: &str) {
         if self.to_stderr {
-            eprintln!("logship: {}", self.redactor.clean(message, MAX_MESSAGE));
+            self.write_line(&self.redactor.clean(message, MAX_MESSAGE));
+        }
+    }
+
+    /// Lines that could not be written to stderr so far.
+    pub(crate) fn write_failures(&self) -> u64 {
+        self.write_failures.load(Ordering::Relaxed)
+    }
+
+    /// Writes `logship: <message>` to stderr in one call. A stderr that is closed, full or
+    /// gone is counted, never a panic (`eprintln!` would panic): logship's own reporting
+    /// must not take the program down.
+    fn write_line(&self, message: &str) {
+        let line = format!("logship: {message}\n");
+        if std::io::stderr().lock().write_all(line.as_bytes()).is_err() {
+            self.write_failures.fetch_add(1, Ordering::Relaxed);
         }
     }
 

@@ -84,6 +84,9 @@ impl Counters {
             concurrency_limit: 0,
             concurrency_peak: 0,
             last_error: self.last_error.lock().ok().and_then(|e| e.clone()),
+            spill_unavailable: None,
+            report_write_errors: 0,
+            spill_in_flight_copies: 0,
         }
     }
 }
@@ -161,6 +164,19 @@ pub struct Stats {
     pub concurrency_peak: u64,
     /// The most recent delivery error, if any (never contains a secret).
     pub last_error: Option<String>,
+    /// Why this pipeline runs without spill although spill is enabled (the spill
+    /// directory was held by another process, or could not be written at start-up);
+    /// `None` when the spill is in use or turned off.
+    #[serde(default)]
+    pub spill_unavailable: Option<String>,
+    /// Report lines (warnings, errors, the shutdown report) that could not be written to
+    /// stderr because it was closed or full: counted, never a crash.
+    #[serde(default)]
+    pub report_write_errors: u64,
+    /// Records of batches still in flight whose insurance copy is on disk right now
+    /// (requests out longer than `spill_in_flight_after`): a crash cannot lose them.
+    #[serde(default)]
+    pub spill_in_flight_copies: u64,
 }
 
 impl Stats {

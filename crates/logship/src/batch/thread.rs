@@ -144,7 +144,7 @@ fn hand_off(shared: &Shared, jobs: &Sender<Job>, batch: Batch, backlogged: &mut 
     Counters::add(&shared.counters.batches, 1);
     let mut job = Job {
         seq,
-        records: batch.records,
+        records: batch.records.into(),
         body: batch.body,
         held_bytes: batch.held_bytes,
     };

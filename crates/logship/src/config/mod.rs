@@ -170,6 +170,18 @@ pub struct Config {
     /// backlog the senders cannot drain, shutdown out of time) to disk and replay them
     /// later. Default on.
     pub spill_enabled: bool,
+    /// Fail start-up when the spill directory cannot be used (held by another process,
+    /// unwritable). Default off: the pipeline then starts without spill, says so once on
+    /// stderr and in [`crate::Stats::spill_unavailable`], and keeps delivering from memory.
+    pub spill_required: bool,
+    /// A batch whose request has been out this long also gets an insurance copy in the
+    /// spill (deleted once it settles), so a crash cannot lose it. Default 5 s, well under
+    /// the 30 s request timeout.
+    pub spill_in_flight_after: Duration,
+    /// On a panic anywhere in the program, deliver what is queued first (bounded by the
+    /// shorter of `shutdown_timeout` and 2 s), then run the previous panic hook. Default
+    /// on: the events just before a crash are the ones worth having.
+    pub flush_on_panic: bool,
     /// The spill directory (one process at a time). Default: a per-user cache directory
     /// named after the service: `$XDG_CACHE_HOME/logship/<service>` or
     /// `~/.cache/logship/<service>` (`default` without a service).
@@ -223,6 +235,9 @@ impl Default for Config {
             max_event_bytes: 1024 * 1024,
             report_to_stderr: true,
             spill_enabled: true,
+            spill_required: false,
+            spill_in_flight_after: Duration::from_secs(5),
+            flush_on_panic: true,
             spill_dir: None,
             spill_max_bytes: SpillConfig::DEFAULT_MAX_TOTAL_BYTES,
             spill_segment_bytes: SpillConfig::DEFAULT_SEGMENT_MAX_BYTES,
@@ -273,6 +288,9 @@ impl fmt::Debug for Config {
             .field("shutdown_timeout", &self.shutdown_timeout)
             .field("max_event_bytes", &self.max_event_bytes)
             .field("spill_enabled", &self.spill_enabled)
+            .field("spill_required", &self.spill_required)
+            .field("spill_in_flight_after", &self.spill_in_flight_after)
+            .field("flush_on_panic", &self.flush_on_panic)
             .field("spill_dir", &self.spill_dir)
             .field("spill_max_bytes", &self.spill_max_bytes)
             .field("spill_segment_bytes", &self.spill_segment_bytes)

@@ -132,6 +132,11 @@ const EVERY_KEY: &[(&str, &str, &str, Check)] = &[
         !c.report_to_stderr
     }),
     ("spill_enabled", "false", "false", |c| !c.spill_enabled),
+    ("spill_required", "true", "true", |c| c.spill_required),
+    ("spill_in_flight_after_ms", "1500", "1500", |c| {
+        c.spill_in_flight_after == Duration::from_millis(1500)
+    }),
+    ("flush_on_panic", "false", "false", |c| !c.flush_on_panic),
     ("spill_dir", "\"/tmp/sp\"", "/tmp/sp", |c| {
         c.spill_dir == Some(PathBuf::from("/tmp/sp"))
     }),
