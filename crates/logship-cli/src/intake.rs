@@ -12,7 +12,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use logship_intake::{Fault, Intake, IntakeConfig, TlsServer};
+use logship_intake::{Fault, Intake, IntakeConfig, TlsServer, WireFault};
 
 use crate::exit::Failure;
 
@@ -41,6 +41,18 @@ pub struct IntakeArgs {
     /// Add `Retry-After: SECS` to the failing answers.
     #[arg(long, value_name = "SECS", requires = "fail_status")]
     pub retry_after: Option<u64>,
+
+    /// Misbehave on purpose: answer with a hostile fault mode, `MODE[,KEY=VALUE...]`
+    /// (modes: never-answer, drip, huge, huge-chunked, endless, endless-chunked,
+    /// garbage-status, not-http, reset-before, reset-mid, reset-after, short-length,
+    /// long-length, redirect, echo-headers; keys: status, bytes, ms, len, claimed,
+    /// location). E.g. `--misbehave drip,status=503,ms=200`.
+    #[arg(long, value_name = "MODE")]
+    pub misbehave: Option<String>,
+
+    /// How many requests get --misbehave. [default: every request]
+    #[arg(long, value_name = "N", requires = "misbehave")]
+    pub misbehave_count: Option<usize>,
 
     /// Keep every event in memory (off: counters only, bounded memory).
     #[arg(long)]
@@ -77,6 +89,7 @@ pub struct IntakeArgs {
 /// Runs `logship intake`.
 pub fn run(args: IntakeArgs) -> Result<ExitCode, Failure> {
     let fault = fault(&args)?;
+    let misbehave = args.misbehave.as_deref().map(misbehave).transpose()?;
     let duration = match args.duration {
         None => None,
         Some(secs) if (0.0..=1e9).contains(&secs) => Some(Duration::from_secs_f64(secs)),
@@ -113,6 +126,12 @@ pub fn run(args: IntakeArgs) -> Result<ExitCode, Failure> {
         .map_err(|e| Failure::runtime(format!("cannot listen on 127.0.0.1:{}: {e}", args.port)))?;
     if let Some((count, fault)) = fault {
         intake.fail_next(count, fault);
+    }
+    if let Some(wire) = misbehave {
+        intake.fail_next(
+            args.misbehave_count.unwrap_or(usize::MAX),
+            Fault::Wire(wire),
+        );
     }
     {
         let mut out = std::io::stdout().lock();
@@ -177,4 +196,21 @@ fn fault(args: &IntakeArgs) -> Result<Option<(usize, Fault)>, Failure> {
         },
     };
     Ok(Some((count, fault)))
+}
+
+/// The fault mode `--misbehave MODE[,KEY=VALUE...]` names.
+fn misbehave(spec: &str) -> Result<WireFault, Failure> {
+    let (mode, params) = spec.split_once(',').unwrap_or((spec, ""));
+    let params: Vec<(&str, &str)> = params
+        .split(',')
+        .filter(|p| !p.is_empty())
+        .map(|p| p.split_once('=').unwrap_or((p, "")))
+        .collect();
+    let lookup = |name: &str| {
+        params
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| (*v).to_owned())
+    };
+    WireFault::parse(mode, &lookup).map_err(|e| Failure::usage(format!("--misbehave {spec}: {e}")))
 }

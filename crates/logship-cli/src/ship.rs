@@ -79,6 +79,8 @@ struct Progress {
     read: AtomicU64,
     /// Lines that were not a JSON object (`--format json`).
     parse_errors: AtomicU64,
+    /// Lines longer than `MAX_LINE_BYTES`, cut while reading.
+    cut_lines: AtomicU64,
     /// Set by the first signal: read no further line.
     stop: AtomicBool,
 }
@@ -157,12 +159,14 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
     }
     let read = progress.read.load(Ordering::Acquire);
     let parse_errors = progress.parse_errors.load(Ordering::Acquire);
+    let cut_lines = progress.cut_lines.load(Ordering::Acquire);
     let stats = &report.stats;
     eprintln!(
         "logship: {}",
         summary(
             read,
             parse_errors,
+            cut_lines,
             stats,
             !args.pipeline.no_gzip,
             started.elapsed()
@@ -211,20 +215,21 @@ fn read_inputs(
             if progress.stop.load(Ordering::Acquire) {
                 return None;
             }
-            match read_line(&mut *input.reader, &mut line, MAX_LINE_BYTES) {
-                Ok(false) => break,
-                Ok(true) => {}
+            let line_bytes = match read_line(&mut *input.reader, &mut line, MAX_LINE_BYTES) {
+                Ok(None) => break,
+                Ok(Some(n)) => n,
                 Err(e) => {
                     let message = format!("error reading {}: {e}", input.name);
                     eprintln!("logship: {message}");
                     return Some(message);
                 }
-            }
+            };
             let text = String::from_utf8_lossy(trim_newline(&line));
             if text.trim().is_empty() {
                 continue;
             }
-            let record = match format {
+            let replaced = matches!(text, std::borrow::Cow::Owned(_));
+            let mut record = match format {
                 Format::Text => text_record(&text),
                 Format::Json => json_record(&text).unwrap_or_else(|| {
                     progress.parse_errors.fetch_add(1, Ordering::AcqRel);
@@ -233,6 +238,17 @@ fn read_inputs(
                     r
                 }),
             };
+            if replaced {
+                record.mark_invalid_utf8();
+            }
+            if line_bytes > line.len() {
+                // Cut while reading: the library cuts it further and counts it; the real
+                // size is kept.
+                progress.cut_lines.fetch_add(1, Ordering::AcqRel);
+                record
+                    .field("logship.truncated", true)
+                    .field("logship.original_bytes", line_bytes as u64);
+            }
             progress.read.fetch_add(1, Ordering::AcqRel);
             // A refusal (queue still full after BLOCK_FOR, or the pipeline shutting down)
             // is counted in the stats.
@@ -268,10 +284,12 @@ fn open_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, Failure> {
 }
 
 /// Reads one line (including its `\n`, if any) into `buf`, keeping at most `cap` bytes and
-/// discarding the rest of a longer line. Returns false at end of input.
-fn read_line(reader: &mut dyn BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Result<bool> {
+/// discarding the rest of a longer line. Returns the line's real length, or `None` at end
+/// of input.
+fn read_line(reader: &mut dyn BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Result<Option<usize>> {
     buf.clear();
     let mut any = false;
+    let mut total = 0usize;
     loop {
         let chunk = match reader.fill_buf() {
             Ok(chunk) => chunk,
@@ -279,7 +297,7 @@ fn read_line(reader: &mut dyn BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Res
             Err(e) => return Err(e),
         };
         if chunk.is_empty() {
-            return Ok(any);
+            return Ok(any.then_some(total));
         }
         any = true;
         let (used, done) = match chunk.iter().position(|&b| b == b'\n') {
@@ -288,9 +306,10 @@ fn read_line(reader: &mut dyn BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Res
         };
         let room = cap.saturating_sub(buf.len());
         buf.extend_from_slice(&chunk[..used.min(room)]);
+        total = total.saturating_add(used);
         reader.consume(used);
         if done {
-            return Ok(true);
+            return Ok(Some(total));
         }
     }
 }
@@ -369,7 +388,14 @@ fn parse_level(s: &str) -> Option<Level> {
 }
 
 /// The one-line summary printed at the end (after `logship: `).
-fn summary(read: u64, parse_errors: u64, s: &Stats, gzip: bool, elapsed: Duration) -> String {
+fn summary(
+    read: u64,
+    parse_errors: u64,
+    cut_lines: u64,
+    s: &Stats,
+    gzip: bool,
+    elapsed: Duration,
+) -> String {
     let bytes = if gzip {
         format!(
             "{} raw, {} gzip, {}",
@@ -405,6 +431,31 @@ fn summary(read: u64, parse_errors: u64, s: &Stats, gzip: bool, elapsed: Duratio
     if late > 0 {
         line.push_str(&format!(
             ", {late} not delivered within the shutdown timeout"
+        ));
+    }
+    if s.truncated > 0 || cut_lines > 0 {
+        line.push_str(&format!(
+            "; {} event{} truncated (logship.original_bytes has the real size)",
+            s.truncated.max(cut_lines),
+            if s.truncated.max(cut_lines) == 1 {
+                ""
+            } else {
+                "s"
+            }
+        ));
+        if cut_lines > 0 {
+            line.push_str(&format!(
+                ", {cut_lines} of them line{} over {} cut while reading",
+                if cut_lines == 1 { "" } else { "s" },
+                units::bytes(MAX_LINE_BYTES as u64)
+            ));
+        }
+    }
+    if s.invalid_utf8 > 0 {
+        line.push_str(&format!(
+            "; {} event{} had invalid UTF-8 replaced by U+FFFD (logship.invalid_utf8)",
+            s.invalid_utf8,
+            if s.invalid_utf8 == 1 { "" } else { "s" }
         ));
     }
     if parse_errors > 0 {
@@ -469,9 +520,12 @@ mod tests {
         let mut reader = &data[..];
         let mut buf = Vec::new();
         let mut lines = Vec::new();
-        while read_line(&mut reader, &mut buf, 6).expect("in-memory read") {
+        let mut sizes = Vec::new();
+        while let Some(n) = read_line(&mut reader, &mut buf, 6).expect("in-memory read") {
             lines.push(String::from_utf8_lossy(trim_newline(&buf)).into_owned());
+            sizes.push(n);
         }
         assert_eq!(lines, ["one", "two", "", "long-l", "last"]);
+        assert_eq!(sizes, [5, 4, 1, 15, 4], "the real length, newline included");
     }
 }

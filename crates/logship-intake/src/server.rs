@@ -514,7 +514,12 @@ fn serve_connection(shared: &Arc<Shared>, stream: Conn, mut conn: ConnTrack) {
             break;
         }
     }
-    let _ = writer.shutdown(Shutdown::Both);
+    // A connection a fault mode resets (linger 0) must close with RST, not a FIN first.
+    let resetting = writer.with_socket(|s| socket2::SockRef::from(s).linger().ok().flatten())
+        == Some(Duration::ZERO);
+    if !resetting {
+        let _ = writer.shutdown(Shutdown::Both);
+    }
 }
 
 /// Handles one intake request: record, validate, delay/pause, fault, answer.
@@ -575,6 +580,11 @@ fn serve_intake(
         return false; // shutting down
     }
     ticket.commit(outcome);
+    if let Some(Fault::Wire(wire)) = &ticket.fault {
+        crate::wire::serve(writer, wire, req, &|| shared.is_shutdown());
+        drop(ticket);
+        return false;
+    }
     let keep_going = match response {
         Some(resp) => http::write_response(writer, &resp, close).is_ok(),
         None => {

@@ -276,6 +276,14 @@ impl Conn {
         }
     }
 
+    /// Runs `f` on the TCP socket underneath (for socket options such as linger).
+    pub(crate) fn with_socket<R>(&self, f: impl FnOnce(&TcpStream) -> R) -> R {
+        match self {
+            Conn::Plain(s) => f(s),
+            Conn::Tls(s) => f(&s.borrow().sock),
+        }
+    }
+
     /// Sets the read timeout of the socket underneath.
     pub(crate) fn set_read_timeout(&self, d: Option<std::time::Duration>) -> io::Result<()> {
         match self {

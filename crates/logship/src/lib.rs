@@ -345,6 +345,7 @@ mod pipeline;
 mod protocol;
 mod queue;
 mod record;
+mod redact;
 mod reporter;
 mod secret;
 mod send;

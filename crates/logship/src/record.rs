@@ -163,6 +163,9 @@ pub struct Record {
     level: Level,
     /// `[target][entries...]`, each string as a u32 LE length then UTF-8 bytes.
     data: Vec<u8>,
+    /// Text of the event had invalid UTF-8 replaced (see [`Record::mark_invalid_utf8`]);
+    /// counted once by the batcher, not kept on disk.
+    invalid_utf8: bool,
 }
 
 impl fmt::Debug for Record {
@@ -191,7 +194,25 @@ impl Record {
             timestamp_nanos: now_nanos(),
             level,
             data,
+            invalid_utf8: false,
         }
+    }
+
+    /// Says that this event's text came from bytes that were not valid UTF-8 and had the
+    /// invalid sequences replaced by U+FFFD (as `String::from_utf8_lossy` does): adds the
+    /// field `logship.invalid_utf8 = true`, and the pipeline counts the event in
+    /// `Stats::invalid_utf8`. Calling it again changes nothing.
+    pub fn mark_invalid_utf8(&mut self) -> &mut Self {
+        if !self.invalid_utf8 {
+            self.invalid_utf8 = true;
+            self.field("logship.invalid_utf8", true);
+        }
+        self
+    }
+
+    /// True when [`Record::mark_invalid_utf8`] was called on this record.
+    pub(crate) fn had_invalid_utf8(&self) -> bool {
+        self.invalid_utf8
     }
 
     /// Replaces the timestamp.
@@ -312,6 +333,7 @@ impl Record {
             timestamp_nanos: u64::from_le_bytes(ts),
             level: Level::from_byte(level),
             data,
+            invalid_utf8: false,
         };
         record.is_well_formed().then_some(record)
     }
@@ -339,7 +361,11 @@ impl Record {
             timestamp_nanos: self.timestamp_nanos,
             level: self.level,
             data: Vec::with_capacity(max_bytes.min(self.data.len()) + 128),
+            invalid_utf8: self.invalid_utf8,
         };
+        // A record cut before (by the reader that built it, or by an earlier limit) keeps
+        // its first, real size, and its markers once.
+        let mut original_bytes = self.data.len() as u64;
         let mut budget = max_bytes.saturating_sub(128);
         let target = cut(self.target(), 256);
         put_str(&mut out.data, target);
@@ -359,6 +385,10 @@ impl Record {
                     let (m, _) = take(m, &mut budget);
                     out.message(&m);
                 }
+                Entry::Field("logship.original_bytes", Value::U64(n)) => {
+                    original_bytes = original_bytes.max(n);
+                }
+                Entry::Field("logship.truncated", _) => {}
                 Entry::Field(k, Value::Str(v)) => {
                     if budget < k.len() {
                         continue;
@@ -382,7 +412,7 @@ impl Record {
             }
         }
         out.field("logship.truncated", true);
-        out.field("logship.original_bytes", self.data.len() as u64);
+        out.field("logship.original_bytes", original_bytes);
         out
     }
 
@@ -630,6 +660,33 @@ mod tests {
         assert!(t
             .entries()
             .any(|e| e == Entry::Field("logship.truncated", Value::Bool(true))));
+    }
+
+    #[test]
+    fn a_record_cut_twice_keeps_its_first_real_size_and_one_marker() {
+        let mut r = Record::new(Level::Info, "t");
+        r.message(&"x".repeat(200_000))
+            .field("logship.truncated", true)
+            .field("logship.original_bytes", 52_428_841u64);
+        let t = r.truncated(10_000).truncated(5_000);
+        let fields: Vec<_> = t
+            .entries()
+            .filter(|e| matches!(e, Entry::Field(k, _) if k.starts_with("logship.")))
+            .collect();
+        assert_eq!(
+            fields,
+            [
+                Entry::Field("logship.truncated", Value::Bool(true)),
+                Entry::Field("logship.original_bytes", Value::U64(52_428_841)),
+            ]
+        );
+        let mut small = Record::new(Level::Info, "t");
+        small.message(&"y".repeat(50_000));
+        let size = small.data.len() as u64;
+        let twice = small.truncated(20_000).truncated(4_000);
+        assert!(twice
+            .entries()
+            .any(|e| e == Entry::Field("logship.original_bytes", Value::U64(size))));
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub(crate) struct Counters {
     pub dropped_queue_full: AtomicU64,
     pub dropped_closed: AtomicU64,
     pub truncated: AtomicU64,
+    pub invalid_utf8: AtomicU64,
     pub batches: AtomicU64,
     pub events_delivered: AtomicU64,
     pub events_failed: AtomicU64,
@@ -58,6 +59,7 @@ impl Counters {
             dropped_queue_full: get(&self.dropped_queue_full),
             dropped_closed: get(&self.dropped_closed),
             truncated: get(&self.truncated),
+            invalid_utf8: get(&self.invalid_utf8),
             batches: get(&self.batches),
             events_delivered: get(&self.events_delivered),
             events_failed: get(&self.events_failed),
@@ -102,6 +104,10 @@ pub struct Stats {
     pub dropped_closed: u64,
     /// Events cut to `max_event_bytes` (still shipped, with a marker).
     pub truncated: u64,
+    /// Events whose text had invalid UTF-8 replaced by U+FFFD (still shipped, with the
+    /// field `logship.invalid_utf8`; see `Record::mark_invalid_utf8`).
+    #[serde(default)]
+    pub invalid_utf8: u64,
     /// Batches cut (each is sent as one request, or more if split).
     pub batches: u64,
     /// Events the intake acknowledged.

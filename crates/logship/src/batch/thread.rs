@@ -105,6 +105,9 @@ enum Event {
 }
 
 fn add(shared: &Shared, batcher: &mut Batcher, record: Record, emit: &mut impl FnMut(Batch)) {
+    if record.had_invalid_utf8() {
+        Counters::add(&shared.counters.invalid_utf8, 1);
+    }
     let effects = batcher.push(record, Instant::now(), emit);
     if effects.truncated {
         Counters::add(&shared.counters.truncated, 1);

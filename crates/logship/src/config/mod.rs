@@ -32,6 +32,7 @@ mod env;
 mod example;
 mod file;
 pub(crate) mod hosted;
+mod key;
 mod keys;
 mod layered;
 pub(crate) mod loki;

@@ -18,6 +18,13 @@ use crate::secret::Secret;
 use crate::send::backoff::parse_retry_after;
 use crate::send::network::Network;
 
+/// Most bytes of an error answer (non-2xx) read: enough for any vendor's error text.
+pub(crate) const ERROR_BODY_BYTES: u64 = 64 * 1024;
+
+/// Longest time spent reading an error answer's body once its headers arrived (checked
+/// between reads; a body that sends nothing at all is bounded by the request timeout).
+pub(crate) const ERROR_BODY_TIME: Duration = Duration::from_secs(2);
+
 /// The `User-Agent` logship sends.
 pub(crate) const USER_AGENT: &str = concat!("logship/", env!("CARGO_PKG_VERSION"));
 
@@ -112,13 +119,15 @@ impl Client {
             .get("retry-after")
             .and_then(|v| v.to_str().ok())
             .and_then(|v| parse_retry_after(v, SystemTime::now()));
-        // Read (a bounded part of) the body so the connection can be reused.
-        let raw = response
-            .body_mut()
-            .with_config()
-            .limit(max_response)
-            .read_to_vec()
-            .unwrap_or_default();
+        // Read (a bounded part of) the body so the connection can be reused. An error
+        // answer is only shown, so it has its own short bounds: an intake that drips its
+        // 503 does not hold the sender for the whole request timeout.
+        let (limit, time) = if (200..=299).contains(&status) {
+            (max_response, None)
+        } else {
+            (max_response.min(ERROR_BODY_BYTES), Some(ERROR_BODY_TIME))
+        };
+        let raw = read_body(response.body_mut(), limit, time);
         let host = url.parse::<ureq::http::Uri>().ok();
         let host = host.as_ref().and_then(|u| u.host()).unwrap_or("the intake");
         if let Some(message) = super::tls::server_tls_page(status, &raw, host) {
@@ -154,10 +163,71 @@ impl Client {
     }
 }
 
+/// At most `limit` bytes of `body` (what arrived before an error, if any), reading for at
+/// most `time` when given. Never fails: an answer cut short is shown as far as it came.
+fn read_body(body: &mut ureq::Body, limit: u64, time: Option<Duration>) -> Vec<u8> {
+    use std::io::Read;
+    let started = std::time::Instant::now();
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let mut reader = body.with_config().reader();
+    let mut raw = Vec::new();
+    let mut chunk = [0u8; 16 * 1024];
+    while raw.len() < limit {
+        if time.is_some_and(|t| started.elapsed() >= t) {
+            break;
+        }
+        match reader.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => raw.extend_from_slice(&chunk[..n.min(limit - raw.len())]),
+        }
+    }
+    raw
+}
+
 fn describe(e: &ureq::Error) -> String {
-    match e {
-        ureq::Error::Timeout(kind) => format!("timed out ({kind})"),
+    let text = match e {
+        ureq::Error::Timeout(kind) => return format!("timed out ({kind})"),
         ureq::Error::Io(io) => io.to_string(),
         other => other.to_string(),
+    };
+    match mismatch(&text) {
+        Some(advice) => advice.to_owned(),
+        None => text,
     }
+}
+
+/// What a TLS or protocol mismatch means and what to change, from the error's text (the
+/// TLS library's own words are type names, not advice); `None` for other errors.
+fn mismatch(text: &str) -> Option<&'static str> {
+    let t = text.to_ascii_lowercase();
+    Some(
+        if t.contains("invalidcontenttype") || t.contains("corrupt message") {
+            "the endpoint is https:// but the server answered in plain HTTP, not TLS: use http:// for this port, or the intake's TLS port"
+        } else if t.contains("invalid peer certificate")
+            || t.contains("certificate") && t.contains("rustls")
+        {
+            if t.contains("unknownissuer")
+                || t.contains("caused")
+                || t.contains("causedasendentity")
+                || t.contains("selfsigned")
+            {
+                "the intake's TLS certificate is not trusted: it is self-signed or signed by a CA this machine does not trust; install that CA in the system trust store, or give the intake a certificate from a trusted CA"
+            } else if t.contains("expired") || t.contains("notvalidyet") {
+                "the intake's TLS certificate is expired or not valid yet: renew it on the intake (or check this machine's clock)"
+            } else if t.contains("notvalidforname") || t.contains("name") {
+                "the intake's TLS certificate is not valid for the endpoint's host name: use the host name the certificate names, or fix the certificate"
+            } else {
+                "the intake's TLS certificate was rejected: check that it is valid, unexpired, for this host name and from a trusted CA"
+            }
+        } else if t.contains("invalid http version")
+            || t.contains("http version")
+            || t.contains("invalid status")
+            || t.contains("httparse")
+            || t.contains("status line")
+        {
+            "the server did not answer in HTTP/1.1 (it may expect TLS: use https://), or something that is not an HTTP intake listens on this port: check the endpoint's scheme and port"
+        } else {
+            return None;
+        },
+    )
 }

@@ -269,7 +269,7 @@ impl SpillHandle {
                 DeliveryError {
                     status: None,
                     message: format!(
-                        "could not record replay progress: {e} (the events may be sent again)"
+                        "could not record replay progress: {e}; this run keeps it in memory and does not resend what was delivered, and deletes each segment once all of it is delivered, but a restart before that sends the rest of that segment again"
                     ),
                     events: 0,
                     permanent: false,

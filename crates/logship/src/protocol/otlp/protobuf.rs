@@ -251,16 +251,59 @@ pub(super) fn close(body: &mut [u8], scopes_at: usize) {
 }
 
 /// `partial_success.rejected_log_records` of an `ExportLogsServiceResponse`; `None`
-/// when the body is not one or has no partial success.
+/// when the body is not one or has no partial success; negative when the count is there
+/// but is not one (a negative `int64`, a garbled partial success): not a success.
 pub(super) fn rejected_log_records(body: &[u8]) -> Option<i64> {
     let partial = find_field(body, 1)?;
     match partial {
-        Field::Bytes(inner) => match find_field(inner, 1)? {
-            Field::Varint(n) => Some(n as i64),
-            Field::Bytes(_) => None,
+        Field::Bytes([]) => None,
+        Field::Bytes(inner) => match parse_fields(inner) {
+            None => Some(-1),
+            Some(()) => match find_field(inner, 1) {
+                Some(Field::Varint(n)) => Some(i64::try_from(n).unwrap_or(-1)),
+                Some(Field::Bytes(_)) => Some(-1),
+                None => None,
+            },
         },
-        Field::Varint(_) => None,
+        Field::Varint(_) => Some(-1),
     }
+}
+
+/// `Some` when `msg` is a well-formed sequence of protobuf fields.
+fn parse_fields(msg: &[u8]) -> Option<()> {
+    let mut pos = 0;
+    while pos < msg.len() {
+        let (key, size) = read_varint(msg, pos)?;
+        pos += size;
+        pos = match key & 7 {
+            0 => pos + read_varint(msg, pos)?.1,
+            1 => pos + 8,
+            5 => pos + 4,
+            2 => {
+                let (len, size) = read_varint(msg, pos)?;
+                (pos + size).checked_add(usize::try_from(len).ok()?)?
+            }
+            _ => return None,
+        };
+        if pos > msg.len() {
+            return None;
+        }
+    }
+    Some(())
+}
+
+/// The text of a `google.rpc.Status` error body (OTLP/HTTP's protobuf error answer):
+/// `code N: message`; `None` when the body is not one with a message.
+pub(super) fn status_message(body: &[u8]) -> Option<String> {
+    parse_fields(body)?;
+    let Field::Bytes(message) = find_field(body, 2)? else {
+        return None;
+    };
+    let message = std::str::from_utf8(message).ok()?;
+    Some(match find_field(body, 1) {
+        Some(Field::Varint(code)) => format!("code {}: {message}", code as i32),
+        _ => message.to_owned(),
+    })
 }
 
 enum Field<'a> {
@@ -324,6 +367,18 @@ mod tests {
     }
 
     #[test]
+    fn a_google_rpc_status_body_reads_as_its_message() {
+        // Status { code: 3, message: "bad logs" }
+        let body = [
+            0x08, 0x03, 0x12, 0x08, b'b', b'a', b'd', b' ', b'l', b'o', b'g', b's',
+        ];
+        assert_eq!(status_message(&body).as_deref(), Some("code 3: bad logs"));
+        assert_eq!(status_message(b"<html>oops</html>"), None);
+        assert_eq!(status_message(b"{\"error\":1}"), None);
+        assert_eq!(status_message(&[0x12, 0x40, b'x']), None);
+    }
+
+    #[test]
     fn partial_success_is_read_from_a_response() {
         // partial_success { rejected_log_records: 3, error_message: "bad" }
         let body = [0x0A, 0x07, 0x08, 0x03, 0x12, 0x03, b'b', b'a', b'd'];
@@ -331,6 +386,12 @@ mod tests {
         assert_eq!(rejected_log_records(&[]), None);
         assert_eq!(rejected_log_records(&[0x0A, 0x00]), None);
         assert_eq!(rejected_log_records(&[0x0A, 0x09, 0x08]), None);
+        // A negative int64 (ten-byte varint) and a garbled partial success are not counts.
+        let negative = [
+            0x0A, 0x0B, 0x08, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01,
+        ];
+        assert_eq!(rejected_log_records(&negative), Some(-1));
+        assert_eq!(rejected_log_records(&[0x0A, 0x02, 0x08, 0x80]), Some(-1));
         assert_eq!(rejected_log_records(b"{\"partialSuccess\":{}}"), None);
     }
 }
