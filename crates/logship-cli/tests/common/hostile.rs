@@ -37,6 +37,8 @@ pub enum Exit {
     Spilled,
     /// Some lines were lost (rejected, failed, dropped, not delivered in time).
     Lost,
+    /// Bad options or configuration.
+    Usage,
     /// Killed by a signal (a crash, or the watchdog).
     Killed,
 }
@@ -45,7 +47,8 @@ pub enum Exit {
 pub fn exit_meaning(code: Option<i32>) -> Exit {
     match code {
         Some(0) => Exit::Delivered,
-        Some(2) => Exit::Spilled,
+        Some(3) => Exit::Spilled,
+        Some(2) => Exit::Usage,
         Some(1) => Exit::Lost,
         _ => Exit::Killed,
     }
