@@ -37,6 +37,7 @@ mod demo_tls;
 mod exit;
 mod histogram;
 mod intake;
+mod lines;
 mod memory;
 mod pipeline_args;
 mod ship;

@@ -338,6 +338,11 @@
 mod batch;
 mod config;
 mod error;
+/// Wrappers over private parsers for the fuzz targets in `fuzz/`. NOT API: only with the
+/// `fuzzing` feature (off by default), hidden, and changed in any release without notice.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod integrations;
 mod json;
 mod panic_hook;

@@ -24,6 +24,8 @@
 
 mod ack;
 mod count;
+#[cfg(feature = "fuzzing")]
+pub(crate) mod fuzzing;
 pub(crate) mod handle;
 pub(crate) mod handover;
 mod in_flight;

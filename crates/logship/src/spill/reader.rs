@@ -93,7 +93,7 @@ pub(crate) enum Step {
 impl Spill {
     /// The oldest records not yet handed out, like [`Spill::next_step`], counting on the
     /// spot any segment that has to be counted first (for tests, which own the spill).
-    #[cfg(test)]
+    #[cfg(any(test, feature = "fuzzing"))]
     pub(crate) fn next_batch(
         &mut self,
         max_records: usize,

@@ -254,18 +254,25 @@ pub(super) fn close(body: &mut [u8], scopes_at: usize) {
 /// when the body is not one or has no partial success; negative when the count is there
 /// but is not one (a negative `int64`, a garbled partial success): not a success.
 pub(super) fn rejected_log_records(body: &[u8]) -> Option<i64> {
-    let partial = find_field(body, 1)?;
-    match partial {
-        Field::Bytes([]) => None,
-        Field::Bytes(inner) => match parse_fields(inner) {
-            None => Some(-1),
-            Some(()) => match find_field(inner, 1) {
-                Some(Field::Varint(n)) => Some(i64::try_from(n).unwrap_or(-1)),
-                Some(Field::Bytes(_)) => Some(-1),
-                None => None,
-            },
+    // A message field sent more than once is merged (protobuf: the occurrences read as
+    // their concatenation), so an empty `partial_success` after a full one changes nothing.
+    let mut partial = Vec::new();
+    for field in occurrences(body, 1)? {
+        match field {
+            Field::Bytes(bytes) => partial.extend_from_slice(bytes),
+            Field::Varint(_) => return Some(-1),
+        }
+    }
+    if partial.is_empty() {
+        return None;
+    }
+    match parse_fields(&partial) {
+        None => Some(-1),
+        Some(()) => match find_field(&partial, 1) {
+            Some(Field::Varint(n)) => Some(i64::try_from(n).unwrap_or(-1)),
+            Some(Field::Bytes(_)) => Some(-1),
+            None => None,
         },
-        Field::Varint(_) => Some(-1),
     }
 }
 
@@ -313,8 +320,14 @@ enum Field<'a> {
 
 /// The last occurrence of field `number` in a message (protobuf's "last one wins").
 fn find_field(msg: &[u8], number: u64) -> Option<Field<'_>> {
+    occurrences(msg, number)?.pop()
+}
+
+/// Every occurrence of field `number` in `msg`, in order; `None` when `msg` is not a
+/// well-formed sequence of fields up to the last occurrence.
+fn occurrences(msg: &[u8], number: u64) -> Option<Vec<Field<'_>>> {
     let mut pos = 0;
-    let mut found = None;
+    let mut found = Vec::new();
     while pos < msg.len() {
         let (key, size) = read_varint(msg, pos)?;
         pos += size;
@@ -342,10 +355,10 @@ fn find_field(msg: &[u8], number: u64) -> Option<Field<'_>> {
             _ => return None,
         };
         if key >> 3 == number {
-            found = Some(field);
+            found.push(field);
         }
     }
-    found
+    Some(found)
 }
 
 #[cfg(test)]
@@ -393,5 +406,15 @@ mod tests {
         assert_eq!(rejected_log_records(&negative), Some(-1));
         assert_eq!(rejected_log_records(&[0x0A, 0x02, 0x08, 0x80]), Some(-1));
         assert_eq!(rejected_log_records(b"{\"partialSuccess\":{}}"), None);
+        // Sent twice, the occurrences merge: a later empty one keeps the count (as prost
+        // and every official SDK read it).
+        let twice = [0x0A, 0x02, 0x08, 0x05, 0x0A, 0x00];
+        assert_eq!(rejected_log_records(&twice), Some(5));
+        let counts = [0x0A, 0x02, 0x08, 0x05, 0x0A, 0x02, 0x08, 0x07];
+        assert_eq!(
+            rejected_log_records(&counts),
+            Some(7),
+            "the last count wins"
+        );
     }
 }
