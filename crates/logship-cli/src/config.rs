@@ -65,10 +65,24 @@ fn check(args: &CheckArgs) -> Result<ExitCode, Failure> {
     let mut effective = resolved.config.clone();
     effective.api_key = effective.resolve_api_key(|v| std::env::var(v).ok());
     effective.validate().map_err(invalid)?;
+    // Certificates and the proxy are loaded as `build` loads them (a missing file fails).
+    let network = logship::NetworkSummary::of(&effective).map_err(invalid)?;
+    for warning in &network.warnings {
+        eprintln!("logship: {warning}");
+    }
     let mut out = format!(
         "# {}: valid. Effective configuration (value  # source):\n",
         args.file.display()
     );
+    out.push_str(&format!("# endpoint: {}\n", network.endpoint));
+    out.push_str(&format!("# TLS trust: {}\n", network.trust));
+    if let Some(cert) = &network.client_cert {
+        out.push_str(&format!("# TLS client certificate: {cert}\n"));
+    }
+    out.push_str(&format!("# proxy: {}\n", network.proxy));
+    for warning in &network.warnings {
+        out.push_str(&format!("# {warning}\n"));
+    }
     for (key, value) in resolved.config.effective_values() {
         let origin = resolved.origin(key);
         match value {

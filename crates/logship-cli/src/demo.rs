@@ -60,6 +60,11 @@ pub struct DemoArgs {
     #[arg(long, value_name = "SECS", requires = "outage_after")]
     pub outage_for: Option<f64>,
 
+    /// Ship over HTTPS: the intake serves TLS with a throwaway CA generated for this run,
+    /// which the pipeline trusts through tls_ca_file.
+    #[arg(long)]
+    pub tls: bool,
+
     /// Also write the results to FILE as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -80,6 +85,8 @@ pub struct DemoReport {
     pub rate: u64,
     /// Port of the in-process intake.
     pub intake_port: u16,
+    /// Whether the run shipped over HTTPS (`--tls`).
+    pub tls: bool,
     /// How long the logging phase actually took, in seconds.
     pub logging_s: f64,
     /// Log calls made.
@@ -210,11 +217,13 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
         .as_ref()
         .map(|k| k.expose().to_owned())
         .unwrap_or_else(|| DEMO_KEY.to_owned());
+    let tls = args.tls.then(crate::demo_tls::DemoTls::new).transpose()?;
     let config = IntakeConfig {
         port: 0,
         delay: Duration::ZERO,
         keep_events: false,
         api_key: keyed.then(|| key.clone()),
+        tls: tls.as_ref().map(|t| t.server.clone()),
         ..IntakeConfig::default()
     };
     let intake = Intake::start(config)
@@ -267,6 +276,10 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
     } else {
         // No path: the vendor's standard path is appended, as for a real intake's host.
         base.endpoint(intake.url("")).api_key(key.as_str())
+    };
+    let base = match &tls {
+        Some(t) => base.tls_ca_file(t.ca_file.clone()),
+        None => base,
     };
     let builder = match &spill_dir.0 {
         Some(dir) => base.spill_dir(dir.clone()),
@@ -380,6 +393,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
         duration_s: args.duration,
         rate: args.rate,
         intake_port: intake.addr().port(),
+        tls: intake.is_tls(),
         logging_s: logging.as_secs_f64(),
         events_logged: logged.load(Relaxed),
         events_delivered: intake_stats.events,
@@ -629,8 +643,11 @@ fn table(r: &DemoReport) -> String {
     let quantiles =
         |p50: String, p99: String, max: String| format!("p50 {p50:<10}p99 {p99:<10}max {max}");
     let mut out = format!(
-        "logship demo: {} threads, {} s, local intake on 127.0.0.1:{}\n",
-        r.threads, r.duration_s, r.intake_port
+        "logship demo: {} threads, {} s, local intake on 127.0.0.1:{}{}\n",
+        r.threads,
+        r.duration_s,
+        r.intake_port,
+        if r.tls { " (HTTPS)" } else { "" }
     );
     out += &row("events logged", r.events_logged.to_string());
     out += &row("events delivered", r.events_delivered.to_string());

@@ -5,10 +5,16 @@
 
 use logship::BuildError;
 
-/// Exit code for a delivery or runtime failure.
+/// Exit code for a delivery or runtime failure: some events were lost, or logship could
+/// not run.
 pub const RUNTIME: u8 = 1;
-/// Exit code for bad usage or an invalid configuration.
+/// Exit code when some events were lost (the same as [`RUNTIME`]).
+pub const LOST: u8 = RUNTIME;
+/// Exit code for bad usage or an invalid configuration, and for nothing else.
 pub const USAGE: u8 = 2;
+/// Exit code when nothing was lost but some events wait in the spill directory for the
+/// next run (or `logship spill replay`).
+pub const SPILLED: u8 = 3;
 
 /// A command that could not do its job.
 #[derive(Debug)]
@@ -38,10 +44,11 @@ impl Failure {
 }
 
 impl From<BuildError> for Failure {
-    /// An invalid configuration is a usage error; a thread that could not start is not.
+    /// An invalid configuration is a usage error; the state of the machine (a spill
+    /// directory that `--spill-required` insists on, a thread that could not start) is not.
     fn from(e: BuildError) -> Failure {
         match e {
-            BuildError::Config(_) | BuildError::Spill(_) => Failure::usage(e.to_string()),
+            BuildError::Config(_) => Failure::usage(e.to_string()),
             _ => Failure::runtime(e.to_string()),
         }
     }

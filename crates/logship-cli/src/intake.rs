@@ -1,7 +1,7 @@
 //! `logship intake`: run the local test intake on 127.0.0.1 until Ctrl-C, SIGTERM or
 //! `--duration`.
 //!
-//! Prints `listening on http://127.0.0.1:PORT` as its first stdout line (scripts and tests
+//! Prints `listening on http://127.0.0.1:PORT` (`https://` with `--tls-cert`) as its first stdout line (scripts and tests
 //! read the port from it), a progress line on stderr every 5 s while events arrive, and
 //! the intake's summary on stdout when it stops. Keeps only counters unless
 //! `--keep-events`, so it can run for long without growing.
@@ -12,7 +12,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use logship_intake::{Fault, Intake, IntakeConfig};
+use logship_intake::{Fault, Intake, IntakeConfig, TlsServer, WireFault};
 
 use crate::exit::Failure;
 
@@ -42,6 +42,18 @@ pub struct IntakeArgs {
     #[arg(long, value_name = "SECS", requires = "fail_status")]
     pub retry_after: Option<u64>,
 
+    /// Misbehave on purpose: answer with a hostile fault mode, `MODE[,KEY=VALUE...]`
+    /// (modes: never-answer, drip, huge, huge-chunked, endless, endless-chunked,
+    /// garbage-status, not-http, reset-before, reset-mid, reset-after, short-length,
+    /// long-length, redirect, echo-headers; keys: status, bytes, ms, len, claimed,
+    /// location). E.g. `--misbehave drip,status=503,ms=200`.
+    #[arg(long, value_name = "MODE")]
+    pub misbehave: Option<String>,
+
+    /// How many requests get --misbehave. [default: every request]
+    #[arg(long, value_name = "N", requires = "misbehave")]
+    pub misbehave_count: Option<usize>,
+
     /// Keep every event in memory (off: counters only, bounded memory).
     #[arg(long)]
     pub keep_events: bool,
@@ -57,6 +69,18 @@ pub struct IntakeArgs {
     #[arg(long, value_name = "BYTES", default_value_t = 1_000_000)]
     pub splunk_max_content_length: usize,
 
+    /// Serve HTTPS with this certificate chain (PEM, leaf first); needs --tls-key.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<std::path::PathBuf>,
+
+    /// The private key of --tls-cert (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<std::path::PathBuf>,
+
+    /// Require client certificates signed by this CA (PEM bundle): mutual TLS.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub client_ca: Option<std::path::PathBuf>,
+
     /// Stop after this many seconds (default: run until Ctrl-C or SIGTERM).
     #[arg(long, value_name = "SECS")]
     pub duration: Option<f64>,
@@ -65,6 +89,7 @@ pub struct IntakeArgs {
 /// Runs `logship intake`.
 pub fn run(args: IntakeArgs) -> Result<ExitCode, Failure> {
     let fault = fault(&args)?;
+    let misbehave = args.misbehave.as_deref().map(misbehave).transpose()?;
     let duration = match args.duration {
         None => None,
         Some(secs) if (0.0..=1e9).contains(&secs) => Some(Duration::from_secs_f64(secs)),
@@ -82,21 +107,35 @@ pub fn run(args: IntakeArgs) -> Result<ExitCode, Failure> {
     })
     .map_err(|e| Failure::runtime(format!("cannot install the Ctrl-C handler: {e}")))?;
 
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(
+            TlsServer::from_files(cert, key, args.client_ca.as_deref())
+                .map_err(|e| Failure::usage(format!("cannot serve HTTPS: {e}")))?,
+        ),
+        _ => None,
+    };
     let config = IntakeConfig {
         port: args.port,
         delay: Duration::from_millis(args.delay_ms),
         keep_events: args.keep_events,
         api_key: args.key.clone(),
         splunk_max_content_length: args.splunk_max_content_length,
+        tls,
     };
     let intake = Intake::start(config)
         .map_err(|e| Failure::runtime(format!("cannot listen on 127.0.0.1:{}: {e}", args.port)))?;
     if let Some((count, fault)) = fault {
         intake.fail_next(count, fault);
     }
+    if let Some(wire) = misbehave {
+        intake.fail_next(
+            args.misbehave_count.unwrap_or(usize::MAX),
+            Fault::Wire(wire),
+        );
+    }
     {
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "listening on http://{}", intake.addr());
+        let _ = writeln!(out, "listening on {}", intake.url(""));
         let _ = out.flush();
     }
 
@@ -157,4 +196,21 @@ fn fault(args: &IntakeArgs) -> Result<Option<(usize, Fault)>, Failure> {
         },
     };
     Ok(Some((count, fault)))
+}
+
+/// The fault mode `--misbehave MODE[,KEY=VALUE...]` names.
+fn misbehave(spec: &str) -> Result<WireFault, Failure> {
+    let (mode, params) = spec.split_once(',').unwrap_or((spec, ""));
+    let params: Vec<(&str, &str)> = params
+        .split(',')
+        .filter(|p| !p.is_empty())
+        .map(|p| p.split_once('=').unwrap_or((p, "")))
+        .collect();
+    let lookup = |name: &str| {
+        params
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| (*v).to_owned())
+    };
+    WireFault::parse(mode, &lookup).map_err(|e| Failure::usage(format!("--misbehave {spec}: {e}")))
 }

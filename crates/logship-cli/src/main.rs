@@ -14,12 +14,30 @@
 //! module. Exit codes: 0 success, 1 delivery or runtime failure, 2 bad usage or
 //! configuration.
 
+// Every line the command prints goes through these two: unlike the standard macros, they
+// never panic when stdout or stderr is closed or full (`logship config example | head`, a
+// supervisor that stopped reading), because logship's own output must not take it down.
+macro_rules! println {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+macro_rules! eprintln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod bench;
 mod config;
 mod demo;
+mod demo_tls;
 mod exit;
 mod histogram;
 mod intake;
+mod lines;
 mod memory;
 mod pipeline_args;
 mod ship;

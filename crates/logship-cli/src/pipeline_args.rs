@@ -172,6 +172,11 @@ pub struct PipelineArgs {
     #[arg(long)]
     pub no_spill: bool,
 
+    /// Fail at start-up when the spill directory cannot be used (held by another process,
+    /// unwritable) instead of running without spill.
+    #[arg(long, conflicts_with = "no_spill")]
+    pub spill_required: bool,
+
     /// Most bytes of spilled events on disk. [default: 1073741824]
     #[arg(long, value_name = "BYTES")]
     pub spill_max_bytes: Option<u64>,
@@ -179,6 +184,27 @@ pub struct PipelineArgs {
     /// How long to keep delivering what is queued once input ends. [default: 30000]
     #[arg(long, value_name = "MS")]
     pub shutdown_timeout_ms: Option<u64>,
+
+    /// A PEM bundle of CA certificates to trust besides the system's (an internal CA).
+    #[arg(long, value_name = "FILE")]
+    pub tls_ca_file: Option<std::path::PathBuf>,
+
+    /// A PEM client certificate (chain) for mutual TLS; needs --tls-client-key.
+    #[arg(long, value_name = "FILE")]
+    pub tls_client_cert: Option<std::path::PathBuf>,
+
+    /// The PEM private key of --tls-client-cert (its contents are never shown).
+    #[arg(long, value_name = "FILE")]
+    pub tls_client_key: Option<std::path::PathBuf>,
+
+    /// Accept any TLS certificate (development only: loudly warned about).
+    #[arg(long)]
+    pub tls_no_verify: bool,
+
+    /// Proxy URL (http://[user:pass@]host:port), or `none` to ignore https_proxy and
+    /// friends. [default: from https_proxy/http_proxy/all_proxy and no_proxy]
+    #[arg(long, value_name = "URL|none")]
+    pub proxy: Option<String>,
 }
 
 impl PipelineArgs {
@@ -204,7 +230,10 @@ impl PipelineArgs {
         let resolved = layered
             .resolve()
             .map_err(|e| Failure::usage(format!("invalid logship configuration: {e}")))?;
-        let timeout_is_default = resolved.origin("shutdown_timeout_ms") == Origin::Default;
+        // The flag counts when given, even with the library's default value (5000): the
+        // layering sees only changed values as explicit.
+        let timeout_is_default = self.shutdown_timeout_ms.is_none()
+            && resolved.origin("shutdown_timeout_ms") == Origin::Default;
         let mut config = resolved.config;
         // A command-line run can afford to wait longer than an application's exit.
         if timeout_is_default {
@@ -344,11 +373,32 @@ impl PipelineArgs {
         if let Some(dir) = &self.spill_dir {
             builder = builder.spill_dir(dir.clone());
         }
+        if self.spill_required {
+            builder = builder.spill_required(true);
+        }
         if let Some(n) = self.spill_max_bytes {
             builder = builder.spill_max_bytes(n, logship::SpillFull::DropOldest);
         }
         if let Some(ms) = self.shutdown_timeout_ms {
             builder = builder.shutdown_timeout(Duration::from_millis(ms));
+        }
+        if let Some(path) = &self.tls_ca_file {
+            builder = builder.tls_ca_file(path.clone());
+        }
+        // Either half of the client certificate may come from a flag.
+        let mut config = builder.config().clone();
+        if let Some(path) = &self.tls_client_cert {
+            config.tls_client_cert = Some(path.clone());
+        }
+        if let Some(path) = &self.tls_client_key {
+            config.tls_client_key = Some(path.clone());
+        }
+        let mut builder = Builder::from_config(config);
+        if self.tls_no_verify {
+            builder = builder.tls_verify(false);
+        }
+        if let Some(proxy) = &self.proxy {
+            builder = builder.proxy(proxy.clone());
         }
         builder
     }

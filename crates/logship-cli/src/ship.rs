@@ -4,24 +4,28 @@
 //! the pipeline runs with the blocking overflow policy: the reader waits for room instead
 //! of dropping. At end of input the pipeline is shut down (delivering what is queued within
 //! `--shutdown-timeout-ms`), one summary line goes to stderr, and the exit code says whether
-//! every event read was delivered.
+//! every event read was delivered (0), none was lost but some wait in the spill (3), or some
+//! were lost (1); 2 is for bad options and configuration only. SIGTERM, SIGINT and SIGHUP
+//! end the input early and then do the same; a second signal cuts the shutdown short,
+//! spilling what it can. Input is read on its own thread, so a signal is acted on even
+//! while stdin is quiet.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, ErrorKind};
+use std::io::{self, BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
-use logship::{Level, Logship, Overflow, Record, Stats};
-use serde_json::{Map, Value};
+use logship::{Logship, Overflow, Stats};
 
 use crate::exit::Failure;
+use crate::lines::{json_record, read_line, text_record, trim_newline};
 use crate::pipeline_args::PipelineArgs;
 use crate::units;
 
-/// Target of every shipped event.
-const TARGET: &str = "logship::ship";
 /// Lines longer than this are cut (the library then truncates and marks the event).
 const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
 /// Longest a log call waits for room in the queue (the library's maximum).
@@ -63,7 +67,28 @@ pub enum Format {
 /// One input, opened.
 struct Input {
     name: String,
-    reader: Box<dyn BufRead>,
+    reader: Box<dyn BufRead + Send>,
+}
+
+/// Counts shared by the reader thread and the main thread.
+#[derive(Default)]
+struct Progress {
+    /// Lines read and handed to the pipeline (refusals included: the pipeline counts them).
+    read: AtomicU64,
+    /// Lines that were not a JSON object (`--format json`).
+    parse_errors: AtomicU64,
+    /// Lines longer than `MAX_LINE_BYTES`, cut while reading.
+    cut_lines: AtomicU64,
+    /// Set by the first signal: read no further line.
+    stop: AtomicBool,
+}
+
+/// What the main thread waits for.
+enum Event {
+    /// The inputs are read to their end (or the reader stopped); a read error, if any.
+    InputEnded(Option<String>),
+    /// SIGTERM, SIGINT or SIGHUP arrived.
+    Signal,
 }
 
 /// Runs `logship ship`.
@@ -74,49 +99,72 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
     let (logship, guard) = args.pipeline.apply(builder)?.build()?;
 
     let started = Instant::now();
-    let mut read = 0u64;
-    let mut parse_errors = 0u64;
-    let mut read_error = None;
-    let mut line = Vec::with_capacity(4096);
-    'inputs: for mut input in inputs {
-        loop {
-            match read_line(&mut *input.reader, &mut line, MAX_LINE_BYTES) {
-                Ok(false) => break,
-                Ok(true) => {}
-                Err(e) => {
-                    let message = format!("error reading {}: {e}", input.name);
-                    eprintln!("logship: {message}");
-                    read_error = Some(message);
-                    break 'inputs;
-                }
+    let progress = Arc::new(Progress::default());
+    let (events, waiting) = mpsc::channel::<Event>();
+    // A sidecar is stopped with SIGTERM (SIGINT by hand): stop reading, deliver or spill
+    // what is in memory, report, exit with the status the outcome deserves.
+    let to_main = events.clone();
+    if let Err(e) = ctrlc::set_handler(move || {
+        let _ = to_main.send(Event::Signal);
+    }) {
+        eprintln!("logship: warning: cannot handle SIGTERM/SIGINT ({e}); a signal will stop logship without a summary");
+    }
+    let reader = {
+        let (logship, progress, format) = (logship.clone(), Arc::clone(&progress), args.format);
+        std::thread::Builder::new()
+            .name("logship-ship-reader".into())
+            .spawn(move || {
+                let error = read_inputs(inputs, format, &logship, &progress);
+                let _ = events.send(Event::InputEnded(error));
+            })
+            .map_err(|e| Failure::runtime(format!("cannot start the input reader: {e}")))?
+    };
+    let (signalled, read_error) = match waiting.recv() {
+        Ok(Event::InputEnded(error)) => (false, error),
+        Ok(Event::Signal) | Err(_) => {
+            progress.stop.store(true, Ordering::Release);
+            eprintln!(
+                "logship: signal received: reading no more input; delivering what is in memory within the shutdown timeout (a second signal stops at once, spilling what it can)"
+            );
+            // A line being handed over finishes first (the reader sees `stop` after it);
+            // a reader blocked on input is not waited for. A second signal meanwhile
+            // counts as the second signal.
+            if let Ok(Event::Signal) = waiting.recv_timeout(READER_GRACE) {
+                stop_now(&logship);
             }
-            let text = String::from_utf8_lossy(trim_newline(&line));
-            if text.trim().is_empty() {
-                continue;
-            }
-            let record = match args.format {
-                Format::Text => text_record(&text),
-                Format::Json => json_record(&text).unwrap_or_else(|| {
-                    parse_errors += 1;
-                    let mut r = text_record(&text);
-                    r.field("logship.parse_error", true);
-                    r
-                }),
-            };
-            read += 1;
-            // A refusal (queue still full after BLOCK_FOR) is counted in the stats.
-            let _ = logship.push(record);
+            (true, None)
         }
+    };
+    // A second signal during shutdown cuts it short: what is left is spilled (or counted).
+    {
+        let logship = logship.clone();
+        let _ = std::thread::Builder::new()
+            .name("logship-ship-signals".into())
+            .spawn(move || {
+                while let Ok(event) = waiting.recv() {
+                    if let Event::Signal = event {
+                        stop_now(&logship);
+                        return;
+                    }
+                }
+            });
     }
 
     let report = logship.shutdown(logship.shutdown_timeout());
     drop(guard); // returns the same report at once
+    if !signalled {
+        let _ = reader.join();
+    }
+    let read = progress.read.load(Ordering::Acquire);
+    let parse_errors = progress.parse_errors.load(Ordering::Acquire);
+    let cut_lines = progress.cut_lines.load(Ordering::Acquire);
     let stats = &report.stats;
     eprintln!(
         "logship: {}",
         summary(
             read,
             parse_errors,
+            cut_lines,
             stats,
             !args.pipeline.no_gzip,
             started.elapsed()
@@ -135,10 +183,77 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
     } else if stats.events_spilled > 0 && stats.lost() == 0 && read_error.is_none() {
         // Nothing lost, but some events wait on disk for the next run (or `logship spill
         // replay`).
-        ExitCode::from(crate::exit::USAGE)
+        ExitCode::from(crate::exit::SPILLED)
     } else {
-        ExitCode::FAILURE
+        ExitCode::from(crate::exit::LOST)
     })
+}
+
+/// What a second signal does: shutdown stops waiting, what is left is spilled (or counted).
+fn stop_now(logship: &Logship) {
+    eprintln!("logship: second signal: stopping now");
+    logship.cut_short();
+}
+
+/// Longest the main thread waits, after a signal, for the reader to finish handing over the
+/// line it holds.
+const READER_GRACE: Duration = Duration::from_millis(200);
+
+/// Reads every input to its end (or until `progress.stop`), handing each line to the
+/// pipeline; returns the read error that ended it early, if any.
+fn read_inputs(
+    inputs: Vec<Input>,
+    format: Format,
+    logship: &Logship,
+    progress: &Progress,
+) -> Option<String> {
+    let mut line = Vec::with_capacity(4096);
+    for mut input in inputs {
+        loop {
+            if progress.stop.load(Ordering::Acquire) {
+                return None;
+            }
+            let line_bytes = match read_line(&mut *input.reader, &mut line, MAX_LINE_BYTES) {
+                Ok(None) => break,
+                Ok(Some(n)) => n,
+                Err(e) => {
+                    let message = format!("error reading {}: {e}", input.name);
+                    eprintln!("logship: {message}");
+                    return Some(message);
+                }
+            };
+            let text = String::from_utf8_lossy(trim_newline(&line));
+            if text.trim().is_empty() {
+                continue;
+            }
+            let replaced = matches!(text, std::borrow::Cow::Owned(_));
+            let mut record = match format {
+                Format::Text => text_record(&text),
+                Format::Json => json_record(&text).unwrap_or_else(|| {
+                    progress.parse_errors.fetch_add(1, Ordering::AcqRel);
+                    let mut r = text_record(&text);
+                    r.field("logship.parse_error", true);
+                    r
+                }),
+            };
+            if replaced {
+                record.mark_invalid_utf8();
+            }
+            if line_bytes > line.len() {
+                // Cut while reading: the library cuts it further and counts it; the real
+                // size is kept.
+                progress.cut_lines.fetch_add(1, Ordering::AcqRel);
+                record
+                    .field("logship.truncated", true)
+                    .field("logship.original_bytes", line_bytes as u64);
+            }
+            progress.read.fetch_add(1, Ordering::AcqRel);
+            // A refusal (queue still full after BLOCK_FOR, or the pipeline shutting down)
+            // is counted in the stats.
+            let _ = logship.push(record);
+        }
+    }
+    None
 }
 
 fn open_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, Failure> {
@@ -166,109 +281,15 @@ fn open_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, Failure> {
         .collect()
 }
 
-/// Reads one line (including its `\n`, if any) into `buf`, keeping at most `cap` bytes and
-/// discarding the rest of a longer line. Returns false at end of input.
-fn read_line(reader: &mut dyn BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Result<bool> {
-    buf.clear();
-    let mut any = false;
-    loop {
-        let chunk = match reader.fill_buf() {
-            Ok(chunk) => chunk,
-            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if chunk.is_empty() {
-            return Ok(any);
-        }
-        any = true;
-        let (used, done) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(i) => (i + 1, true),
-            None => (chunk.len(), false),
-        };
-        let room = cap.saturating_sub(buf.len());
-        buf.extend_from_slice(&chunk[..used.min(room)]);
-        reader.consume(used);
-        if done {
-            return Ok(true);
-        }
-    }
-}
-
-/// The line without its trailing `\n` or `\r\n`.
-fn trim_newline(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    line.strip_suffix(b"\r").unwrap_or(line)
-}
-
-/// An INFO event whose message is the line.
-fn text_record(line: &str) -> Record {
-    let mut record = Record::with_capacity(Level::Info, TARGET, line.len() + 48);
-    record.message(line);
-    record
-}
-
-/// The event a JSON-object line describes, or `None` when the line is not a JSON object.
-fn json_record(line: &str) -> Option<Record> {
-    let Ok(Value::Object(mut map)) = serde_json::from_str::<Value>(line) else {
-        return None;
-    };
-    let level = match map
-        .get("level")
-        .and_then(Value::as_str)
-        .and_then(parse_level)
-    {
-        Some(level) => {
-            map.remove("level");
-            level
-        }
-        None => Level::Info, // a non-level "level" stays as a field
-    };
-    let message = map.remove("message").or_else(|| map.remove("msg"));
-    let mut record = Record::with_capacity(level, TARGET, line.len() + 48);
-    match &message {
-        Some(Value::String(s)) => {
-            record.message(s);
-        }
-        Some(other) => {
-            record.message(&other.to_string());
-        }
-        None => {}
-    }
-    add_fields(&mut record, &map);
-    Some(record)
-}
-
-fn add_fields(record: &mut Record, map: &Map<String, Value>) {
-    for (key, value) in map {
-        match value {
-            Value::String(s) => record.field(key, s.as_str()),
-            Value::Bool(b) => record.field(key, *b),
-            Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
-                (Some(i), _, _) => record.field(key, i),
-                (None, Some(u), _) => record.field(key, u),
-                (None, None, Some(f)) => record.field(key, f),
-                _ => record.field(key, n.to_string().as_str()),
-            },
-            // Nested objects, arrays and null keep their JSON text.
-            other => record.field(key, other.to_string().as_str()),
-        };
-    }
-}
-
-/// A level name as commonly written in JSON logs, case-insensitive.
-fn parse_level(s: &str) -> Option<Level> {
-    Some(match s.trim().to_ascii_lowercase().as_str() {
-        "trace" => Level::Trace,
-        "debug" => Level::Debug,
-        "info" => Level::Info,
-        "warn" | "warning" => Level::Warn,
-        "error" | "fatal" | "critical" => Level::Error,
-        _ => return None,
-    })
-}
-
 /// The one-line summary printed at the end (after `logship: `).
-fn summary(read: u64, parse_errors: u64, s: &Stats, gzip: bool, elapsed: Duration) -> String {
+fn summary(
+    read: u64,
+    parse_errors: u64,
+    cut_lines: u64,
+    s: &Stats,
+    gzip: bool,
+    elapsed: Duration,
+) -> String {
     let bytes = if gzip {
         format!(
             "{} raw, {} gzip, {}",
@@ -306,6 +327,31 @@ fn summary(read: u64, parse_errors: u64, s: &Stats, gzip: bool, elapsed: Duratio
             ", {late} not delivered within the shutdown timeout"
         ));
     }
+    if s.truncated > 0 || cut_lines > 0 {
+        line.push_str(&format!(
+            "; {} event{} truncated (logship.original_bytes has the real size)",
+            s.truncated.max(cut_lines),
+            if s.truncated.max(cut_lines) == 1 {
+                ""
+            } else {
+                "s"
+            }
+        ));
+        if cut_lines > 0 {
+            line.push_str(&format!(
+                ", {cut_lines} of them line{} over {} cut while reading",
+                if cut_lines == 1 { "" } else { "s" },
+                units::bytes(MAX_LINE_BYTES as u64)
+            ));
+        }
+    }
+    if s.invalid_utf8 > 0 {
+        line.push_str(&format!(
+            "; {} event{} had invalid UTF-8 replaced by U+FFFD (logship.invalid_utf8)",
+            s.invalid_utf8,
+            if s.invalid_utf8 == 1 { "" } else { "s" }
+        ));
+    }
     if parse_errors > 0 {
         line.push_str(&format!(
             "; {parse_errors} line{} not a JSON object (shipped as text with logship.parse_error)",
@@ -316,61 +362,4 @@ fn summary(read: u64, parse_errors: u64, s: &Stats, gzip: bool, elapsed: Duratio
         line.push_str(&format!("; last error: {e}"));
     }
     line
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use logship::{Entry, Value as V};
-
-    fn fields(r: &Record) -> Vec<(String, String)> {
-        r.entries()
-            .filter_map(|e| match e {
-                Entry::Field(k, v) => Some((k.to_owned(), format!("{v:?}"))),
-                _ => None,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn json_lines_map_to_level_message_and_fields() {
-        let r = json_record(
-            r#"{"level":"WARN","msg":"disk low","free":12,"ratio":0.5,"ok":false,"tags":["a"],"n":null,"big":18446744073709551615}"#,
-        )
-        .expect("object");
-        assert_eq!(r.level(), Level::Warn);
-        assert_eq!(r.message_str(), "disk low");
-        let f = fields(&r);
-        assert!(f.contains(&("free".into(), format!("{:?}", V::I64(12)))));
-        assert!(f.contains(&("ratio".into(), format!("{:?}", V::F64(0.5)))));
-        assert!(f.contains(&("ok".into(), format!("{:?}", V::Bool(false)))));
-        assert!(f.contains(&("tags".into(), format!("{:?}", V::Str("[\"a\"]")))));
-        assert!(f.contains(&("n".into(), format!("{:?}", V::Str("null")))));
-        assert!(f.contains(&("big".into(), format!("{:?}", V::U64(u64::MAX)))));
-    }
-
-    #[test]
-    fn message_wins_over_msg_and_odd_levels_stay_fields() {
-        let r = json_record(r#"{"message":"m","msg":"other","level":"notice"}"#).expect("obj");
-        assert_eq!(r.message_str(), "m");
-        assert_eq!(r.level(), Level::Info);
-        let f = fields(&r);
-        assert!(f.iter().any(|(k, _)| k == "msg"));
-        assert!(f.iter().any(|(k, _)| k == "level"));
-        assert!(json_record("[1,2]").is_none());
-        assert!(json_record("not json").is_none());
-        assert!(json_record("42").is_none());
-    }
-
-    #[test]
-    fn lines_are_split_and_capped() {
-        let data = b"one\r\ntwo\n\nlong-line-here\nlast";
-        let mut reader = &data[..];
-        let mut buf = Vec::new();
-        let mut lines = Vec::new();
-        while read_line(&mut reader, &mut buf, 6).expect("in-memory read") {
-            lines.push(String::from_utf8_lossy(trim_newline(&buf)).into_owned());
-        }
-        assert_eq!(lines, ["one", "two", "", "long-l", "last"]);
-    }
 }

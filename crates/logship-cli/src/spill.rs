@@ -215,8 +215,22 @@ fn replay(args: ReplayArgs) -> Result<ExitCode, Failure> {
         let report = logship.shutdown(logship.shutdown_timeout());
         drop(guard);
         let s = &report.stats;
+        let mut rejected = String::new();
+        if s.dead_lettered > 0 {
+            rejected = format!(
+                "; {} rejected for good by the intake and moved to {}",
+                s.dead_lettered,
+                dir.join("dead").display()
+            );
+        }
+        if s.events_failed > 0 {
+            rejected.push_str(&format!(
+                "; {} rejected or failed and not kept",
+                s.events_failed
+            ));
+        }
         eprintln!(
-            "logship: replayed {} events from {}; {} still on disk{}",
+            "logship: replayed {} events from {}; {} still on disk{rejected}{}",
             s.events_replayed,
             dir.display(),
             s.spill_pending,
@@ -225,7 +239,8 @@ fn replay(args: ReplayArgs) -> Result<ExitCode, Failure> {
                 .map(|e| format!("; last error: {e}"))
                 .unwrap_or_default()
         );
-        all_done &= drained && s.spill_pending == 0;
+        // A replay that moved events to dead letters (or lost them) did not deliver them.
+        all_done &= drained && s.spill_pending == 0 && s.events_failed == 0 && s.dead_lettered == 0;
     }
     Ok(if all_done {
         ExitCode::SUCCESS

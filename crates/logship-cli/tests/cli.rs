@@ -761,7 +761,7 @@ fn demo_runs_against_each_emulated_vendor() {
 // ----- spill ---------------------------------------------------------------------------------
 
 #[test]
-fn ship_spills_what_it_cannot_deliver_exits_2_and_spill_replay_ships_it() {
+fn ship_spills_what_it_cannot_deliver_exits_3_and_spill_replay_ships_it() {
     let dir = temp_path("spill");
     let dir_arg = dir.to_string_lossy().into_owned();
     let n = 120;
@@ -782,7 +782,7 @@ fn ship_spills_what_it_cannot_deliver_exits_2_and_spill_replay_ships_it() {
         input.as_bytes(),
     );
     let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(out.status.code(), Some(3), "{err}");
     assert!(
         err.contains(&format!("{n} written to the spill directory")),
         "{err}"
@@ -849,7 +849,7 @@ fn ship_into_spill(dir: &str, lines: std::ops::Range<u32>) {
         ],
         input.as_bytes(),
     );
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
 }
 
 /// A segment file (`*.seg`) of the spill directory `dir`.

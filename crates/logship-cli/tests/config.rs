@@ -143,14 +143,14 @@ fn config_check_rejects_bad_files_with_exit_2_and_the_reason() {
 
 #[test]
 fn config_example_passes_check_for_every_vendor() {
-    for vendor in [
-        "datadog",
-        "ndjson",
-        "json",
-        "splunk",
-        "newrelic",
-        "dynatrace",
-        "otlp",
+    for (vendor, key_var) in [
+        ("datadog", Some("DD_API_KEY")),
+        ("ndjson", None),
+        ("json", None),
+        ("splunk", Some("SPLUNK_HEC_TOKEN")),
+        ("newrelic", Some("NEW_RELIC_LICENSE_KEY")),
+        ("dynatrace", Some("DT_API_TOKEN")),
+        ("otlp", None),
     ] {
         let out = run(&["config", "example", "--vendor", vendor], &[], b"");
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -160,13 +160,28 @@ fn config_example_passes_check_for_every_vendor() {
             "{example}"
         );
         let file = config_file(&example);
-        let check = run(&["config", "check", &file.to_string_lossy()], &[], b"");
+        // As a user runs it: with the vendor's key variable set.
+        let env: Vec<(&str, &str)> = key_var
+            .map(|var| (var, "0123456789abcdef0123456789abcdef"))
+            .into_iter()
+            .collect();
+        let check = run(&["config", "check", &file.to_string_lossy()], &env, b"");
         assert_eq!(
             check.status.code(),
             Some(0),
             "{vendor}: {}",
             text(&check.stderr)
         );
+        // Without it, the example's placeholder key is refused, naming the variable.
+        if let Some(var) = key_var {
+            let bare = run(&["config", "check", &file.to_string_lossy()], &[], b"");
+            let err = text(&bare.stderr);
+            assert_eq!(bare.status.code(), Some(2), "{vendor}: {err}");
+            assert!(
+                err.contains("placeholder") && err.contains(var),
+                "{vendor}: {err}"
+            );
+        }
     }
 }
 

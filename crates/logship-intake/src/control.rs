@@ -8,9 +8,10 @@
 //! | Endpoint | Effect |
 //! |---|---|
 //! | `GET /_intake/stats` | [`IntakeStats`](crate::IntakeStats) as JSON |
-//! | `POST /_intake/fail?count=N&status=S[&retry_after=SECS]` | next N requests get status S (body = this request's body) |
+//! | `POST /_intake/fail?count=N&status=S[&retry_after=V]` | next N requests get status S (body = this request's body; `Retry-After: V` as given, e.g. `0`, `99999999999`, an HTTP date) |
 //! | `POST /_intake/fail_items?count=N&status=S[&marker=M]` | the next N `_bulk` items (containing M) fail with item status S |
 //! | `POST /_intake/close?count=N` | next N requests are read, then the connection is closed unanswered |
+//! | `POST /_intake/misbehave?count=N&mode=M[&status=S&bytes=B&ms=T&len=L&claimed=C&location=U]` | next N requests get the [`WireFault`](crate::WireFault) named M (`never-answer`, `drip`, `huge`, `endless-chunked`, `garbage-status`, `not-http`, `reset-before`, `reset-mid`, `reset-after`, `short-length`, `long-length`, `redirect`, `echo-headers`, ...) |
 //! | `POST /_intake/pause` / `POST /_intake/resume` | hold / release answers |
 //! | `POST /_intake/delay?ms=N` | delay every answer by N ms |
 //! | `POST /_intake/reset` | clear recorded state and counters |
@@ -22,6 +23,7 @@ use serde_json::json;
 use crate::faults::{Fault, ItemFault};
 use crate::http::{Request, Response};
 use crate::state::Shared;
+use crate::wire::WireFault;
 
 /// Path prefix reserved for control endpoints.
 pub(crate) const PREFIX: &str = "/_intake/";
@@ -31,7 +33,9 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> Response {
     let endpoint = req.path().strip_prefix(PREFIX).unwrap_or("");
     let expected_method = match endpoint {
         "stats" => "GET",
-        "fail" | "fail_items" | "close" | "pause" | "resume" | "delay" | "reset" => "POST",
+        "fail" | "fail_items" | "close" | "misbehave" | "pause" | "resume" | "delay" | "reset" => {
+            "POST"
+        }
         _ => return Response::error(404, &format!("unknown control endpoint {:?}", req.path())),
     };
     if req.method != expected_method {
@@ -59,9 +63,13 @@ fn run(shared: &Shared, endpoint: &str, req: &Request) -> Result<Response, Strin
                 return Err(format!("status {status} out of range 200..=599"));
             }
             let mut headers = Vec::new();
-            if req.query_param("retry_after").is_some() {
-                let secs: u64 = required_param(req, "retry_after")?;
-                headers.push(("Retry-After".to_string(), secs.to_string()));
+            if let Some(value) = req.query_param("retry_after") {
+                // As given (absurd values are the point); `+` and `%20` stand for spaces.
+                let value = value
+                    .replace('+', " ")
+                    .replace("%20", " ")
+                    .replace("%2C", ",");
+                headers.push(("Retry-After".to_string(), value));
             }
             let body = String::from_utf8_lossy(&req.body).into_owned();
             if !body.is_empty() {
@@ -93,6 +101,15 @@ fn run(shared: &Shared, endpoint: &str, req: &Request) -> Result<Response, Strin
                 None => ItemFault::next(count, status),
             };
             shared.fail_items(fault);
+            Ok(ok())
+        }
+        "misbehave" => {
+            let count = count_param(req)?;
+            let mode = req
+                .query_param("mode")
+                .ok_or_else(|| "missing query parameter \"mode\"".to_owned())?;
+            let wire = WireFault::parse(mode, &|name| req.query_param(name).map(str::to_owned))?;
+            shared.fail_next(count, Fault::Wire(wire));
             Ok(ok())
         }
         "close" => {

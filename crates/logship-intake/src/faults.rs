@@ -10,6 +10,7 @@
 use std::collections::VecDeque;
 
 use crate::http::Response;
+use crate::wire::WireFault;
 
 /// A deliberate failure served instead of the normal response.
 ///
@@ -29,6 +30,9 @@ pub enum Fault {
     /// Read the request, then close the socket without answering, like an
     /// intake or proxy that dies mid-request.
     CloseConnection,
+    /// An answer that breaks HTTP itself (never answering, dripping, garbage, resets,
+    /// lying framing, redirects, echoed headers): see [`WireFault`].
+    Wire(WireFault),
 }
 
 impl Fault {
@@ -66,7 +70,7 @@ impl Fault {
                 headers: headers.clone(),
                 body: body.as_bytes().to_vec(),
             }),
-            Fault::CloseConnection => None,
+            Fault::CloseConnection | Fault::Wire(_) => None,
         }
     }
 
@@ -75,6 +79,7 @@ impl Fault {
         match self {
             Fault::Status { status, .. } => *status,
             Fault::CloseConnection => 0,
+            Fault::Wire(w) => w.status(),
         }
     }
 }

@@ -67,12 +67,17 @@
 //! ```
 
 mod control;
+pub mod external;
 mod faults;
 mod http;
 mod protocol;
 mod server;
 mod state;
+pub mod tls;
+mod wire;
 
 pub use faults::{Fault, ItemFault};
 pub use server::{Intake, IntakeConfig, IDLE_TIMEOUT, MAX_BODY_BYTES};
 pub use state::{IntakeStats, ObserverFn, ReceivedEvent, RequestRecord};
+pub use tls::{IssuedCert, ThrowawayCa, TlsServer, TlsSetupError, Validity};
+pub use wire::{ResetAt, WireFault, MAX_HOLD};

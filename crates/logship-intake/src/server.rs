@@ -22,12 +22,15 @@ use crate::protocol::{Protocol, RejectionKind, Settings};
 use crate::state::{
     ConnTrack, IntakeStats, ObserverFn, Outcome, ReceivedEvent, RequestRecord, Shared,
 };
+use crate::tls::{self, Conn, TlsServer};
 
 /// Largest request body accepted on the wire (413 beyond).
 pub const MAX_BODY_BYTES: u64 = 64 * 1024 * 1024;
 /// A connection idle (or stalled mid-request) this long is closed, so
 /// abandoned keep-alive connections do not pin threads forever.
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+/// Longest time a TLS handshake may take.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Longest time spent draining a rejected request before closing its socket.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
 /// Most bytes drained from a rejected request before closing its socket.
@@ -57,6 +60,9 @@ pub struct IntakeConfig {
     /// Splunk endpoints accept (413 beyond). Default 1,000,000 bytes, the
     /// pre-6.5 Splunk default (docs/wire-formats.md 2.3); current Splunk uses 800 MB.
     pub splunk_max_content_length: usize,
+    /// Serve HTTPS with this certificate (and, for mTLS, require client certificates);
+    /// `None` (the default) serves plain HTTP. See [`TlsServer`].
+    pub tls: Option<TlsServer>,
 }
 
 impl Default for IntakeConfig {
@@ -67,6 +73,7 @@ impl Default for IntakeConfig {
             keep_events: true,
             api_key: None,
             splunk_max_content_length: crate::protocol::splunk::DEFAULT_MAX_CONTENT_LENGTH,
+            tls: None,
         }
     }
 }
@@ -84,6 +91,7 @@ pub struct Intake {
     shared: Arc<Shared>,
     addr: SocketAddr,
     accept: Option<JoinHandle<()>>,
+    tls: bool,
 }
 
 impl std::fmt::Debug for Intake {
@@ -105,16 +113,19 @@ impl Intake {
             ..Settings::default()
         };
         let shared = Arc::new(Shared::new(cfg.keep_events, cfg.delay, settings));
+        let tls = cfg.tls.is_some();
         let accept = {
             let shared = Arc::clone(&shared);
+            let server = cfg.tls;
             thread::Builder::new()
                 .name(format!("logship-intake-accept-{}", addr.port()))
-                .spawn(move || accept_loop(listener, shared))?
+                .spawn(move || accept_loop(listener, shared, server))?
         };
         Ok(Intake {
             shared,
             addr,
             accept: Some(accept),
+            tls,
         })
     }
 
@@ -123,9 +134,16 @@ impl Intake {
         self.addr
     }
 
-    /// `http://127.0.0.1:PORT` followed by `path` (which should start with `/`).
+    /// `http://127.0.0.1:PORT` (`https://` when serving TLS) followed by `path` (which
+    /// should start with `/`).
     pub fn url(&self, path: &str) -> String {
-        format!("http://{}{}", self.addr, path)
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://{}{}", self.addr, path)
+    }
+
+    /// Whether this intake serves HTTPS.
+    pub fn is_tls(&self) -> bool {
+        self.tls
     }
 
     /// Accepted events in arrival order (empty when `keep_events` is off).
@@ -346,7 +364,7 @@ impl Drop for Intake {
 }
 
 /// Accepts connections until shutdown, then closes them all and joins their threads.
-fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+fn accept_loop(listener: TcpListener, shared: Arc<Shared>, tls: Option<TlsServer>) {
     let conns: ConnMap = Arc::default();
     let mut workers: Vec<JoinHandle<()>> = Vec::new();
     loop {
@@ -376,12 +394,20 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
         let spawned = {
             let shared = Arc::clone(&shared);
             let conns = Arc::clone(&conns);
+            let tls = tls.clone();
             thread::Builder::new()
                 .name(format!("logship-intake-conn-{id}"))
                 .spawn(move || {
                     // Deregister even if a user observer panics on this thread,
                     // so the registered clone does not keep the socket open.
                     let _deregister = Deregister { conns, id };
+                    let stream = match &tls {
+                        None => Conn::Plain(stream),
+                        Some(server) => match handshake(&shared, server, stream) {
+                            Some(tls) => tls,
+                            None => return,
+                        },
+                    };
                     serve_connection(&shared, stream, conn);
                 })
         };
@@ -419,11 +445,38 @@ impl Drop for Deregister {
     }
 }
 
-/// Serves requests on one keep-alive connection until it ends.
-fn serve_connection(shared: &Arc<Shared>, stream: TcpStream, mut conn: ConnTrack) {
-    let _ = stream.set_read_timeout(Some(IDLE_TIMEOUT));
-    let _ = stream.set_write_timeout(Some(IDLE_TIMEOUT));
+/// Runs the TLS handshake of a new connection (bounded by [`HANDSHAKE_TIMEOUT`]) and
+/// counts it; `None` when it failed (the socket is closed).
+fn handshake(shared: &Shared, server: &TlsServer, stream: TcpStream) -> Option<Conn> {
+    let _ = stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT));
+    let _ = stream.set_write_timeout(Some(HANDSHAKE_TIMEOUT));
     let _ = stream.set_nodelay(true);
+    let Ok(registered) = stream.try_clone() else {
+        return None;
+    };
+    match tls::accept(server, stream) {
+        Ok(conn) => {
+            shared.count_tls_handshake(None);
+            Some(conn)
+        }
+        Err(reason) => {
+            shared.count_tls_handshake(Some(reason));
+            let _ = registered.shutdown(Shutdown::Both);
+            None
+        }
+    }
+}
+
+/// Serves requests on one keep-alive connection until it ends.
+fn serve_connection(shared: &Arc<Shared>, stream: Conn, mut conn: ConnTrack) {
+    if let Conn::Plain(tcp) = &stream {
+        let _ = tcp.set_write_timeout(Some(IDLE_TIMEOUT));
+        let _ = tcp.set_nodelay(true);
+    }
+    let _ = stream.set_read_timeout(Some(IDLE_TIMEOUT));
+    if let Conn::Tls(tls) = &stream {
+        let _ = tls.borrow().sock.set_write_timeout(Some(IDLE_TIMEOUT));
+    }
     let Ok(read_half) = stream.try_clone() else {
         return;
     };
@@ -461,7 +514,12 @@ fn serve_connection(shared: &Arc<Shared>, stream: TcpStream, mut conn: ConnTrack
             break;
         }
     }
-    let _ = writer.shutdown(Shutdown::Both);
+    // A connection a fault mode resets (linger 0) must close with RST, not a FIN first.
+    let resetting = writer.with_socket(|s| socket2::SockRef::from(s).linger().ok().flatten())
+        == Some(Duration::ZERO);
+    if !resetting {
+        let _ = writer.shutdown(Shutdown::Both);
+    }
 }
 
 /// Handles one intake request: record, validate, delay/pause, fault, answer.
@@ -470,7 +528,7 @@ fn serve_intake(
     shared: &Arc<Shared>,
     conn: &mut ConnTrack,
     req: &Request,
-    writer: &mut TcpStream,
+    writer: &mut Conn,
     close: bool,
 ) -> bool {
     let protocol = Protocol::route(req.path());
@@ -525,6 +583,11 @@ fn serve_intake(
         return false; // shutting down
     }
     ticket.commit(outcome);
+    if let Some(Fault::Wire(wire)) = &ticket.fault {
+        crate::wire::serve(writer, wire, req, &|| shared.is_shutdown());
+        drop(ticket);
+        return false;
+    }
     let keep_going = match response {
         Some(resp) => http::write_response(writer, &resp, close).is_ok(),
         None => {
@@ -539,7 +602,7 @@ fn serve_intake(
 /// Closes a connection whose framing is lost, after the error response was
 /// written: half-close, then drain what the client is still sending so the
 /// kernel does not reset the connection before the client reads the answer.
-fn close_gracefully(writer: &TcpStream, reader: &mut BufReader<TcpStream>) {
+fn close_gracefully(writer: &Conn, reader: &mut BufReader<Conn>) {
     let _ = writer.shutdown(Shutdown::Write);
     let _ = reader.get_ref().set_read_timeout(Some(DRAIN_TIMEOUT));
     let mut sink = [0u8; 8192];

@@ -112,6 +112,14 @@ pub struct IntakeStats {
     /// wrong. Not protocol violations (tests provoke them on purpose), and
     /// also counted in `rejected_requests`.
     pub auth_failures: u64,
+    /// TLS handshakes completed (an HTTPS intake): with connection reuse, about the
+    /// number of connections, not of requests.
+    pub tls_handshakes: u64,
+    /// TLS handshakes that failed (the client sent plain HTTP, refused the certificate,
+    /// or sent no client certificate when one is required).
+    pub tls_handshake_failures: u64,
+    /// Why the most recent TLS handshake failed, as rustls words it.
+    pub last_tls_failure: Option<String>,
 }
 
 /// Everything guarded by the state mutex.
@@ -216,6 +224,20 @@ impl Shared {
             next_request_id: AtomicU64::new(1),
             next_connection_id: AtomicU64::new(1),
         }
+    }
+
+    /// Counts a TLS handshake: completed (`None`) or failed, with why.
+    pub fn count_tls_handshake(&self, failure: Option<String>) {
+        let mut inner = lock(&self.inner);
+        match failure {
+            None => inner.stats.tls_handshakes += 1,
+            Some(why) => {
+                inner.stats.tls_handshake_failures += 1;
+                inner.stats.last_tls_failure = Some(why);
+            }
+        }
+        drop(inner);
+        self.cond.notify_all();
     }
 
     /// Allocates the id for a newly accepted connection.

@@ -4,10 +4,11 @@
 //! the field, the value given, what is allowed, and what to do, instead of silently
 //! shipping nowhere. Errors never contain secrets (API keys or authorisation headers).
 
+use std::fmt;
 use std::time::Duration;
 
 /// A configuration value that cannot work.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
     "{field} = {value}: {problem}{}{}",
     fix.as_ref().map(|f| format!(" ({f})")).unwrap_or_default(),
@@ -58,7 +59,7 @@ impl ConfigError {
 }
 
 /// Why a pipeline could not be started.
-#[derive(Debug, thiserror::Error)]
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum BuildError {
     /// A configuration value is invalid.
@@ -87,4 +88,20 @@ pub struct FlushTimeout {
     pub timeout: Duration,
     /// Events accepted but not yet settled when the call gave up.
     pub pending: u64,
+}
+
+/// `Debug` is the message: `fn main() -> Result<(), Box<dyn Error>>` prints a returned error
+/// with `Debug`, and a user should see what to fix, not a struct dump. (Every part of the
+/// error is in the message; secrets never are.)
+impl fmt::Debug for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// `Debug` is the message, for the same reason as [`ConfigError`]'s.
+impl fmt::Debug for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
 }

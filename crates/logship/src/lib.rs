@@ -28,14 +28,19 @@
 //! not see gets that batch again, so duplicates are possible; loss is not, except in the
 //! cases below. What happens at the end of a program:
 //!
+//! - **The guard is dropped at once** (`let (layer, _) = builder.build_layer()?` drops
+//!   it; `_guard` keeps it): the pipeline shuts down immediately, every later event is
+//!   refused and counted as `dropped_closed`, and the first one prints a warning on
+//!   stderr saying so. Bind the guard to a named variable that lives as long as `main`.
 //! - **The guard drops** (it goes out of scope, or `main` returns with it alive): it
 //!   calls [`Logship::shutdown`] with the configured [`Builder::shutdown_timeout`]
 //!   (default 5 s). Shutdown stops accepting events, delivers what is queued and in
 //!   flight, and waits for it at most that long. If time runs out, retries stop and what
 //!   is left is written to the spill (spill on, the default) or counted as abandoned,
-//!   within a further 500 ms (50 ms with spill off); a request still in flight then is
-//!   not waited for, and its events are reported as not delivered (they may still arrive).
-//!   Anything not delivered is reported on stderr. The drop therefore returns within
+//!   within a further 500 ms (50 ms with spill off). A batch whose request is still out
+//!   then is not waited for: it is spilled too (or counted as abandoned), so it may arrive
+//!   twice (at-least-once) but is never left uncounted. Anything not delivered is
+//!   reported on stderr. The drop therefore returns within
 //!   about the timeout plus that grace, whether the intake is up or not.
 //! - **`main` returns**: Rust drops `main`'s locals first, so a guard held in `main`
 //!   delivers as above before the process exits. Nothing else flushes at exit: a guard
@@ -43,18 +48,21 @@
 //!   running when `main` returns) delivers nothing, and the events still in memory are
 //!   lost when the process ends. The log4rs appender is never dropped by log4rs at exit:
 //!   call `log::logger().flush()` before returning from `main` (see the log4rs example).
-//! - **A panic**: with the default `panic = "unwind"`, a panic that unwinds out of `main`
-//!   drops the guard on the way, so queued events are delivered as on a normal return
-//!   (the panic message itself is printed by the panic hook, not logged, unless your hook
-//!   logs it). A panic on another thread does not affect the pipeline. With
-//!   `panic = "abort"` no destructor runs: see `process::exit`.
+//! - **A panic**, anywhere in the program (any thread, `panic = "unwind"` or `"abort"`):
+//!   with [`Builder::flush_on_panic`] (on by default) logship's panic hook first flushes
+//!   every live pipeline, at most the shorter of the shutdown timeout and 2 s, then runs
+//!   the hook that was installed before it (the panic message is printed as usual). So
+//!   the events logged before a crash are delivered even when no destructor runs. A panic
+//!   that unwinds out of `main` then also drops the guard, as on a normal return.
 //! - **[`std::process::exit`]** (and `abort`): destructors do not run, so the guard does
 //!   not flush; events not yet delivered (queued, in the batch being built, in flight)
 //!   are lost, and only what was already spilled survives for the next run. Call
 //!   [`Logship::shutdown`] (or [`Logship::flush`]) first:
 //!   `let report = logship.shutdown(timeout); std::process::exit(if report.complete { 0 } else { 1 })`.
-//! - **SIGTERM, SIGINT**: logship installs no signal handler. With the default action the
-//!   process ends at once, without destructors, so it is the `process::exit` case. To
+//! - **SIGTERM, SIGINT**: the library installs no signal handler (the `logship ship`
+//!   sidecar does: it delivers or spills what is in memory and exits with a status that
+//!   says which). With the default action the process ends at once, without destructors,
+//!   so it is the `process::exit` case. To
 //!   deliver on SIGTERM (as a container stop sends it), handle the signal in the
 //!   application (for example `tokio::signal` or the `ctrlc` crate with its `termination`
 //!   feature) and return from `main` or call [`Logship::shutdown`]; the container's grace
@@ -65,6 +73,16 @@
 //!   that uses the same `spill_dir`.
 //!
 //! [`ShutdownReport::complete`] says whether everything accepted was delivered.
+//!
+//! Start-up never fails because of the state of the machine: a spill directory held by
+//! another process or on a read-only filesystem makes the pipeline start without spill
+//! (said once on stderr and in [`Stats::spill_unavailable`]); the default directory has
+//! eight slots so several instances of one service can share a host. Opt into a strict
+//! start-up with [`Builder::spill_required`]. Only configuration the user got wrong fails
+//! `build`, with a message that names the field and the fix (it reads the same through
+//! `fn main() -> Result<(), Box<dyn Error>>`). logship's own threads run with a no-op
+//! `tracing` dispatcher, so the HTTP client's debug records never reach the application's
+//! subscriber, and a closed stderr is counted (`report_write_errors`), never a crash.
 //!
 //! # Design choices
 //!
@@ -320,12 +338,19 @@
 mod batch;
 mod config;
 mod error;
+/// Wrappers over private parsers for the fuzz targets in `fuzz/`. NOT API: only with the
+/// `fuzzing` feature (off by default), hidden, and changed in any release without notice.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod integrations;
 mod json;
+mod panic_hook;
 mod pipeline;
 mod protocol;
 mod queue;
 mod record;
+mod redact;
 mod reporter;
 mod secret;
 mod send;
@@ -353,6 +378,7 @@ pub use queue::Rejected;
 pub use record::{Entries, Entry, ErrorValue, Level, Record, Value};
 pub use reporter::DeliveryError;
 pub use secret::Secret;
+pub use send::NetworkSummary;
 pub use spill::{
     inspect, remove_all, SegmentInfo, SpillConfig, SpillError, SpillFsync, SpillFull, SpillStats,
 };

@@ -32,6 +32,11 @@ pub(crate) struct Shared {
     pub spill: Option<Arc<SpillHandle>>,
     /// The latest request outcome, as a [`Health`] (see `set_health`).
     pub health: AtomicU8,
+    /// Why spill is off although it was asked for (see `spill::startup`).
+    pub spill_unavailable: Option<String>,
+    /// Set once an event was refused because the pipeline was shut down (its guard was
+    /// dropped): the notice about it is printed once.
+    pub told_closed: AtomicBool,
 }
 
 impl Shared {

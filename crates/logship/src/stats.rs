@@ -15,6 +15,7 @@ pub(crate) struct Counters {
     pub dropped_queue_full: AtomicU64,
     pub dropped_closed: AtomicU64,
     pub truncated: AtomicU64,
+    pub invalid_utf8: AtomicU64,
     pub batches: AtomicU64,
     pub events_delivered: AtomicU64,
     pub events_failed: AtomicU64,
@@ -58,6 +59,7 @@ impl Counters {
             dropped_queue_full: get(&self.dropped_queue_full),
             dropped_closed: get(&self.dropped_closed),
             truncated: get(&self.truncated),
+            invalid_utf8: get(&self.invalid_utf8),
             batches: get(&self.batches),
             events_delivered: get(&self.events_delivered),
             events_failed: get(&self.events_failed),
@@ -82,6 +84,10 @@ impl Counters {
             concurrency_limit: 0,
             concurrency_peak: 0,
             last_error: self.last_error.lock().ok().and_then(|e| e.clone()),
+            tls_verify_disabled: false,
+            spill_unavailable: None,
+            report_write_errors: 0,
+            spill_in_flight_copies: 0,
         }
     }
 }
@@ -98,6 +104,10 @@ pub struct Stats {
     pub dropped_closed: u64,
     /// Events cut to `max_event_bytes` (still shipped, with a marker).
     pub truncated: u64,
+    /// Events whose text had invalid UTF-8 replaced by U+FFFD (still shipped, with the
+    /// field `logship.invalid_utf8`; see `Record::mark_invalid_utf8`).
+    #[serde(default)]
+    pub invalid_utf8: u64,
     /// Batches cut (each is sent as one request, or more if split).
     pub batches: u64,
     /// Events the intake acknowledged.
@@ -155,6 +165,23 @@ pub struct Stats {
     pub concurrency_peak: u64,
     /// The most recent delivery error, if any (never contains a secret).
     pub last_error: Option<String>,
+    /// True when `tls_verify = false`: the intake's certificate is not checked
+    /// (development only; also warned about at start-up).
+    #[serde(default)]
+    pub tls_verify_disabled: bool,
+    /// Why this pipeline runs without spill although spill is enabled (the spill
+    /// directory was held by another process, or could not be written at start-up);
+    /// `None` when the spill is in use or turned off.
+    #[serde(default)]
+    pub spill_unavailable: Option<String>,
+    /// Report lines (warnings, errors, the shutdown report) that could not be written to
+    /// stderr because it was closed or full: counted, never a crash.
+    #[serde(default)]
+    pub report_write_errors: u64,
+    /// Records of batches still in flight whose insurance copy is on disk right now
+    /// (requests out longer than `spill_in_flight_after`): a crash cannot lose them.
+    #[serde(default)]
+    pub spill_in_flight_copies: u64,
 }
 
 impl Stats {

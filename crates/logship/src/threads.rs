@@ -5,7 +5,11 @@
 //! every request would produce more events, which produce more requests: a feedback loop.
 //! All network and batching work happens on threads logship owns, and every one of them
 //! is started by [`spawn`], which marks it before running anything, so a thread-local
-//! flag is a complete guard. Nothing here may log.
+//! flag is a complete guard. With the `tracing` feature, each of these threads also runs
+//! with a no-op default dispatcher: whatever is emitted there (the HTTP client's debug
+//! records bridged by `tracing-log`, an `on_error` callback's own events) never reaches the
+//! application's subscriber, so `RUST_LOG=debug` does not flood its console with logship's
+//! requests. Nothing here may log.
 
 use std::cell::Cell;
 
@@ -20,6 +24,9 @@ pub(crate) fn spawn(name: String, f: impl FnOnce() + Send + 'static) -> std::io:
         .name(name)
         .spawn(move || {
             ON_LOGSHIP_THREAD.with(|flag| flag.set(true));
+            #[cfg(feature = "tracing")]
+            tracing_core::dispatcher::with_default(&tracing_core::Dispatch::none(), f);
+            #[cfg(not(feature = "tracing"))]
             f();
         })
         .map(drop)

@@ -19,6 +19,8 @@ pub(crate) struct Tracker {
 pub(crate) struct TrackerState {
     next_seq: u64,
     outstanding: BTreeSet<u64>,
+    /// Outstanding batches someone is settling right now (see `claim`).
+    claimed: BTreeSet<u64>,
     /// The batcher has drained the queue for shutdown and exited.
     pub batcher_done: bool,
 }
@@ -61,9 +63,27 @@ impl Tracker {
         seq
     }
 
-    /// Marks a batch settled (delivered, failed or abandoned).
+    /// Claims the right to settle a batch: true for exactly one caller (the sender that
+    /// carried it, or shutdown at its deadline while the request is still out). Whoever
+    /// claims it counts it, then calls [`Tracker::settle`]; the others do nothing.
+    pub(crate) fn claim(&self, seq: u64) -> bool {
+        let mut s = self.lock();
+        s.outstanding.contains(&seq) && s.claimed.insert(seq)
+    }
+
+    /// Marks a batch settled (delivered, failed, spilled or abandoned), after its outcome
+    /// was counted, so that `flush` and `shutdown` see the counters it changed.
     pub(crate) fn settle(&self, seq: u64) {
-        self.lock().outstanding.remove(&seq);
+        let mut s = self.lock();
+        s.outstanding.remove(&seq);
+        s.claimed.remove(&seq);
+        drop(s);
+        self.changed.notify_all();
+    }
+
+    /// Wakes every waiter so it re-checks its condition (after the abort signal was raised).
+    pub(crate) fn poke(&self) {
+        let _state = self.lock();
         self.changed.notify_all();
     }
 
@@ -121,5 +141,20 @@ mod tests {
         assert!(!t.wait_until(Instant::now(), |s| s.settled_through(a)));
         t.settle(a);
         assert!(t.wait_until(far, |s| s.settled_through(b)));
+    }
+
+    #[test]
+    fn exactly_one_claim_settles_a_batch() {
+        let t = Tracker::new();
+        let a = t.open();
+        assert!(t.claim(a), "the first claim wins");
+        assert!(
+            !t.claim(a),
+            "a second claim (shutdown, or the late sender) loses"
+        );
+        assert_eq!(t.in_flight(), 1, "claimed is still out until settled");
+        t.settle(a);
+        assert_eq!(t.in_flight(), 0);
+        assert!(!t.claim(a), "a settled batch cannot be claimed again");
     }
 }

@@ -4,30 +4,15 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::*;
-use logship::{Logship, Stats};
+use logship::Logship;
 use logship_intake::Fault;
 
 /// How long a slow intake takes to answer: long enough that two requests in flight cannot
 /// keep up with the pushes below, so batches wait for a permit.
 const RTT: Duration = Duration::from_millis(20);
-
-/// Waits (polling the counters) until `done` holds or `timeout` passes; returns the last
-/// snapshot and whether it held.
-fn wait_for_stats(logship: &Logship, timeout: Duration, done: impl Fn(&Stats) -> bool) -> bool {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if done(&logship.stats()) {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
 
 /// Pushes `n` events (the queue holds them all).
 fn push(logship: &Logship, n: usize) {

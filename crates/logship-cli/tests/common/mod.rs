@@ -80,3 +80,4 @@ pub fn run_with_stdin(
     let _ = writer.join();
     output
 }
+pub mod hostile;

@@ -105,6 +105,9 @@ enum Event {
 }
 
 fn add(shared: &Shared, batcher: &mut Batcher, record: Record, emit: &mut impl FnMut(Batch)) {
+    if record.had_invalid_utf8() {
+        Counters::add(&shared.counters.invalid_utf8, 1);
+    }
     let effects = batcher.push(record, Instant::now(), emit);
     if effects.truncated {
         Counters::add(&shared.counters.truncated, 1);
@@ -141,7 +144,7 @@ fn hand_off(shared: &Shared, jobs: &Sender<Job>, batch: Batch, backlogged: &mut 
     Counters::add(&shared.counters.batches, 1);
     let mut job = Job {
         seq,
-        records: batch.records,
+        records: batch.records.into(),
         body: batch.body,
         held_bytes: batch.held_bytes,
     };

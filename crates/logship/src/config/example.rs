@@ -11,6 +11,11 @@ use super::keys;
 use super::value::quote;
 use super::{Config, Vendor};
 
+/// The API key the example writes when the vendor's variable is unset. Validation refuses
+/// it, so an example used as is fails at start-up naming the variable, instead of shipping
+/// with a key that cannot work.
+pub(crate) const PLACEHOLDER_KEY: &str = "replace-with-your-key";
+
 /// Appends `# key = default` for each key, the default read from the table.
 fn defaults(out: &mut String, names: &[&str]) {
     let config = Config::default();
@@ -94,7 +99,7 @@ pub fn example_toml(vendor: Vendor) -> String {
             "# The API key: a secret, never printed. Prefer the environment to the file.\n",
         );
         out.push_str(&format!(
-            "api_key = \"${{env:{var}:-replace-with-your-key}}\"\n"
+            "api_key = \"${{env:{var}:-{PLACEHOLDER_KEY}}}\"\n"
         ));
     }
     out.push_str("\nservice = \"checkout\"\n");
@@ -129,10 +134,22 @@ pub fn example_toml(vendor: Vendor) -> String {
         &mut out,
         &["shutdown_timeout_ms", "max_event_bytes", "report_to_stderr"],
     );
+    defaults(&mut out, &["flush_on_panic"]);
+    out.push_str("\n# TLS and proxy (default: the system trust store, https_proxy/no_proxy).\n");
+    out.push_str("# tls_ca_file = \"/etc/company/internal-ca.pem\"\n");
+    out.push_str(
+        "# tls_client_cert = \"/etc/app/client.pem\"\n# tls_client_key = \"/etc/app/client.key\"\n",
+    );
+    out.push_str("# tls_verify = true    # false: development only, loudly warned about\n");
+    out.push_str("# proxy = \"http://proxy.internal:3128\"    # or \"none\"\n");
     out.push('\n');
     out.push_str("# Spill to disk what cannot be delivered now.\n");
     defaults(&mut out, &["spill_enabled"]);
     out.push_str("# spill_dir = \"~/.cache/logship/<service>\"\n");
+    out.push_str(
+        "# When the spill directory cannot be used, start without spill (false) or fail (true).\n",
+    );
+    defaults(&mut out, &["spill_required", "spill_in_flight_after_ms"]);
     defaults(&mut out, &["spill_max_bytes", "spill_segment_bytes"]);
     out.push_str("# spill_full = \"drop_oldest\"    # or drop_newest\n");
     out.push_str("# spill_fsync = \"on_segment_close\"    # or always, never\n");

@@ -16,100 +16,11 @@
 
 use std::time::Duration;
 
-use super::value::{list, quote, Value};
-use super::{redact_url, Config, OtlpEncoding, Overflow, SpanFields};
+use super::value::{list, quote};
+use super::{redact_url, OtlpEncoding, Overflow, SpanFields};
 use crate::spill::{SpillFsync, SpillFull};
 
-/// How a key's value is read.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Kind {
-    /// Any string; `None` when empty.
-    Str,
-    /// A secret string (never shown).
-    Secret,
-    /// A URL (query and user-info hidden in errors).
-    Url,
-    /// A vendor name.
-    Vendor,
-    /// A table of header name to (secret) value.
-    Headers,
-    /// An array of strings, or one comma-separated string; `item` and `fix` word errors.
-    List {
-        item: &'static str,
-        fix: &'static str,
-    },
-    /// A whole number in `min..=max`, with a unit for messages.
-    Int {
-        min: u64,
-        max: u64,
-        unit: &'static str,
-    },
-    /// `true` or `false`.
-    Bool,
-    /// A file system path.
-    Path,
-    /// One of these names (the setter receives its position).
-    Choice(&'static [&'static str]),
-}
-
-impl Kind {
-    /// Whether values of this kind are secrets (never shown, not even in errors).
-    pub(crate) fn is_secret(self) -> bool {
-        matches!(self, Kind::Secret | Kind::Headers)
-    }
-}
-
-/// When [`Config::validate`] checks an integer key's range (files and the environment
-/// always check it when they read the value).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum When {
-    /// Whenever the getter shows a value (an unset optional key is not checked).
-    Always,
-    /// Only when spill is enabled.
-    SpillEnabled,
-    /// Never: only when read (a cross-key rule of `validate` covers it).
-    Reading,
-}
-
-/// One configuration key. `builder`, `default` and `doc` are documentation: they are
-/// read by the reference renderer (`super::reference`, built with the tests).
-#[cfg_attr(not(test), allow(dead_code))]
-pub(crate) struct Key {
-    /// The snake_case name in files, log4rs maps and `LOGSHIP_<NAME>`.
-    pub name: &'static str,
-    /// How its value is read, and its range.
-    pub kind: Kind,
-    /// Whether the vendor's own API-key variable ([`super::Vendor::api_key_env`], e.g.
-    /// `DD_API_KEY`) is read before `LOGSHIP_<NAME>`.
-    pub vendor_env: bool,
-    /// When `validate` checks its range.
-    pub when: When,
-    /// The Java Batch HTTP appender's name for it, if the appender has one (accepted in
-    /// files and log4rs maps when it differs from `name`).
-    pub java: Option<&'static str>,
-    /// The builder setter and the CLI flag, as documented.
-    pub builder: &'static str,
-    /// The default, as documented.
-    pub default: &'static str,
-    /// What it does, in one line.
-    pub doc: &'static str,
-    /// Stores a value of its kind.
-    pub set: fn(&mut Config, Value),
-    /// Its effective value in TOML syntax (secrets `[redacted]`); `None` when unset.
-    pub get: fn(&Config) -> Option<String>,
-}
-
-impl Key {
-    /// Its environment variable: `LOGSHIP_` and the name in upper case.
-    pub(crate) fn env_var(&self) -> String {
-        format!("LOGSHIP_{}", self.name.to_ascii_uppercase())
-    }
-
-    /// Its Java alias when that differs from its name (then accepted as a second name).
-    pub(crate) fn alias(&self) -> Option<&'static str> {
-        self.java.filter(|j| *j != self.name)
-    }
-}
+pub(crate) use super::key::{Key, Kind, When};
 
 /// The row named `name`.
 pub(crate) fn find(name: &str) -> Option<&'static Key> {
@@ -158,6 +69,10 @@ fn millis(d: Duration) -> Option<String> {
 
 fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
+}
+
+fn path(p: &Option<std::path::PathBuf>) -> Option<String> {
+    p.as_ref().map(|p| quote(&p.display().to_string()))
 }
 
 fn redacted<T>(v: &Option<T>) -> Option<String> {
@@ -639,6 +554,66 @@ pub(crate) const KEYS: &[Key] = &[
         get: |c| millis(c.shutdown_timeout),
     },
     Key {
+        name: "tls_ca_file",
+        kind: Kind::Path,
+        vendor_env: false,
+        when: When::Always,
+        java: None,
+        builder: "`tls_ca_file` / `--tls-ca-file`",
+        default: "none: the system trust store (`SSL_CERT_FILE`/`SSL_CERT_DIR` honoured)",
+        doc: "PEM bundle of CAs trusted besides the system's (an internal CA); read at start-up",
+        set: |c, v| c.tls_ca_file = v.text().map(Into::into),
+        get: |c| path(&c.tls_ca_file),
+    },
+    Key {
+        name: "tls_client_cert",
+        kind: Kind::Path,
+        vendor_env: false,
+        when: When::Always,
+        java: None,
+        builder: "`tls_client_cert` / `--tls-client-cert`",
+        default: "none",
+        doc: "PEM client certificate chain for mutual TLS (with `tls_client_key`)",
+        set: |c, v| c.tls_client_cert = v.text().map(Into::into),
+        get: |c| path(&c.tls_client_cert),
+    },
+    Key {
+        name: "tls_client_key",
+        kind: Kind::Path,
+        vendor_env: false,
+        when: When::Always,
+        java: None,
+        builder: "`tls_client_cert` / `--tls-client-key`",
+        default: "none",
+        doc: "PEM private key of `tls_client_cert` (its contents are never shown)",
+        set: |c, v| c.tls_client_key = v.text().map(Into::into),
+        get: |c| path(&c.tls_client_key),
+    },
+    Key {
+        name: "tls_verify",
+        kind: Kind::Bool,
+        vendor_env: false,
+        when: When::Always,
+        java: None,
+        builder: "`tls_verify` / `--tls-no-verify`",
+        default: "true",
+        doc: "`false` accepts any certificate: development only, warned about at start-up and in `config check`",
+        set: |c, v| c.tls_verify = v.bool(),
+        get: |c| Some(c.tls_verify.to_string()),
+    },
+    Key {
+        name: "proxy",
+        kind: Kind::Str,
+        vendor_env: false,
+        when: When::Always,
+        java: None,
+        builder: "`proxy` / `--proxy`",
+        default: "`HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` with `NO_PROXY` (either case)",
+        doc: "proxy URL (`http://[user:pass@]host:port`) for this pipeline, or `none`; credentials are secrets",
+        set: |c, v| c.proxy = v.text(),
+        get: |c| c.proxy.as_deref().map(|u| quote(&redact_url(u))),
+    },
+    Key {
         name: "max_event_bytes",
         kind: int(1024, 256 * 1024 * 1024, BYTES),
         vendor_env: false,
@@ -675,6 +650,42 @@ pub(crate) const KEYS: &[Key] = &[
         get: |c| Some(c.spill_enabled.to_string()),
     },
     Key {
+        name: "spill_required",
+        kind: Kind::Bool,
+        vendor_env: false,
+        when: When::Always,
+        java: None,
+        builder: "`spill_required` / `--spill-required`",
+        default: "false",
+        doc: "fail start-up when the spill directory cannot be used (locked, unwritable) instead of running without spill",
+        set: |c, v| c.spill_required = v.bool(),
+        get: |c| Some(c.spill_required.to_string()),
+    },
+    Key {
+        name: "spill_in_flight_after_ms",
+        kind: int(100, 600_000, MS),
+        vendor_env: false,
+        when: When::Always,
+        java: None,
+        builder: "`spill_in_flight_after`",
+        default: "5000",
+        doc: "a batch whose request has been out this long also gets a copy in the spill, so a crash cannot lose it",
+        set: |c, v| c.spill_in_flight_after = ms(v.int()),
+        get: |c| millis(c.spill_in_flight_after),
+    },
+    Key {
+        name: "flush_on_panic",
+        kind: Kind::Bool,
+        vendor_env: false,
+        when: When::Always,
+        java: None,
+        builder: "`flush_on_panic`",
+        default: "true",
+        doc: "a panic anywhere in the program first delivers what is queued (at most 2 s)",
+        set: |c, v| c.flush_on_panic = v.bool(),
+        get: |c| Some(c.flush_on_panic.to_string()),
+    },
+    Key {
         name: "spill_dir",
         kind: Kind::Path,
         vendor_env: false,
@@ -682,7 +693,7 @@ pub(crate) const KEYS: &[Key] = &[
         java: None,
         builder: "`spill_dir` / `--spill-dir`",
         default: "`~/.cache/logship/<service>` (`$XDG_CACHE_HOME` first)",
-        doc: "the spill directory (one process at a time)",
+        doc: "the spill directory (one process at a time; by default the first free of `<service>`, `<service>.2` .. `<service>.8`)",
         set: |c, v| c.spill_dir = v.text().map(Into::into),
         get: |c| c.spill_dir.as_ref().map(|p| quote(&p.display().to_string())),
     },

@@ -32,6 +32,7 @@ mod env;
 mod example;
 mod file;
 pub(crate) mod hosted;
+mod key;
 mod keys;
 mod layered;
 pub(crate) mod loki;
@@ -189,6 +190,22 @@ pub struct Config {
     pub shutdown_timeout: Duration,
     /// Events larger than this are truncated (with a marker) and counted. Default 1 MiB.
     pub max_event_bytes: usize,
+    /// A PEM bundle of CA certificates trusted in addition to the operating system's
+    /// trust store (an internal CA). Read and checked at `build()`. Default: none.
+    pub tls_ca_file: Option<PathBuf>,
+    /// A PEM client certificate chain for mutual TLS; needs `tls_client_key`.
+    pub tls_client_cert: Option<PathBuf>,
+    /// The PEM private key of `tls_client_cert`. Its contents are a secret: never shown.
+    pub tls_client_key: Option<PathBuf>,
+    /// Verify the intake's certificate (default `true`). `false` accepts any certificate
+    /// for any name: for development only, warned about at start-up, in `config check`
+    /// and in [`crate::Stats::tls_verify_disabled`].
+    pub tls_verify: bool,
+    /// The proxy for this pipeline: a URL (`http://[user:pass@]host:port`, or
+    /// `https://` to reach the proxy over TLS), or `none` for a direct connection.
+    /// Default: from `https_proxy`/`http_proxy`/`all_proxy` (either case) and `no_proxy`,
+    /// as curl reads them. Credentials in it are secrets: never shown.
+    pub proxy: Option<String>,
     /// Print start-up warnings, permanent delivery errors and the shutdown report to stderr.
     /// Default on.
     pub report_to_stderr: bool,
@@ -196,6 +213,18 @@ pub struct Config {
     /// backlog the senders cannot drain, shutdown out of time) to disk and replay them
     /// later. Default on.
     pub spill_enabled: bool,
+    /// Fail start-up when the spill directory cannot be used (held by another process,
+    /// unwritable). Default off: the pipeline then starts without spill, says so once on
+    /// stderr and in [`crate::Stats::spill_unavailable`], and keeps delivering from memory.
+    pub spill_required: bool,
+    /// A batch whose request has been out this long also gets an insurance copy in the
+    /// spill (deleted once it settles), so a crash cannot lose it. Default 5 s, well under
+    /// the 30 s request timeout.
+    pub spill_in_flight_after: Duration,
+    /// On a panic anywhere in the program, deliver what is queued first (bounded by the
+    /// shorter of `shutdown_timeout` and 2 s), then run the previous panic hook. Default
+    /// on: the events just before a crash are the ones worth having.
+    pub flush_on_panic: bool,
     /// The spill directory (one process at a time). Default: a per-user cache directory
     /// named after the service: `$XDG_CACHE_HOME/logship/<service>` or
     /// `~/.cache/logship/<service>` (`default` without a service).
@@ -248,8 +277,16 @@ impl Default for Config {
             request_timeout: Duration::from_secs(30),
             shutdown_timeout: Duration::from_secs(5),
             max_event_bytes: 1024 * 1024,
+            tls_ca_file: None,
+            tls_client_cert: None,
+            tls_client_key: None,
+            tls_verify: true,
+            proxy: None,
             report_to_stderr: true,
             spill_enabled: true,
+            spill_required: false,
+            spill_in_flight_after: Duration::from_secs(5),
+            flush_on_panic: true,
             spill_dir: None,
             spill_max_bytes: SpillConfig::DEFAULT_MAX_TOTAL_BYTES,
             spill_segment_bytes: SpillConfig::DEFAULT_SEGMENT_MAX_BYTES,
@@ -300,7 +337,15 @@ impl fmt::Debug for Config {
             .field("request_timeout", &self.request_timeout)
             .field("shutdown_timeout", &self.shutdown_timeout)
             .field("max_event_bytes", &self.max_event_bytes)
+            .field("tls_ca_file", &self.tls_ca_file)
+            .field("tls_client_cert", &self.tls_client_cert)
+            .field("tls_client_key", &self.tls_client_key)
+            .field("tls_verify", &self.tls_verify)
+            .field("proxy", &self.proxy.as_deref().map(redact_url))
             .field("spill_enabled", &self.spill_enabled)
+            .field("spill_required", &self.spill_required)
+            .field("spill_in_flight_after", &self.spill_in_flight_after)
+            .field("flush_on_panic", &self.flush_on_panic)
             .field("spill_dir", &self.spill_dir)
             .field("spill_max_bytes", &self.spill_max_bytes)
             .field("spill_segment_bytes", &self.spill_segment_bytes)
@@ -323,7 +368,13 @@ pub(crate) fn redact_url(url: &str) -> String {
             }
             _ => base.to_owned(),
         },
-        None => base.to_owned(),
+        // No scheme (a proxy written `user:pass@host:port`): user-info all the same.
+        None => match base.split_once('@') {
+            Some((_, host)) if !base[..base.find('@').unwrap_or(0)].contains('/') => {
+                format!("[redacted]@{host}")
+            }
+            _ => base.to_owned(),
+        },
     };
     if had_query {
         format!("{base}?[redacted]")

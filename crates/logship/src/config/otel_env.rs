@@ -29,6 +29,18 @@ const TIMEOUT: [&str; 2] = [
     "OTEL_EXPORTER_OTLP_LOGS_TIMEOUT",
     "OTEL_EXPORTER_OTLP_TIMEOUT",
 ];
+const CERTIFICATE: [&str; 2] = [
+    "OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE",
+    "OTEL_EXPORTER_OTLP_CERTIFICATE",
+];
+const CLIENT_CERTIFICATE: [&str; 2] = [
+    "OTEL_EXPORTER_OTLP_LOGS_CLIENT_CERTIFICATE",
+    "OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE",
+];
+const CLIENT_KEY: [&str; 2] = [
+    "OTEL_EXPORTER_OTLP_LOGS_CLIENT_KEY",
+    "OTEL_EXPORTER_OTLP_CLIENT_KEY",
+];
 const COMPRESSION: [&str; 2] = [
     "OTEL_EXPORTER_OTLP_LOGS_COMPRESSION",
     "OTEL_EXPORTER_OTLP_COMPRESSION",
@@ -107,6 +119,16 @@ pub(crate) fn read(env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<OtelValue
             var,
             OtelSetting::Text(gzip(var, &compression)?.into()),
         );
+    }
+    // TLS files, as the SDK reads them: the CA bundle, the client certificate and key.
+    for (key, vars) in [
+        ("tls_ca_file", &CERTIFICATE),
+        ("tls_client_cert", &CLIENT_CERTIFICATE),
+        ("tls_client_key", &CLIENT_KEY),
+    ] {
+        if let Some((var, path)) = first(env, vars) {
+            push(key, var, OtelSetting::Text(path));
+        }
     }
     let mut service = first(env, &["OTEL_SERVICE_NAME"]);
     if let Some((var, text)) = first(env, &["OTEL_RESOURCE_ATTRIBUTES"]) {
@@ -362,6 +384,38 @@ mod tests {
         assert_eq!(text_of(&values, "gzip").unwrap().0, "false");
         let e = read_env(&[("OTEL_EXPORTER_OTLP_COMPRESSION", "zstd")]).unwrap_err();
         assert!(e.to_string().contains("must be gzip or none"), "{e}");
+    }
+
+    #[test]
+    fn certificate_variables_set_the_tls_files_the_logs_forms_first() {
+        let values = read_env(&[
+            ("OTEL_EXPORTER_OTLP_CERTIFICATE", "/etc/ca.pem"),
+            ("OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE", "/etc/logs-ca.pem"),
+            ("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE", "/etc/client.pem"),
+            ("OTEL_EXPORTER_OTLP_LOGS_CLIENT_KEY", "/etc/client.key"),
+        ])
+        .unwrap();
+        assert_eq!(
+            text_of(&values, "tls_ca_file"),
+            Some((
+                "/etc/logs-ca.pem".into(),
+                "OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE"
+            ))
+        );
+        assert_eq!(
+            text_of(&values, "tls_client_cert"),
+            Some((
+                "/etc/client.pem".into(),
+                "OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE"
+            ))
+        );
+        assert_eq!(
+            text_of(&values, "tls_client_key"),
+            Some((
+                "/etc/client.key".into(),
+                "OTEL_EXPORTER_OTLP_LOGS_CLIENT_KEY"
+            ))
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! (the option groups' modules and [`super::hosted`]). Errors never show a secret: header
 //! values and API keys appear as `[redacted]`, URLs without query or user-info.
 
+use super::example::PLACEHOLDER_KEY;
 use super::keys::{Kind, When, KEYS};
 use super::{elasticsearch, hosted, loki, redact_url, Config, Vendor};
 use crate::error::ConfigError;
@@ -100,6 +101,17 @@ impl Config {
                     format!("vendor {} needs an API key", self.vendor.name()),
                 )
                 .fix(format!("set api_key or {var}")));
+            }
+            if self.api_key.as_ref().map(Secret::expose) == Some(PLACEHOLDER_KEY) {
+                return Err(ConfigError::new(
+                    "api_key",
+                    PLACEHOLDER_KEY,
+                    "is the example configuration's placeholder, not a key",
+                )
+                .fix(format!(
+                    "set {var} (or api_key) to your {} key",
+                    self.vendor.name()
+                )));
             }
         }
         match self.vendor {

@@ -14,6 +14,7 @@
 //! shared spill for the new appender to replay.
 
 use std::fmt;
+use std::io::Write as _;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -89,7 +90,8 @@ impl Drop for BatchHttpAppender {
         };
         if let Err(e) = crate::threads::spawn("logship-retire".into(), retire) {
             // No thread to wait on: the pipeline keeps running until the process exits.
-            eprintln!(
+            let _ = writeln!(
+                std::io::stderr(),
                 "logship: could not start a thread to shut the replaced log4rs appender down: {e}"
             );
         }

@@ -232,21 +232,78 @@ pub(super) fn classify(status: u16, body: &str) -> Outcome {
         struct Head {
             errors: Option<bool>,
         }
-        // Only `errors: false` (or no flag at all) is plain success; a flag that cannot
-        // be read is left to `items`, which reports it.
+        // Only a `_bulk` answer saying `errors: false` is plain success, and `errors:
+        // true` asks for its items; anything else (an HTML page, a proxy's text, JSON of
+        // another shape) proves nothing was stored: a failure to retry.
         return match serde_json::from_str::<Head>(body) {
             Ok(Head {
-                errors: Some(false) | None,
+                errors: Some(false),
             }) => Outcome::Delivered,
-            _ => Outcome::Items,
+            Ok(Head { errors: Some(true) }) => Outcome::Items,
+            _ => Outcome::Retry,
         };
     }
     super::classify::by_table(RESPONSES, status)
 }
 
-#[derive(Deserialize)]
+/// The items of a `_bulk` answer, read only as far as one item per event sent: a longer
+/// list is refused after `sent + 1` items, whatever its length.
+struct BulkItems {
+    sent: usize,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for BulkItems {
+    type Value = Vec<std::collections::HashMap<String, BulkItem>>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for BulkItems {
+    type Value = Vec<std::collections::HashMap<String, BulkItem>>;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "at most {} bulk items", self.sent)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::with_capacity(self.sent.min(4096));
+        while let Some(item) = seq.next_element()? {
+            if items.len() == self.sent {
+                return Err(serde::de::Error::custom("more items than events sent"));
+            }
+            items.push(item);
+        }
+        Ok(items)
+    }
+}
+
+/// The top level of a `_bulk` answer: only `items` is read (through [`BulkItems`]).
 struct BulkResponse {
-    items: Vec<std::collections::HashMap<String, BulkItem>>,
+    sent: usize,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for BulkResponse {
+    type Value = Option<Vec<std::collections::HashMap<String, BulkItem>>>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for BulkResponse {
+    type Value = Option<Vec<std::collections::HashMap<String, BulkItem>>>;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a _bulk answer")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut items = None;
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            if key == "items" && items.is_none() {
+                items = Some(map.next_value_seed(BulkItems { sent: self.sent })?);
+            } else {
+                map.next_value::<serde::de::IgnoredAny>()?;
+            }
+        }
+        Ok(items)
+    }
 }
 
 #[derive(Deserialize)]
@@ -267,12 +324,15 @@ struct BulkError {
 /// Reads a `_bulk` answer for `sent` events; `None` when it is not one (unreadable, or
 /// not one item per event).
 pub(super) fn items(body: &str, sent: usize) -> Option<ItemResults> {
-    let response: BulkResponse = serde_json::from_str(body).ok()?;
-    if response.items.len() != sent {
+    use serde::de::DeserializeSeed;
+    let mut de = serde_json::Deserializer::from_str(body);
+    let items = BulkResponse { sent }.deserialize(&mut de).ok()??;
+    de.end().ok()?;
+    if items.len() != sent {
         return None;
     }
     let mut results = ItemResults::default();
-    for (i, item) in response.items.iter().enumerate() {
+    for (i, item) in items.iter().enumerate() {
         // One action per item: `create` (or whatever the server echoes).
         let item = item.values().next()?;
         let describe = || {

@@ -325,6 +325,15 @@ impl Codec {
     pub(crate) fn classify(&self, status: u16, body: &[u8]) -> Outcome {
         self.format.classify(status, body)
     }
+
+    /// An answer in a binary format as text for the report (OTLP's protobuf
+    /// `google.rpc.Status`: its message); `None` when the body is best shown as received.
+    pub(crate) fn error_text(&self, status: u16, body: &[u8]) -> Option<String> {
+        match &self.format {
+            Format::Otlp(otlp) => otlp::error_text(status, body, otlp.encoding()),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]

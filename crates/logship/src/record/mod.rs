@@ -192,6 +192,9 @@ pub struct Record {
     level: Level,
     /// `[target][entries...]`, each string as a u32 LE length then UTF-8 bytes.
     data: Vec<u8>,
+    /// Text of the event had invalid UTF-8 replaced (see [`Record::mark_invalid_utf8`]);
+    /// counted once by the batcher, not kept on disk.
+    invalid_utf8: bool,
 }
 
 impl fmt::Debug for Record {
@@ -220,7 +223,25 @@ impl Record {
             timestamp_nanos: now_nanos(),
             level,
             data,
+            invalid_utf8: false,
         }
+    }
+
+    /// Says that this event's text came from bytes that were not valid UTF-8 and had the
+    /// invalid sequences replaced by U+FFFD (as `String::from_utf8_lossy` does): adds the
+    /// field `logship.invalid_utf8 = true`, and the pipeline counts the event in
+    /// `Stats::invalid_utf8`. Calling it again changes nothing.
+    pub fn mark_invalid_utf8(&mut self) -> &mut Self {
+        if !self.invalid_utf8 {
+            self.invalid_utf8 = true;
+            self.field("logship.invalid_utf8", true);
+        }
+        self
+    }
+
+    /// True when [`Record::mark_invalid_utf8`] was called on this record.
+    pub(crate) fn had_invalid_utf8(&self) -> bool {
+        self.invalid_utf8
     }
 
     /// Replaces the timestamp.
@@ -370,6 +391,7 @@ impl Record {
             timestamp_nanos: u64::from_le_bytes(ts),
             level: Level::from_byte(level),
             data,
+            invalid_utf8: false,
         };
         record.is_well_formed().then_some(record)
     }
@@ -397,7 +419,11 @@ impl Record {
             timestamp_nanos: self.timestamp_nanos,
             level: self.level,
             data: Vec::with_capacity(max_bytes.min(self.data.len()) + 128),
+            invalid_utf8: self.invalid_utf8,
         };
+        // A record cut before (by the reader that built it, or by an earlier limit) keeps
+        // its first, real size, and its markers once.
+        let mut original_bytes = self.data.len() as u64;
         let mut budget = max_bytes.saturating_sub(128);
         let target = cut(self.target(), 256);
         put_str(&mut out.data, target);
@@ -418,6 +444,10 @@ impl Record {
                     let (m, _) = take(m, &mut budget);
                     out.message(&m);
                 }
+                Entry::Field("logship.original_bytes", Value::U64(n)) => {
+                    original_bytes = original_bytes.max(n);
+                }
+                Entry::Field("logship.truncated", _) => {}
                 Entry::Field(k, Value::Str(v)) => {
                     if budget < k.len() {
                         continue;
@@ -453,7 +483,7 @@ impl Record {
                     if !marked {
                         marked = true;
                         out.field("logship.truncated", true);
-                        out.field("logship.original_bytes", self.data.len() as u64);
+                        out.field("logship.original_bytes", original_bytes);
                     }
                     if budget >= name.len() {
                         budget -= name.len();
@@ -464,7 +494,7 @@ impl Record {
         }
         if !marked {
             out.field("logship.truncated", true);
-            out.field("logship.original_bytes", self.data.len() as u64);
+            out.field("logship.original_bytes", original_bytes);
         }
         out
     }

@@ -143,6 +143,33 @@ fn an_error_whose_debug_is_not_a_type_name_has_no_kind() {
 }
 
 #[test]
+fn a_record_cut_twice_keeps_its_first_real_size_and_one_marker() {
+    let mut r = Record::new(Level::Info, "t");
+    r.message(&"x".repeat(200_000))
+        .field("logship.truncated", true)
+        .field("logship.original_bytes", 52_428_841u64);
+    let t = r.truncated(10_000).truncated(5_000);
+    let fields: Vec<_> = t
+        .entries()
+        .filter(|e| matches!(e, Entry::Field(k, _) if k.starts_with("logship.")))
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            Entry::Field("logship.truncated", Value::Bool(true)),
+            Entry::Field("logship.original_bytes", Value::U64(52_428_841)),
+        ]
+    );
+    let mut small = Record::new(Level::Info, "t");
+    small.message(&"y".repeat(50_000));
+    let size = small.data.len() as u64;
+    let twice = small.truncated(20_000).truncated(4_000);
+    assert!(twice
+        .entries()
+        .any(|e| e == Entry::Field("logship.original_bytes", Value::U64(size))));
+}
+
+#[test]
 fn cut_respects_char_boundaries() {
     assert_eq!(cut("aé", 2), "a");
     assert_eq!(cut("abc", 5), "abc");

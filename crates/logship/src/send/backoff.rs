@@ -16,10 +16,12 @@ pub(crate) struct Backoff {
 
 impl Backoff {
     /// Delay before retry number `retry` (0 for the first retry): `Retry-After` when the
-    /// intake gave one (capped at `max`), otherwise uniform in `0..=min(max, initial * 2^retry)`.
+    /// intake gave one, capped at `max` and never under `initial` (a `0` or a date in the
+    /// past must not turn retries into a burst), otherwise uniform in
+    /// `0..=min(max, initial * 2^retry)`.
     pub(crate) fn delay(&self, retry: u32, retry_after: Option<Duration>) -> Duration {
         if let Some(after) = retry_after {
-            return after.min(self.max);
+            return after.max(self.initial).min(self.max);
         }
         let ceiling = self
             .initial
@@ -74,6 +76,24 @@ mod tests {
             b.delay(0, Some(Duration::from_secs(3600))),
             Duration::from_secs(10)
         );
+    }
+
+    #[test]
+    fn retry_after_zero_or_in_the_past_still_waits_the_initial_backoff() {
+        let b = Backoff {
+            initial: Duration::from_millis(200),
+            max: Duration::from_secs(10),
+        };
+        for retry in 0..5 {
+            assert_eq!(
+                b.delay(retry, Some(Duration::ZERO)),
+                Duration::from_millis(200)
+            );
+            assert_eq!(
+                b.delay(retry, Some(Duration::from_millis(1))),
+                Duration::from_millis(200)
+            );
+        }
     }
 
     #[test]

@@ -56,10 +56,8 @@ impl Delivery {
 
 /// A delivery in progress: what is still to be sent and what earlier answers decided.
 struct Attempt<'a> {
-    /// The records the delivery started with.
-    records: &'a [Record],
-    /// What is still to be sent: all of `records`, or after a per-event answer, only the
-    /// events to resend.
+    /// What is still to be sent: the part as handed out, or after a per-event answer,
+    /// only the events to resend.
     pending: Cow<'a, [Record]>,
     /// `pending` encoded, and as sent.
     body: Vec<u8>,
@@ -89,26 +87,85 @@ struct Answer {
     body: String,
     /// For [`Outcome::Items`], each event's result; `None` when they cannot be read.
     items: Option<ItemResults>,
+    /// A network failure that will not fix itself in a moment (TLS trust, a refused client
+    /// certificate, the wrong scheme, a proxy refusing): see [`Sender::on_setup_error`].
+    setup: bool,
 }
 
-/// After an answer: the delivery is over, or another attempt follows.
-enum Step {
+/// After an answer: the part is settled, another attempt follows, or the part is split
+/// into smaller ones for the work list.
+enum Step<'a> {
     Done(Delivery),
     Again,
+    Split(Vec<Cow<'a, [Record]>>),
+}
+
+/// A part of a batch still to deliver, with its body when it is already encoded.
+type Part<'a> = (Cow<'a, [Record]>, Option<Vec<u8>>);
+
+/// How one part of a batch ended: settled, or split (with what was settled before).
+enum PartEnd<'a> {
+    Done(Delivery),
+    Split(Vec<Cow<'a, [Record]>>, Delivery),
+}
+
+/// The two halves of a part (borrowed when the part is).
+fn halves(part: Cow<'_, [Record]>) -> Vec<Cow<'_, [Record]>> {
+    let mid = part.len() / 2;
+    match part {
+        Cow::Borrowed(all) => {
+            let (left, right) = all.split_at(mid);
+            vec![Cow::Borrowed(left), Cow::Borrowed(right)]
+        }
+        Cow::Owned(mut all) => {
+            let right = all.split_off(mid);
+            vec![Cow::Owned(all), Cow::Owned(right)]
+        }
+    }
 }
 
 impl Sender {
     /// Delivers `records`, whose encoded body is `body`.
+    ///
+    /// Splits (a 413, the wire limit, one invalid event) never recurse: the parts go on a
+    /// work list that this loop empties, so however the intake answers, the stack stays
+    /// flat and memory holds at most the batch, one encoded part and what is settled.
     pub(crate) fn deliver(&self, records: &[Record], body: Vec<u8>) -> Delivery {
+        let mut settled = Delivery::default();
+        // Parts still to deliver, the next one last; a part borrows from `records`
+        // unless an answer replaced it (a cut record, the events to resend).
+        let mut work: Vec<Part<'_>> = vec![(Cow::Borrowed(records), Some(body))];
+        while let Some((part, body)) = work.pop() {
+            if self.shared.abort.is_raised() {
+                settled.aborted.extend(part.into_owned());
+                for (rest, _) in work.drain(..) {
+                    settled.aborted.extend(rest.into_owned());
+                }
+                break;
+            }
+            let body = body.unwrap_or_else(|| self.codec.encode(&part));
+            match self.deliver_part(part, body) {
+                PartEnd::Done(delivery) => settled.merge(delivery),
+                PartEnd::Split(parts, delivery) => {
+                    settled.merge(delivery);
+                    // Reversed, so the first part is delivered first.
+                    work.extend(parts.into_iter().rev().map(|p| (p, None)));
+                }
+            }
+        }
+        settled
+    }
+
+    /// Delivers one part of a batch through its retries; a split hands its parts back.
+    fn deliver_part<'a>(&self, part: Cow<'a, [Record]>, body: Vec<u8>) -> PartEnd<'a> {
         let wire = self.compress(&body);
         if let Some(max) = self.codec.limits().max_wire_bytes {
             if wire.len() > max {
-                return self.deliver_over_wire_limit(records, wire.len(), max);
+                return self.over_wire_limit(part, wire.len(), max);
             }
         }
         let mut attempt = Attempt {
-            records,
-            pending: Cow::Borrowed(records),
+            pending: part,
             body,
             wire,
             settled: Delivery::default(),
@@ -116,7 +173,7 @@ impl Sender {
         };
         loop {
             if self.shared.abort.is_raised() {
-                return attempt.abort();
+                return PartEnd::Done(attempt.abort());
             }
             // `None`: shutdown ran out of time while waiting for a permit; the loop top
             // gives up.
@@ -124,9 +181,10 @@ impl Sender {
                 continue;
             };
             let step = match answer.outcome {
+                _ if answer.setup => self.on_setup_error(&mut attempt, answer),
                 Outcome::Items => self.on_items(&mut attempt, answer),
                 Outcome::Delivered | Outcome::Partial => self.on_accepted(&mut attempt, answer),
-                Outcome::PartialRejected(n) => self.on_partly_rejected(&attempt, &answer, n),
+                Outcome::PartialRejected(n) => self.on_partly_rejected(&mut attempt, &answer, n),
                 Outcome::Retry if attempt.retry < self.max_retries => {
                     self.on_retryable(&mut attempt, answer)
                 }
@@ -139,25 +197,45 @@ impl Sender {
                     self.on_permanent(&mut attempt, answer)
                 }
             };
-            if let Step::Done(delivery) = step {
-                return delivery;
+            match step {
+                Step::Done(delivery) => return PartEnd::Done(delivery),
+                Step::Split(parts) => {
+                    return PartEnd::Split(parts, std::mem::take(&mut attempt.settled))
+                }
+                Step::Again => {}
             }
         }
     }
 
     /// Over the intake's limit as sent: split (or, for a single event, cut it) before
     /// sending, rather than wait for a 413.
-    fn deliver_over_wire_limit(&self, records: &[Record], wire: usize, max: usize) -> Delivery {
+    fn over_wire_limit<'a>(&self, part: Cow<'a, [Record]>, wire: usize, max: usize) -> PartEnd<'a> {
         let counters = &self.shared.counters;
-        if records.len() > 1 {
+        if part.len() > 1 {
             Counters::add(&counters.splits, 1);
-            return self.deliver_halves(records);
+            return PartEnd::Split(halves(part), Delivery::default());
+        }
+        if part.is_empty() {
+            return PartEnd::Done(Delivery::default());
         }
         let shrink = max as f64 / wire as f64 * 0.9;
-        let budget = (records[0].size() as f64 * shrink) as usize;
-        let cut = [records[0].truncated(budget.max(1024))];
+        let budget = (part[0].size() as f64 * shrink) as usize;
+        if budget.max(1024) >= part[0].size() {
+            // Already cut as far as it goes: it cannot be sent.
+            self.report(
+                None,
+                "one event is over the intake's request size limit even when cut; not sending it",
+                1,
+                true,
+            );
+            return PartEnd::Done(Delivery {
+                rejected: part.into_owned(),
+                ..Delivery::default()
+            });
+        }
+        let cut = vec![part[0].truncated(budget.max(1024))];
         Counters::add(&counters.truncated, 1);
-        self.deliver(&cut, self.codec.encode(&cut))
+        PartEnd::Split(vec![Cow::Owned(cut)], Delivery::default())
     }
 
     /// One request, holding one concurrency permit (backoff sleeps do not hold one);
@@ -166,12 +244,20 @@ impl Sender {
         let counters = &self.shared.counters;
         let permit = self.pool.concurrency.acquire(&self.shared.abort)?;
         Counters::add(&counters.requests, 1);
+        let mut setup = false;
         let (status, outcome, retry_after, body) = match self.post(&attempt.wire) {
             Ok(resp) => {
                 let outcome = self.codec.classify(resp.status, &resp.raw);
-                (Some(resp.status), outcome, resp.retry_after, resp.body)
+                let body = self
+                    .codec
+                    .error_text(resp.status, &resp.raw)
+                    .unwrap_or(resp.body);
+                (Some(resp.status), outcome, resp.retry_after, body)
             }
-            Err(network) => (None, Outcome::Retry, None, network),
+            Err(network) => {
+                setup = network.setup;
+                (None, Outcome::Retry, None, network.message)
+            }
         };
         // A per-event answer is read once, here: events it asks to resend (429, 5xx) are
         // back-pressure too.
@@ -179,6 +265,13 @@ impl Sender {
             self.codec.items(&body, attempt.pending.len())
         } else {
             None
+        };
+        // Per-event results that cannot be matched to the events sent (none, garbled, too
+        // many or too few) prove nothing was stored: a failure to retry, never "delivered".
+        let outcome = if outcome == Outcome::Items && items.is_none() {
+            Outcome::Retry
+        } else {
+            outcome
         };
         // What the intake retries on (429, 5xx, timeouts, network errors) is its way of
         // saying "slower".
@@ -197,33 +290,22 @@ impl Sender {
             retry_after,
             body,
             items,
+            setup,
         })
     }
 
     /// Accepted with one result per event (Elasticsearch `_bulk`): settles each event on
     /// its own and resends only those that failed transiently, within the retry budget.
-    fn on_items(&self, a: &mut Attempt<'_>, answer: Answer) -> Step {
+    fn on_items<'a>(&self, a: &mut Attempt<'a>, answer: Answer) -> Step<'a> {
         let counters = &self.shared.counters;
-        self.count_accepted(&a.body, &a.wire);
-        Counters::add(&counters.partial_requests, 1);
         let status = answer.status;
         let Some(items) = answer.items else {
-            // Accepted, but which events failed cannot be read: resending all would
-            // duplicate the others, so none is resent.
-            self.shared.set_health(Health::Healthy);
-            self.report(
-                status,
-                &format!(
-                    "the intake accepted {} events with per-event errors that could not be read; not resending: {}",
-                    a.pending.len(),
-                    snippet(&answer.body)
-                ),
-                a.pending.len(),
-                false,
-            );
-            a.settled.delivered += a.pending.len();
-            return Step::Done(std::mem::take(&mut a.settled));
+            // `send_once` turns unreadable results into a retry, so this is not reached;
+            // if it were, nothing would be counted delivered.
+            return Step::Done(self.give_up(status, "unreadable per-event results", a));
         };
+        self.count_accepted(&a.body, &a.wire);
+        Counters::add(&counters.partial_requests, 1);
         a.settled.delivered += a.pending.len() - items.retry.len() - items.rejected.len();
         if !items.rejected.is_empty() {
             self.report(
@@ -271,7 +353,7 @@ impl Sender {
     }
 
     /// Accepted, wholly or (asking not to resend) in part.
-    fn on_accepted(&self, a: &mut Attempt<'_>, answer: Answer) -> Step {
+    fn on_accepted(&self, a: &mut Attempt<'_>, answer: Answer) -> Step<'static> {
         self.shared.set_health(Health::Healthy);
         if answer.outcome == Outcome::Partial {
             Counters::add(&self.shared.counters.partial_requests, 1);
@@ -280,7 +362,7 @@ impl Sender {
                 &format!(
                     "the intake accepted only part of {} events and asked not to resend: {}",
                     a.pending.len(),
-                    snippet(&answer.body)
+                    self.snippet(&answer.body)
                 ),
                 a.pending.len(),
                 false,
@@ -293,33 +375,32 @@ impl Sender {
 
     /// Accepted except for `n` events the intake does not name (OTLP `partialSuccess`):
     /// those are counted as failed and never resent.
-    fn on_partly_rejected(&self, a: &Attempt<'_>, answer: &Answer, n: usize) -> Step {
-        let records = a.records;
-        let rejected = n.min(records.len());
+    fn on_partly_rejected(&self, a: &mut Attempt<'_>, answer: &Answer, n: usize) -> Step<'static> {
+        let sent = a.pending.len();
+        let rejected = n.min(sent);
         self.shared.set_health(Health::Healthy);
         Counters::add(&self.shared.counters.partial_requests, 1);
         self.report(
             answer.status,
             &format!(
-                "the intake rejected {rejected} of {} events and asked not to resend them: {}",
-                records.len(),
-                snippet(&answer.body)
+                "the intake rejected {rejected} of {sent} events and asked not to resend them: {}",
+                self.snippet(&answer.body)
             ),
             rejected,
             true,
         );
         self.count_accepted(&a.body, &a.wire);
-        Step::Done(Delivery {
-            delivered: records.len() - rejected,
+        Step::Done(std::mem::take(&mut a.settled).and(Delivery {
+            delivered: sent - rejected,
             rejected_unnamed: rejected,
             ..Delivery::default()
-        })
+        }))
     }
 
     /// A transient failure with retries left: back off, then try again.
-    fn on_retryable(&self, a: &mut Attempt<'_>, answer: Answer) -> Step {
+    fn on_retryable(&self, a: &mut Attempt<'_>, answer: Answer) -> Step<'static> {
         self.shared.set_health(Health::Degraded);
-        let what = failure(answer.status, answer.body);
+        let what = self.failure(answer.status, &answer.body);
         self.report(
             answer.status,
             &format!("{what}; retrying"),
@@ -331,58 +412,80 @@ impl Sender {
         Step::Again
     }
 
+    /// A failure that will not fix itself in 200 ms (a certificate the machine does not
+    /// trust, a hostname mismatch, a client certificate refused, `https://` to a plain
+    /// port, a proxy refusing `CONNECT`): health is failing, the next try waits the
+    /// backoff ceiling rather than a quick jittered delay, and once the retries are spent
+    /// the events are handed back as exhausted (spilled when spill is on, not lost).
+    fn on_setup_error(&self, a: &mut Attempt<'_>, answer: Answer) -> Step<'static> {
+        self.shared.set_health(Health::Failing);
+        if a.retry >= self.max_retries {
+            return Step::Done(self.give_up(None, &answer.body, a));
+        }
+        self.report(
+            None,
+            &format!(
+                "{}; retrying in {} ms (the backoff ceiling)",
+                answer.body,
+                self.backoff.max.as_millis()
+            ),
+            a.pending.len(),
+            false,
+        );
+        let ceiling = Some(self.backoff.max);
+        // If shutdown ran out of time meanwhile, the loop top gives up.
+        self.wait_to_retry(&mut a.retry, ceiling);
+        Step::Again
+    }
+
     /// A transient failure with no retry left.
-    fn on_retries_spent(&self, a: &mut Attempt<'_>, answer: Answer) -> Step {
+    fn on_retries_spent(&self, a: &mut Attempt<'_>, answer: Answer) -> Step<'static> {
         self.shared.set_health(Health::Degraded);
-        let what = failure(answer.status, answer.body);
+        let what = self.failure(answer.status, &answer.body);
         Step::Done(self.give_up(answer.status, &what, a))
     }
 
-    /// 413 for several events: each half goes on its own.
-    fn on_too_large(&self, a: &mut Attempt<'_>) -> Step {
+    /// 413 for several events: each half goes on its own (on the work list).
+    fn on_too_large<'a>(&self, a: &mut Attempt<'a>) -> Step<'a> {
         Counters::add(&self.shared.counters.splits, 1);
-        let halves = self.deliver_halves(&a.pending);
-        Step::Done(std::mem::take(&mut a.settled).and(halves))
+        Step::Split(halves(std::mem::take(&mut a.pending)))
     }
 
     /// The intake named one invalid event and accepted none (Splunk's
-    /// `invalid-event-number`): that one is rejected, the others are sent again.
-    fn on_invalid_event(&self, a: &mut Attempt<'_>, answer: &Answer, bad: usize) -> Step {
+    /// `invalid-event-number`): that one is rejected, the others are sent again (on the
+    /// work list).
+    fn on_invalid_event<'a>(&self, a: &mut Attempt<'a>, answer: &Answer, bad: usize) -> Step<'a> {
         self.report(
             answer.status,
             &format!(
                 "the intake rejected event {bad} of {} as invalid and accepted none; resending the others: {}",
                 a.pending.len(),
-                snippet(&answer.body)
+                self.snippet(&answer.body)
             ),
             1,
             true,
         );
-        let rest: Vec<Record> = a
-            .pending
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| *i != bad)
-            .map(|(_, r)| r.clone())
-            .collect();
-        a.settled.rejected.push(a.pending[bad].clone());
-        if !rest.is_empty() {
-            let others = self.deliver(&rest, self.codec.encode(&rest));
-            a.settled.merge(others);
+        // The others go again in one request. Copied once (from the batch the part
+        // borrows), then cut in place: however many answers name an event, the part
+        // never holds more than one copy of the batch.
+        let mut rest = std::mem::take(&mut a.pending).into_owned();
+        a.settled.rejected.push(rest.remove(bad));
+        if rest.is_empty() {
+            return Step::Done(std::mem::take(&mut a.settled));
         }
-        Step::Done(std::mem::take(&mut a.settled))
+        Step::Split(vec![Cow::Owned(rest)])
     }
 
     /// Rejected for good (bad key, wrong endpoint, malformed): reported at once, not
     /// retried.
-    fn on_permanent(&self, a: &mut Attempt<'_>, answer: Answer) -> Step {
+    fn on_permanent(&self, a: &mut Attempt<'_>, answer: Answer) -> Step<'static> {
         self.shared.set_health(Health::Failing);
         let status = answer.status.unwrap_or(0);
         let message = format!(
             "the intake rejected {} events with {status} ({}): {}",
             a.pending.len(),
             classify::hint(status),
-            snippet(&answer.body)
+            self.snippet(&answer.body)
         );
         self.report(Some(status), &message, a.pending.len(), true);
         let rejected = std::mem::take(&mut a.pending).into_owned();
@@ -446,15 +549,7 @@ impl Sender {
         }
     }
 
-    /// Delivers the two halves of `records` separately.
-    fn deliver_halves(&self, records: &[Record]) -> Delivery {
-        let (left, right) = records.split_at(records.len() / 2);
-        let mut delivery = self.deliver(left, self.codec.encode(left));
-        delivery.merge(self.deliver(right, self.codec.encode(right)));
-        delivery
-    }
-
-    fn post(&self, wire: &[u8]) -> Result<super::http::Response, String> {
+    fn post(&self, wire: &[u8]) -> Result<super::http::Response, super::http::NetError> {
         self.client.post(
             self.codec.url(),
             self.codec.content_type(),
@@ -463,6 +558,29 @@ impl Sender {
             wire,
             self.codec.max_response_bytes(),
         )
+    }
+
+    /// What a failed attempt was: the intake's status and answer, or the network error.
+    fn failure(&self, status: Option<u16>, body_or_error: &str) -> String {
+        match status {
+            Some(s @ 200..=299) => format!(
+                "the intake answered {s} but not with the success its protocol defines, so the events are not counted as delivered; it sent: {}",
+                self.snippet(body_or_error)
+            ),
+            Some(s) => format!("the intake answered {s}: {}", self.snippet(body_or_error)),
+            None => self.shared.reporter.clean(body_or_error, 1024),
+        }
+    }
+
+    /// The start of an answer, safe to show: secrets redacted, control characters
+    /// escaped, at most about 300 bytes.
+    fn snippet(&self, body: &str) -> String {
+        let trimmed = body.trim();
+        if trimmed.is_empty() {
+            "(empty response body)".to_owned()
+        } else {
+            self.shared.reporter.clean(trimmed, 300)
+        }
     }
 
     fn report(&self, status: Option<u16>, message: &str, events: usize, permanent: bool) {
@@ -492,21 +610,4 @@ pub(crate) fn gzip(body: &[u8], level: u32) -> Vec<u8> {
     // Writing to a Vec cannot fail.
     let _ = enc.write_all(body);
     enc.finish().unwrap_or_default()
-}
-
-/// What a failed attempt was: the intake's status and answer, or the network error.
-fn failure(status: Option<u16>, body_or_error: String) -> String {
-    match status {
-        Some(s) => format!("the intake answered {s}: {}", snippet(&body_or_error)),
-        None => body_or_error,
-    }
-}
-
-fn snippet(body: &str) -> String {
-    let trimmed = body.trim();
-    if trimmed.is_empty() {
-        "(empty response body)".to_owned()
-    } else {
-        crate::record::cut(trimmed, 300).to_owned()
-    }
 }

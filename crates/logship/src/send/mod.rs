@@ -15,11 +15,19 @@ pub(crate) mod backoff;
 pub(crate) mod concurrency;
 pub(crate) mod deliver;
 pub(crate) mod http;
+pub(crate) mod network;
+pub(crate) mod proxy;
 pub(crate) mod replayer;
 pub(crate) mod settle;
+pub(crate) mod tls;
+pub(crate) mod watch;
 
+pub use network::NetworkSummary;
+
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Instant;
 
 use crossbeam_channel::Receiver;
 
@@ -36,7 +44,9 @@ use deliver::Delivery;
 pub(crate) struct Job {
     /// The batch's sequence number (see `tracker`).
     pub seq: u64,
-    pub records: Vec<Record>,
+    /// Shared with [`Pool::in_flight`] while a sender carries the batch, so that shutdown
+    /// can spill a batch whose request never returns.
+    pub records: Arc<[Record]>,
     /// The encoded, uncompressed body.
     pub body: Vec<u8>,
     /// Bytes counted against the memory budget for these records; released when settled.
@@ -49,6 +59,34 @@ pub(crate) struct Pool {
     pub concurrency: Limiter,
     /// Live sender threads started so far (they start as the concurrency limit grows).
     pub threads: AtomicUsize,
+    /// The live batches senders are carrying right now (see [`InFlight`]).
+    in_flight: Mutex<Vec<InFlight>>,
+    /// Signalled when a batch is added to or leaves `in_flight` (see `watch`).
+    in_flight_changed: Condvar,
+}
+
+/// A live batch a sender is carrying: what shutdown needs to spill it if its request is
+/// still out at the deadline.
+pub(crate) struct InFlight {
+    pub seq: u64,
+    pub records: Arc<[Record]>,
+    pub held_bytes: usize,
+    /// When the sender took it.
+    pub since: Instant,
+    /// Its insurance copy on disk, once written (see `watch`); deleted when it settles.
+    pub copy: Option<PathBuf>,
+    /// The watch thread has dealt with it (the copy may have failed: reported, not retried).
+    pub copied: bool,
+}
+
+impl InFlight {
+    /// Deletes the insurance copy, if any: call only after the batch's own settlement is
+    /// on disk (or counted).
+    pub(crate) fn forget_copy(&mut self) {
+        if let Some(path) = self.copy.take() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
 }
 
 impl Pool {
@@ -57,7 +95,50 @@ impl Pool {
         Pool {
             concurrency,
             threads: AtomicUsize::new(0),
+            in_flight: Mutex::new(Vec::new()),
+            in_flight_changed: Condvar::new(),
         }
+    }
+
+    /// Registers a batch a sender starts carrying.
+    fn carry(&self, entry: InFlight) {
+        self.in_flight().push(entry);
+        self.in_flight_changed.notify_all();
+    }
+
+    /// Unregisters a batch whose sender is done with it; returns its entry (still holding
+    /// its insurance copy, if one was written) unless shutdown took it already.
+    fn done(&self, seq: u64) -> Option<InFlight> {
+        let mut in_flight = self.in_flight();
+        let at = in_flight.iter().position(|f| f.seq == seq)?;
+        let entry = in_flight.swap_remove(at);
+        drop(in_flight);
+        self.in_flight_changed.notify_all();
+        Some(entry)
+    }
+
+    /// Records of batches in flight whose insurance copy is on disk now (for `stats`).
+    pub(crate) fn copied_records(&self) -> u64 {
+        self.in_flight()
+            .iter()
+            .filter(|f| f.copy.is_some())
+            .map(|f| f.records.len() as u64)
+            .sum()
+    }
+
+    /// Wakes the watch thread (at shutdown).
+    pub(crate) fn wake_watch(&self) {
+        self.in_flight_changed.notify_all();
+    }
+
+    fn in_flight(&self) -> MutexGuard<'_, Vec<InFlight>> {
+        self.in_flight.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Every live batch a sender is still carrying, taken out of the registry (for
+    /// shutdown at its deadline).
+    pub(crate) fn take_in_flight(&self) -> Vec<InFlight> {
+        std::mem::take(&mut *self.in_flight())
     }
 }
 
@@ -80,13 +161,28 @@ impl Sender {
             self.grow_pool(&jobs);
             let delivery = if self.shared.abort.is_raised() {
                 Delivery {
-                    aborted: job.records,
+                    aborted: job.records.to_vec(),
                     ..Delivery::default()
                 }
             } else {
+                self.pool.carry(InFlight {
+                    seq: job.seq,
+                    records: Arc::clone(&job.records),
+                    held_bytes: job.held_bytes,
+                    since: Instant::now(),
+                    copy: None,
+                    copied: false,
+                });
                 self.deliver(&job.records, job.body)
             };
-            settle::live(&self.shared, job.seq, job.held_bytes, delivery);
+            // Counts nothing when shutdown already settled this batch at its deadline. Once
+            // counted (and spilled where it had to be), its insurance copy can go.
+            let pool = &self.pool;
+            settle::live_then(&self.shared, job.seq, job.held_bytes, delivery, || {
+                if let Some(mut entry) = pool.done(job.seq) {
+                    entry.forget_copy();
+                }
+            });
         }
     }
 

@@ -15,11 +15,27 @@ use crate::stats::Counters;
 /// Settles a live batch that will not be sent (shutdown out of time, no sender left):
 /// spilled when spill is on, otherwise counted as abandoned.
 pub(crate) fn abandon(shared: &Shared, job: Job) {
+    not_sent(shared, job.seq, job.held_bytes, &job.records);
+}
+
+/// Settles a live batch whose request is still out when shutdown runs out of time (an
+/// intake that accepted the request and never answers): spilled when spill is on (it may
+/// then arrive twice: at-least-once), otherwise counted as abandoned; never dropped
+/// silently. When its sender returns later, its settlement finds the batch settled and
+/// counts nothing.
+pub(crate) fn stuck(shared: &Shared, mut stuck: super::InFlight) {
+    not_sent(shared, stuck.seq, stuck.held_bytes, &stuck.records);
+    stuck.forget_copy();
+}
+
+/// Settles a live batch none of whose records will be sent by this process: all of them
+/// are aborted (spilled, or counted as abandoned).
+fn not_sent(shared: &Shared, seq: u64, held_bytes: usize, records: &[crate::record::Record]) {
     let delivery = Delivery {
-        aborted: job.records,
+        aborted: records.to_vec(),
         ..Delivery::default()
     };
-    live(shared, job.seq, job.held_bytes, delivery);
+    live(shared, seq, held_bytes, delivery);
 }
 
 /// Spills a live batch the senders cannot take now (a backlog): it will be replayed, and
@@ -29,6 +45,9 @@ pub(crate) fn spill_backlog(shared: &Shared, job: Job) -> Option<Job> {
     let Some(spill) = shared.spill.as_ref() else {
         return Some(job);
     };
+    if !shared.tracker.claim(job.seq) {
+        return None;
+    }
     let written = spill.store(&job.records, &shared.counters, &shared.reporter);
     if written < job.records.len() {
         // Partly on disk is still counted per record: the rest is dropped and counted by
@@ -41,8 +60,27 @@ pub(crate) fn spill_backlog(shared: &Shared, job: Job) -> Option<Job> {
     None
 }
 
-/// Counts a live batch's outcome, keeps what can be kept on disk, frees its memory.
+/// Counts a live batch's outcome, keeps what can be kept on disk, frees its memory; does
+/// nothing when the batch was settled already (see [`stuck`]).
 pub(crate) fn live(shared: &Shared, seq: u64, held_bytes: usize, delivery: Delivery) {
+    live_then(shared, seq, held_bytes, delivery, || {});
+}
+
+/// [`live`], running `then` after the outcome is counted (and on disk) but before `flush`
+/// and `shutdown` can see the batch settled: a sender deletes the batch's insurance copy
+/// there, so that no copy outlives a `flush` that returned. `then` runs also when the
+/// batch was settled already.
+pub(crate) fn live_then(
+    shared: &Shared,
+    seq: u64,
+    held_bytes: usize,
+    delivery: Delivery,
+    then: impl FnOnce(),
+) {
+    if !shared.tracker.claim(seq) {
+        then();
+        return;
+    }
     let c = &shared.counters;
     Counters::add(&c.events_delivered, delivery.delivered as u64);
     Counters::add(
@@ -66,5 +104,6 @@ pub(crate) fn live(shared: &Shared, seq: u64, held_bytes: usize, delivery: Deliv
         }
     }
     shared.memory.release(held_bytes);
+    then();
     shared.tracker.settle(seq);
 }

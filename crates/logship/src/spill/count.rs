@@ -84,7 +84,7 @@ impl Spill {
     }
 
     /// Counts one segment on the spot (for tests, which own the spill outright).
-    #[cfg(test)]
+    #[cfg(any(test, feature = "fuzzing"))]
     pub(crate) fn count_now(&mut self, job: &CountJob) -> Result<(), SpillError> {
         let totals = job.run(&|| false).map(Option::unwrap_or_default);
         self.publish_count(job, totals)

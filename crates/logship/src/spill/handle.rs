@@ -60,6 +60,37 @@ impl SpillHandle {
         self.append(records, counters, reporter, true)
     }
 
+    /// Writes an insurance copy of a batch whose request is taking long (see
+    /// `spill::in_flight`); `None` when it could not be written (reported) or the spill is
+    /// closed. Not counted as spilled: the batch is still in flight.
+    pub(crate) fn write_in_flight(
+        &self,
+        records: &[Record],
+        counters: &Counters,
+        reporter: &Reporter,
+    ) -> Option<std::path::PathBuf> {
+        let result = match &mut *self.lock() {
+            Ok(spill) => spill.write_in_flight(records),
+            Err(_) => return None,
+        };
+        match result {
+            Ok(path) => Some(path),
+            Err(e) => {
+                reporter.error(
+                    counters,
+                    "spill-in-flight",
+                    DeliveryError {
+                        status: None,
+                        message: format!("{e}; the batch stays in memory only"),
+                        events: records.len(),
+                        permanent: false,
+                    },
+                );
+                None
+            }
+        }
+    }
+
     /// Writes back records that came from the spill and were not delivered on replay:
     /// like [`SpillHandle::store`], but they were already counted as spilled.
     pub(crate) fn restore(
@@ -238,7 +269,7 @@ impl SpillHandle {
                 DeliveryError {
                     status: None,
                     message: format!(
-                        "could not record replay progress: {e} (the events may be sent again)"
+                        "could not record replay progress: {e}; this run keeps it in memory and does not resend what was delivered, and deletes each segment once all of it is delivered, but a restart before that sends the rest of that segment again"
                     ),
                     events: 0,
                     permanent: false,

@@ -14,6 +14,7 @@
 //! <dir>/<20-digit id>.seg           segments, oldest id first (see `segment`)
 //! <dir>/<20-digit id>.seg.bad       quarantined segments whose header was damaged
 //! <dir>/dead/<20-digit id>.seg      dead letters, same format
+//! <dir>/inflight/<20-digit id>.seg  insurance copies of batches in flight (see `in_flight`)
 //! ```
 //!
 //! Must never: panic on any bytes found on disk; refuse to open because of damaged data
@@ -23,12 +24,16 @@
 
 mod ack;
 mod count;
+#[cfg(feature = "fuzzing")]
+pub(crate) mod fuzzing;
 pub(crate) mod handle;
 pub(crate) mod handover;
+mod in_flight;
 mod inspect;
 mod lock;
 mod reader;
 mod segment;
+pub(crate) mod startup;
 mod store;
 #[cfg(test)]
 mod tests;
@@ -169,6 +174,10 @@ pub(crate) struct Spill {
     /// Reader of the segment being replayed.
     cursor: Option<(u64, FrameReader)>,
     stats: SpillStats,
+    /// The id the next insurance copy gets (see `in_flight`).
+    in_flight_next: u64,
+    /// Whether insurance copies are synced (`spill_fsync` is not `never`).
+    in_flight_sync: bool,
     /// Declared last: released only after everything above is closed.
     _lock: DirLock,
 }
@@ -194,6 +203,7 @@ impl Spill {
         let lock = DirLock::acquire(&dir)?;
         let dead_dir = dir.join(DEAD_DIR);
         lock::create_dir(&dead_dir)?;
+        lock::create_dir(&dir.join(in_flight::IN_FLIGHT_DIR))?;
         let _ = std::fs::remove_file(dir.join(ack::ACK_TMP));
         let acks = ack::load(&dir).map_err(|e| SpillError::io(&dir, "read the ACK file", e))?;
 
@@ -213,6 +223,23 @@ impl Spill {
             max_id = max_id.max(id);
             let opened = open_existing(&path, acks.get(&id).copied(), id);
             match opened.map_err(|e| SpillError::io(&dir, "read a segment file", e))? {
+                Some(seg) => sealed.push_back(seg),
+                None => {
+                    quarantine(&path);
+                    stats.corrupt_records += 1;
+                }
+            }
+        }
+
+        // Insurance copies of batches that were in flight when an earlier run ended (a
+        // crash): adopted as ordinary segments, to be replayed.
+        let adopted = in_flight::adopt(&dir, max_id.saturating_add(1))
+            .map_err(|e| SpillError::io(&dir, "adopt the in-flight copies", e))?;
+        for (id, path) in adopted {
+            max_id = max_id.max(id);
+            match open_existing(&path, None, id)
+                .map_err(|e| SpillError::io(&dir, "read a segment file", e))?
+            {
                 Some(seg) => sealed.push_back(seg),
                 None => {
                     quarantine(&path);
@@ -253,6 +280,8 @@ impl Spill {
             retry: Vec::new(),
             cursor: None,
             stats,
+            in_flight_next: 1,
+            in_flight_sync: cfg.fsync != SpillFsync::Never,
             _lock: lock,
         };
         // Segments an earlier run finished (acknowledged up to their end, or empty) but had
@@ -278,6 +307,15 @@ impl Spill {
         self.stats.corrupt_records += evicted.iter().map(|e| e.corrupt).sum::<u64>();
         self.forget_evicted(&evicted);
         result.map(|()| out)
+    }
+
+    /// Writes an insurance copy of a batch still in flight (see `in_flight`); the caller
+    /// deletes the returned file once the batch has settled.
+    pub(crate) fn write_in_flight(&mut self, records: &[Record]) -> Result<PathBuf, SpillError> {
+        let id = self.in_flight_next;
+        self.in_flight_next += 1;
+        in_flight::write(&self.dir, id, records, self.in_flight_sync)
+            .map_err(|e| SpillError::io(&self.dir, "write an in-flight copy", e))
     }
 
     /// Seals the segment being written so that replay can read it. No-op when nothing has

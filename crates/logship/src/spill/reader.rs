@@ -93,7 +93,7 @@ pub(crate) enum Step {
 impl Spill {
     /// The oldest records not yet handed out, like [`Spill::next_step`], counting on the
     /// spot any segment that has to be counted first (for tests, which own the spill).
-    #[cfg(test)]
+    #[cfg(any(test, feature = "fuzzing"))]
     pub(crate) fn next_batch(
         &mut self,
         max_records: usize,
@@ -141,7 +141,15 @@ impl Spill {
                         return Ok(Step::Batch(Some(batch)));
                     }
                 }
-                if !self.finish_if_done(i)? {
+                // A finished segment that cannot be deleted or acknowledged (reported by
+                // `ack`) must not stop the others from replaying: its records are known
+                // delivered in memory and are never handed out again.
+                let id = self.store.sealed[i].id;
+                let gone = match self.finish_if_done(i) {
+                    Ok(removed) => removed,
+                    Err(_) => self.store.sealed.get(i).is_none_or(|s| s.id != id),
+                };
+                if !gone {
                     i += 1;
                 }
             }
@@ -303,15 +311,21 @@ impl Spill {
         if !done {
             return Ok(false);
         }
-        if seg.acked > 0 {
-            // The ACK file must say this segment is finished before it disappears.
-            self.persist_acks()?;
-        }
+        // The ACK file should say this segment is finished before it disappears. When it
+        // cannot be written (a full disk), the segment is deleted all the same: its being
+        // gone is the durable record that all of it was delivered (segment ids are never
+        // reused, so a stale entry cannot skip a newer segment's records), and keeping it
+        // would send it all again on every later run.
+        let persisted = if seg.acked > 0 {
+            self.persist_acks()
+        } else {
+            Ok(())
+        };
         if self.cursor.as_ref().is_some_and(|(c, _)| *c == id) {
             self.cursor = None;
         }
         self.store.remove_sealed(i)?;
-        Ok(true)
+        persisted.map(|()| true)
     }
 }
 

@@ -122,3 +122,22 @@ pub fn now_ms() -> u64 {
         .unwrap()
         .as_millis() as u64
 }
+
+/// Waits (polling the counters: stats have no wait API) until `done` holds or `timeout`
+/// passes; returns whether it held.
+pub fn wait_for_stats(
+    logship: &Logship,
+    timeout: std::time::Duration,
+    done: impl Fn(&logship::Stats) -> bool,
+) -> bool {
+    let deadline = std::time::Instant::now() + timeout;
+    loop {
+        if done(&logship.stats()) {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}

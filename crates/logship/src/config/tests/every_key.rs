@@ -128,6 +128,19 @@ const EVERY_KEY: &[(&str, &str, &str, Check)] = &[
     ("shutdown_timeout_ms", "15", "15", |c| {
         c.shutdown_timeout == Duration::from_millis(15)
     }),
+    ("tls_ca_file", "\"/tmp/ca.pem\"", "/tmp/ca.pem", |c| {
+        c.tls_ca_file == Some(PathBuf::from("/tmp/ca.pem"))
+    }),
+    ("tls_client_cert", "\"/tmp/c.pem\"", "/tmp/c.pem", |c| {
+        c.tls_client_cert == Some(PathBuf::from("/tmp/c.pem"))
+    }),
+    ("tls_client_key", "\"/tmp/c.key\"", "/tmp/c.key", |c| {
+        c.tls_client_key == Some(PathBuf::from("/tmp/c.key"))
+    }),
+    ("tls_verify", "false", "false", |c| !c.tls_verify),
+    ("proxy", "\"http://p:3128\"", "http://p:3128", |c| {
+        c.proxy.as_deref() == Some("http://p:3128")
+    }),
     ("max_event_bytes", "4096", "4096", |c| {
         c.max_event_bytes == 4096
     }),
@@ -135,6 +148,11 @@ const EVERY_KEY: &[(&str, &str, &str, Check)] = &[
         !c.report_to_stderr
     }),
     ("spill_enabled", "false", "false", |c| !c.spill_enabled),
+    ("spill_required", "true", "true", |c| c.spill_required),
+    ("spill_in_flight_after_ms", "1500", "1500", |c| {
+        c.spill_in_flight_after == Duration::from_millis(1500)
+    }),
+    ("flush_on_panic", "false", "false", |c| !c.flush_on_panic),
     ("spill_dir", "\"/tmp/sp\"", "/tmp/sp", |c| {
         c.spill_dir == Some(PathBuf::from("/tmp/sp"))
     }),

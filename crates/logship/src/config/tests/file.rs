@@ -204,12 +204,41 @@ fn secrets_never_show_in_errors_or_debug() {
 #[test]
 fn examples_pass_validation_for_every_vendor() {
     for vendor in Vendor::ALL {
-        let r = from_file(&example_toml(*vendor), &[])
+        // As a user runs it: with the vendor's key variable set.
+        let env: Vec<(&str, &str)> = vendor
+            .api_key_env()
+            .map(|var| (var, "0123456789abcdef0123456789abcdef"))
+            .into_iter()
+            .collect();
+        let r = from_file(&example_toml(*vendor), &env)
             .unwrap_or_else(|e| panic!("{}: {e}", vendor.name()));
         assert_eq!(r.config.vendor, *vendor);
         r.config
             .validate()
             .unwrap_or_else(|e| panic!("{}: {e}", vendor.name()));
+    }
+}
+
+#[test]
+fn an_example_used_without_its_key_variable_fails_naming_the_variable() {
+    for vendor in Vendor::ALL {
+        let Some(var) = vendor.api_key_env() else {
+            continue;
+        };
+        let r = from_file(&example_toml(*vendor), &[])
+            .unwrap_or_else(|e| panic!("{}: {e}", vendor.name()));
+        let err = r
+            .config
+            .validate()
+            .expect_err("the placeholder is not a key");
+        let text = err.to_string();
+        assert!(
+            text.starts_with(
+                "api_key = replace-with-your-key: is the example configuration's placeholder"
+            ),
+            "{text}"
+        );
+        assert!(text.contains(var), "the fix names {var}: {text}");
     }
 }
 

@@ -130,11 +130,15 @@ pub(super) fn close(body: &mut Vec<u8>, empty: bool) {
 }
 
 /// `partialSuccess.rejectedLogRecords` of a JSON `ExportLogsServiceResponse` (a string or
-/// a number); `None` when absent or not JSON.
+/// a number); `None` when absent or not JSON; negative when it is there but is not a
+/// count that fits an `int64` (negative, too large, fractional, not a number): not a
+/// success.
 pub(super) fn rejected_log_records(body: &[u8]) -> Option<i64> {
     let v: serde_json::Value = serde_json::from_slice(body).ok()?;
-    match v.get("partialSuccess")?.get("rejectedLogRecords")? {
-        serde_json::Value::String(s) => s.trim().parse().ok(),
+    let count = match v.get("partialSuccess")?.get("rejectedLogRecords")? {
+        serde_json::Value::Null => return None,
+        serde_json::Value::String(s) => s.trim().parse::<i64>().ok(),
         n => n.as_i64(),
-    }
+    };
+    Some(count.filter(|n| *n >= 0).unwrap_or(-1))
 }

@@ -71,8 +71,20 @@ pub(super) fn classify(status: u16, body: &[u8], encoding: OtlpEncoding) -> Outc
         OtlpEncoding::Json => json_mapping::rejected_log_records(body),
     };
     match rejected {
+        // A count that is not one (negative, overflowing, garbled) proves nothing was
+        // stored: a failure to retry, never "delivered".
+        Some(n) if n < 0 => Outcome::Retry,
         Some(n) if n > 0 => Outcome::PartialRejected(usize::try_from(n).unwrap_or(usize::MAX)),
         _ => Outcome::Delivered,
+    }
+}
+
+/// The text of an error answer in protobuf (`google.rpc.Status`), for the report;
+/// `None` for JSON answers and bodies that are not one.
+pub(super) fn error_text(status: u16, body: &[u8], encoding: OtlpEncoding) -> Option<String> {
+    match encoding {
+        OtlpEncoding::Protobuf if !(200..=299).contains(&status) => protobuf::status_message(body),
+        _ => None,
     }
 }
 

@@ -246,16 +246,66 @@ pub(super) fn close(body: &mut [u8], scopes_at: usize) {
 }
 
 /// `partial_success.rejected_log_records` of an `ExportLogsServiceResponse`; `None`
-/// when the body is not one or has no partial success.
+/// when the body is not one or has no partial success; negative when the count is there
+/// but is not one (a negative `int64`, a garbled partial success): not a success.
 pub(super) fn rejected_log_records(body: &[u8]) -> Option<i64> {
-    let partial = find_field(body, 1)?;
-    match partial {
-        Field::Bytes(inner) => match find_field(inner, 1)? {
-            Field::Varint(n) => Some(n as i64),
-            Field::Bytes(_) => None,
-        },
-        Field::Varint(_) => None,
+    // A message field sent more than once is merged (protobuf: the occurrences read as
+    // their concatenation), so an empty `partial_success` after a full one changes nothing.
+    let mut partial = Vec::new();
+    for field in occurrences(body, 1)? {
+        match field {
+            Field::Bytes(bytes) => partial.extend_from_slice(bytes),
+            Field::Varint(_) => return Some(-1),
+        }
     }
+    if partial.is_empty() {
+        return None;
+    }
+    match parse_fields(&partial) {
+        None => Some(-1),
+        Some(()) => match find_field(&partial, 1) {
+            Some(Field::Varint(n)) => Some(i64::try_from(n).unwrap_or(-1)),
+            Some(Field::Bytes(_)) => Some(-1),
+            None => None,
+        },
+    }
+}
+
+/// `Some` when `msg` is a well-formed sequence of protobuf fields.
+fn parse_fields(msg: &[u8]) -> Option<()> {
+    let mut pos = 0;
+    while pos < msg.len() {
+        let (key, size) = read_varint(msg, pos)?;
+        pos += size;
+        pos = match key & 7 {
+            0 => pos + read_varint(msg, pos)?.1,
+            1 => pos + 8,
+            5 => pos + 4,
+            2 => {
+                let (len, size) = read_varint(msg, pos)?;
+                (pos + size).checked_add(usize::try_from(len).ok()?)?
+            }
+            _ => return None,
+        };
+        if pos > msg.len() {
+            return None;
+        }
+    }
+    Some(())
+}
+
+/// The text of a `google.rpc.Status` error body (OTLP/HTTP's protobuf error answer):
+/// `code N: message`; `None` when the body is not one with a message.
+pub(super) fn status_message(body: &[u8]) -> Option<String> {
+    parse_fields(body)?;
+    let Field::Bytes(message) = find_field(body, 2)? else {
+        return None;
+    };
+    let message = std::str::from_utf8(message).ok()?;
+    Some(match find_field(body, 1) {
+        Some(Field::Varint(code)) => format!("code {}: {message}", code as i32),
+        _ => message.to_owned(),
+    })
 }
 
 enum Field<'a> {
@@ -265,8 +315,14 @@ enum Field<'a> {
 
 /// The last occurrence of field `number` in a message (protobuf's "last one wins").
 fn find_field(msg: &[u8], number: u64) -> Option<Field<'_>> {
+    occurrences(msg, number)?.pop()
+}
+
+/// Every occurrence of field `number` in `msg`, in order; `None` when `msg` is not a
+/// well-formed sequence of fields up to the last occurrence.
+fn occurrences(msg: &[u8], number: u64) -> Option<Vec<Field<'_>>> {
     let mut pos = 0;
-    let mut found = None;
+    let mut found = Vec::new();
     while pos < msg.len() {
         let (key, size) = read_varint(msg, pos)?;
         pos += size;
@@ -294,10 +350,10 @@ fn find_field(msg: &[u8], number: u64) -> Option<Field<'_>> {
             _ => return None,
         };
         if key >> 3 == number {
-            found = Some(field);
+            found.push(field);
         }
     }
-    found
+    Some(found)
 }
 
 #[cfg(test)]
@@ -319,6 +375,18 @@ mod tests {
     }
 
     #[test]
+    fn a_google_rpc_status_body_reads_as_its_message() {
+        // Status { code: 3, message: "bad logs" }
+        let body = [
+            0x08, 0x03, 0x12, 0x08, b'b', b'a', b'd', b' ', b'l', b'o', b'g', b's',
+        ];
+        assert_eq!(status_message(&body).as_deref(), Some("code 3: bad logs"));
+        assert_eq!(status_message(b"<html>oops</html>"), None);
+        assert_eq!(status_message(b"{\"error\":1}"), None);
+        assert_eq!(status_message(&[0x12, 0x40, b'x']), None);
+    }
+
+    #[test]
     fn partial_success_is_read_from_a_response() {
         // partial_success { rejected_log_records: 3, error_message: "bad" }
         let body = [0x0A, 0x07, 0x08, 0x03, 0x12, 0x03, b'b', b'a', b'd'];
@@ -326,6 +394,22 @@ mod tests {
         assert_eq!(rejected_log_records(&[]), None);
         assert_eq!(rejected_log_records(&[0x0A, 0x00]), None);
         assert_eq!(rejected_log_records(&[0x0A, 0x09, 0x08]), None);
+        // A negative int64 (ten-byte varint) and a garbled partial success are not counts.
+        let negative = [
+            0x0A, 0x0B, 0x08, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01,
+        ];
+        assert_eq!(rejected_log_records(&negative), Some(-1));
+        assert_eq!(rejected_log_records(&[0x0A, 0x02, 0x08, 0x80]), Some(-1));
         assert_eq!(rejected_log_records(b"{\"partialSuccess\":{}}"), None);
+        // Sent twice, the occurrences merge: a later empty one keeps the count (as prost
+        // and every official SDK read it).
+        let twice = [0x0A, 0x02, 0x08, 0x05, 0x0A, 0x00];
+        assert_eq!(rejected_log_records(&twice), Some(5));
+        let counts = [0x0A, 0x02, 0x08, 0x05, 0x0A, 0x02, 0x08, 0x07];
+        assert_eq!(
+            rejected_log_records(&counts),
+            Some(7),
+            "the last count wins"
+        );
     }
 }

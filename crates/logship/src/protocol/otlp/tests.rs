@@ -239,6 +239,17 @@ fn partial_success_counts_rejected_records() {
     let warning = br#"{"partialSuccess":{"rejectedLogRecords":0,"errorMessage":"slow down"}}"#;
     assert_eq!(json.classify(200, warning), Outcome::Delivered);
     assert_eq!(json.classify(200, b"{}"), Outcome::Delivered);
+    // Counts that are not counts are not success.
+    for bad in [
+        r#"{"partialSuccess":{"rejectedLogRecords":-5}}"#,
+        r#"{"partialSuccess":{"rejectedLogRecords":"-5"}}"#,
+        r#"{"partialSuccess":{"rejectedLogRecords":"99999999999999999999999"}}"#,
+        r#"{"partialSuccess":{"rejectedLogRecords":18446744073709551615}}"#,
+        r#"{"partialSuccess":{"rejectedLogRecords":1.5}}"#,
+        r#"{"partialSuccess":{"rejectedLogRecords":"lots"}}"#,
+    ] {
+        assert_eq!(json.classify(200, bad.as_bytes()), Outcome::Retry, "{bad}");
+    }
     let proto = codec(OtlpEncoding::Protobuf);
     let response = opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceResponse {
         partial_success: Some(

@@ -1,7 +1,7 @@
 //! Behaviour of `Spill` as the worker and replayer will use it, one file per promise
 //! (the layout of Vector's disk-buffer tests): `basic`, `acknowledgements`,
-//! `initialization`, `size_limits`, `corruption`, `dead_letters`, `inspection`. This file
-//! holds the helpers they share.
+//! `initialization`, `size_limits`, `corruption`, `dead_letters`, `inspection`,
+//! `in_flight`. This file holds the helpers they share.
 //!
 //! Why it exists: at-least-once replay across restarts, damage and byte caps is easy to
 //! get subtly wrong; these tests pin it down on real files. Must never: sleep, or assert on
@@ -18,6 +18,7 @@ mod acknowledgements;
 mod basic;
 mod corruption;
 mod dead_letters;
+mod in_flight;
 mod initialization;
 mod inspection;
 mod size_limits;

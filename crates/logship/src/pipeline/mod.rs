@@ -1,0 +1,323 @@
+//! The pipeline's public face: the builder, the cloneable handle, and the guard.
+//!
+//! Why it exists: users need one obvious way to start shipping and one obvious way to stop
+//! without losing what is queued. [`Builder::build`] validates everything and starts the
+//! threads; [`Logship`] is a cheap handle for log calls, `flush`, `shutdown` and `stats`;
+//! [`Guard`] flushes on drop within a bounded time, so a program that returns from `main`
+//! does not lose its last logs, and one whose intake is down still exits on time.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::Sender;
+
+use crate::batch::thread::Control;
+use crate::error::FlushTimeout;
+use crate::queue::{Queue, Rejected};
+use crate::record::Record;
+use crate::send::{settle, Job, Pool};
+use crate::shared::Shared;
+use crate::spill::handover;
+use crate::stats::Counters;
+use crate::stats::Stats;
+
+mod builder;
+mod start;
+
+pub use builder::Builder;
+
+/// Printed once per pipeline when an event is logged after it was shut down: most often the
+/// guard was dropped at once (`let (layer, _) = ...` drops it; `_guard` keeps it).
+const CLOSED_NOTICE: &str = "warning: an event was logged after this pipeline shut down (its Guard was dropped, or shutdown was called); it and any later ones are not shipped and are counted as dropped_closed. Keep the guard alive as long as the program logs: `let (layer, _guard) = ...`, not `let (layer, _) = ...`";
+
+/// Longest a panic waits for a pipeline's queued events to be delivered (see
+/// `panic_hook`).
+const PANIC_FLUSH_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// A running pipeline. Clone it freely: all clones feed the same queue.
+#[derive(Clone)]
+pub struct Logship {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    queue: Queue,
+    control: Sender<Control>,
+    shared: Arc<Shared>,
+    /// The senders' concurrency limit (for stats, and to wake waiters at shutdown).
+    pool: Arc<Pool>,
+    shutdown_timeout: Duration,
+    report: OnceLock<ShutdownReport>,
+    shutting_down: Mutex<()>,
+    /// The senders' hand-off channel, so that shutdown can settle batches no sender took
+    /// before the spill is closed.
+    jobs: crossbeam_channel::Receiver<Job>,
+    /// `tls_verify = false` (shown in every stats snapshot).
+    tls_verify_disabled: bool,
+}
+
+impl std::fmt::Debug for Logship {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Logship")
+            .field("stats", &self.stats())
+            .finish()
+    }
+}
+
+/// What `shutdown` achieved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ShutdownReport {
+    /// True when every accepted event was delivered: none dropped, failed, or left on disk.
+    pub complete: bool,
+    /// The counters at the end.
+    pub stats: Stats,
+    /// How long shutdown took.
+    pub elapsed: Duration,
+}
+
+impl Logship {
+    /// Starts configuring a pipeline.
+    pub fn builder() -> Builder {
+        Builder::default()
+    }
+
+    /// Hands a record to the pipeline. Never blocks (unless the opt-in `Block` overflow
+    /// policy is configured) and never performs I/O; a refused record is counted.
+    pub fn push(&self, record: Record) -> Result<(), Rejected> {
+        let shared = &self.inner.shared;
+        if shared.closed.load(Ordering::Acquire) {
+            Counters::add(&shared.counters.dropped_closed, 1);
+            if !shared.told_closed.swap(true, Ordering::AcqRel) {
+                shared.reporter.notice(CLOSED_NOTICE);
+            }
+            return Err(Rejected::Closed);
+        }
+        self.inner
+            .queue
+            .push(&shared.memory, &shared.counters, record)
+    }
+
+    /// A snapshot of the counters.
+    pub fn stats(&self) -> Stats {
+        let shared = &self.inner.shared;
+        let mut stats = shared.counters.snapshot(
+            self.inner.queue.len(),
+            shared.tracker.in_flight(),
+            shared.spill.as_ref().map(|s| s.stats()),
+            shared.health(),
+        );
+        stats.spill_unavailable = shared.spill_unavailable.clone();
+        stats.report_write_errors = shared.reporter.write_failures();
+        stats.spill_in_flight_copies = self.inner.pool.copied_records();
+        let concurrency = &self.inner.pool.concurrency;
+        stats.concurrency_limit = concurrency.limit() as u64;
+        stats.concurrency_peak = concurrency.peak() as u64;
+        stats.tls_verify_disabled = self.inner.tls_verify_disabled;
+        stats
+    }
+
+    /// Sends everything queued before this call and waits until it is settled (delivered
+    /// or given up on), at most `timeout`. Log calls may continue meanwhile.
+    pub fn flush(&self, timeout: Duration) -> Result<(), FlushTimeout> {
+        let deadline = Instant::now() + timeout;
+        let timed_out = || FlushTimeout {
+            timeout,
+            pending: self.stats().pending(),
+        };
+        let (reply_tx, reply_rx) = crossbeam_channel::bounded(1);
+        if self.inner.control.send(Control::Flush(reply_tx)).is_err() {
+            // The batcher has stopped (after shutdown): wait for what is still out.
+            let ok = self
+                .inner
+                .shared
+                .tracker
+                .wait_until(deadline, |s| s.idle_and_done());
+            return if ok { Ok(()) } else { Err(timed_out()) };
+        }
+        let seq = match reply_rx.recv_deadline(deadline) {
+            Ok(seq) => seq,
+            Err(_) => return Err(timed_out()),
+        };
+        if self
+            .inner
+            .shared
+            .tracker
+            .wait_until(deadline, |s| s.settled_through(seq))
+        {
+            Ok(())
+        } else {
+            Err(timed_out())
+        }
+    }
+
+    /// Stops accepting events, delivers what is queued within `timeout`, and reports on
+    /// stderr anything that was dropped or not delivered. Later calls return the first
+    /// call's report at once. Never hangs: when time runs out, in-flight retries stop and
+    /// what is left is counted as abandoned.
+    pub fn shutdown(&self, timeout: Duration) -> ShutdownReport {
+        let _one_at_a_time = self.inner.shutting_down.lock();
+        if let Some(report) = self.inner.report.get() {
+            return report.clone();
+        }
+        let started = Instant::now();
+        let deadline = started + timeout;
+        let shared = &self.inner.shared;
+        shared.closed.store(true, Ordering::Release);
+        self.inner.pool.wake_watch();
+        let _ = self.inner.control.send(Control::Shutdown);
+        if let Some(spill) = &shared.spill {
+            spill.wake(); // the replayer stops: shutdown began
+        }
+        // `cut_short` (a second signal) ends the wait at once.
+        shared
+            .tracker
+            .wait_until(deadline, |s| s.idle_and_done() || shared.abort.is_raised());
+        let finished = shared
+            .tracker
+            .wait_until(Instant::now(), |s| s.idle_and_done());
+        if !finished {
+            shared.abort.raise();
+            self.inner.pool.concurrency.wake_all();
+            // Settling what is left takes microseconds (milliseconds when it is written to
+            // the spill); in-flight requests are not waited for (their threads finish on
+            // their own, bounded by the request timeout).
+            let grace = if shared.spill.is_some() { 500 } else { 50 };
+            let grace = Instant::now() + Duration::from_millis(grace);
+            // Batches waiting for a sender that is stuck in a request would otherwise be
+            // settled only when it returns, after the spill is closed: settle them here
+            // (spilled, or counted as abandoned), before and after the batcher stops (it
+            // may hand one more over while this drains).
+            let drain = || {
+                while let Ok(job) = self.inner.jobs.try_recv() {
+                    settle::abandon(shared, job);
+                }
+            };
+            drain();
+            shared.tracker.wait_until(grace, |s| s.batcher_done);
+            drain();
+            shared.tracker.wait_until(grace, |s| s.idle_and_done());
+            // Batches whose request is still out (an intake that accepted it and never
+            // answers) are spilled now, or counted as abandoned: never left uncounted. If
+            // the request succeeds after all, the event may arrive twice (at-least-once).
+            for stuck in self.inner.pool.take_in_flight() {
+                settle::stuck(shared, stuck);
+            }
+        }
+        if let Some(spill) = &shared.spill {
+            // What was spilled is durable and replayable, and the directory is released
+            // for the next pipeline even if a request of this one is still in flight
+            // (unless a pipeline it was handed over to still uses it).
+            handover::release(spill);
+        }
+        let stats = self.stats();
+        let report = ShutdownReport {
+            complete: finished
+                && stats.lost() == 0
+                && stats.pending() == 0
+                && stats.events_spilled == 0,
+            stats,
+            elapsed: started.elapsed(),
+        };
+        if !report.complete {
+            shared.reporter.notice(&describe_loss(&report));
+        }
+        let _ = self.inner.report.set(report.clone());
+        report
+    }
+
+    /// Ends a shutdown in progress (or the next one) at once, as a second SIGTERM or
+    /// Ctrl-C should: retries stop, requests in flight are no longer waited for, and what
+    /// was not delivered is spilled (or counted as abandoned without spill). Returns at
+    /// once; the `shutdown` call returns its report shortly after.
+    pub fn cut_short(&self) {
+        let shared = &self.inner.shared;
+        shared.abort.raise();
+        self.inner.pool.concurrency.wake_all();
+        self.inner.pool.wake_watch();
+        shared.tracker.poke();
+    }
+
+    /// Waits until every spilled event (from this run or an earlier one) has been
+    /// replayed, at most `timeout`; returns whether the spill is empty. True at once when
+    /// spill is off. The replayer works only while the intake accepts requests.
+    pub fn wait_spill_drained(&self, timeout: Duration) -> bool {
+        match &self.inner.shared.spill {
+            Some(spill) => spill.wait_until_drained(Instant::now() + timeout),
+            None => true,
+        }
+    }
+
+    /// The configured shutdown timeout (what the guard's drop uses).
+    pub fn shutdown_timeout(&self) -> Duration {
+        self.inner.shutdown_timeout
+    }
+
+    /// A guard that shuts this pipeline down when dropped.
+    pub fn guard(&self) -> Guard {
+        Guard {
+            logship: Some(self.clone()),
+        }
+    }
+}
+
+fn describe_loss(report: &ShutdownReport) -> String {
+    let s = &report.stats;
+    let mut parts = vec![format!("{} delivered", s.events_delivered)];
+    if s.dropped_queue_full > 0 {
+        parts.push(format!(
+            "{} dropped because the queue was full",
+            s.dropped_queue_full
+        ));
+    }
+    if s.dropped_closed > 0 {
+        parts.push(format!("{} dropped after shutdown began", s.dropped_closed));
+    }
+    if s.events_failed > 0 {
+        parts.push(format!(
+            "{} rejected or failed after retries",
+            s.events_failed
+        ));
+    }
+    let not_delivered = s.events_abandoned + s.pending();
+    if not_delivered > 0 {
+        parts.push(format!(
+            "{not_delivered} not delivered within the shutdown timeout of {:?}",
+            report.elapsed
+        ));
+    }
+    let mut line = format!("shutdown: {}", parts.join(", "));
+    if let Some(e) = &s.last_error {
+        line.push_str(&format!("; last error: {e}"));
+    }
+    line
+}
+
+/// Flushes and stops the pipeline when dropped, within the configured shutdown timeout.
+/// Keep it alive in `main` for as long as the program logs.
+#[must_use = "dropping the guard shuts the pipeline down at once"]
+pub struct Guard {
+    logship: Option<Logship>,
+}
+
+impl Guard {
+    /// The pipeline this guard stops.
+    pub fn logship(&self) -> Option<&Logship> {
+        self.logship.as_ref()
+    }
+}
+
+impl std::fmt::Debug for Guard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Guard")
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        if let Some(l) = self.logship.take() {
+            l.shutdown(l.shutdown_timeout());
+        }
+    }
+}

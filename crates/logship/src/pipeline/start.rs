@@ -1,0 +1,185 @@
+//! Starting a pipeline: [`Builder::build`] validates the configuration, opens the spill,
+//! and starts the batcher, sender, replayer and watch threads.
+//!
+//! Why it exists: start-up is where a logging library most easily takes its program down.
+//! Everything here degrades instead (a held or unwritable spill directory, a thread that
+//! will not start is an error, never a panic) and says once what it did.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::batch::thread::{self as batcher_thread};
+use crate::batch::Batcher;
+use crate::config::{is_loopback_url, redact_url};
+use crate::error::BuildError;
+use crate::protocol::Codec;
+use crate::queue::{Memory, Queue};
+use crate::reporter::Reporter;
+use crate::send::backoff::Backoff;
+use crate::send::concurrency::Limiter;
+use crate::send::Pool;
+use crate::shared::Shared;
+use crate::spill::startup;
+use crate::sync::Signal;
+use crate::tracker::Tracker;
+
+use super::{Builder, Guard, Inner, Logship, PANIC_FLUSH_TIMEOUT};
+
+impl Builder {
+    /// Validates the configuration and starts the pipeline's threads.
+    pub fn build(self) -> Result<(Logship, Guard), BuildError> {
+        let mut config = self.config;
+        config.api_key = config.resolve_api_key(|var| std::env::var(var).ok());
+        config.validate()?;
+        let codec = Arc::new(Codec::new(&config)?);
+        let mut secret_urls: Vec<&str> = config.endpoint.iter().map(String::as_str).collect();
+        secret_urls.push(codec.url());
+        let redactor = crate::redact::Redactor::for_pipeline(
+            codec.headers(),
+            config.api_key.as_ref(),
+            config.password.as_ref(),
+            &secret_urls,
+        );
+        let reporter =
+            Reporter::new(config.report_to_stderr, self.on_error).with_redactor(redactor);
+        // Certificates and the proxy are read here, so a bad file fails the build.
+        let network =
+            crate::send::network::Network::load(&config, codec.url(), &|k| std::env::var(k).ok())?;
+        if !config.tls_verify {
+            reporter.notice(crate::send::network::VERIFY_OFF_WARNING);
+        }
+        if let Some(url) = &config.endpoint {
+            let has_secret =
+                !config.headers.is_empty() || config.api_key.is_some() || config.password.is_some();
+            if url.starts_with("http://") && !is_loopback_url(url) && has_secret {
+                reporter.notice(&format!(
+                    "warning: endpoint {} uses plain http to a non-loopback host; headers (and any API key) travel in clear text",
+                    redact_url(url)
+                ));
+            }
+        }
+        // Opened here, on the caller's thread. A directory that cannot be used (held by
+        // another process, unwritable) never stops the program: the pipeline runs without
+        // spill and says so once, unless `spill_required` asks for a strict start-up.
+        // Damaged data never fails the build either.
+        let (spill, spill_unavailable) = match config.spill_config() {
+            Some(spill_config) => {
+                let started = startup::open(
+                    spill_config,
+                    config.spill_dir.is_none(),
+                    self.spill_handover,
+                    config.spill_required,
+                )?;
+                let unavailable = started.unavailable.map(|e| {
+                    let reason = e.to_string();
+                    reporter.notice(&format!(
+                        "warning: running without spill: {reason}; events that cannot be delivered now are kept in memory only (set spill_required = true to fail start-up instead)"
+                    ));
+                    reason
+                });
+                (started.handle, unavailable)
+            }
+            None => (None, None),
+        };
+        let shared = Arc::new(Shared {
+            counters: Default::default(),
+            reporter,
+            memory: Memory::new(config.queue_max_bytes),
+            tracker: Tracker::new(),
+            abort: Signal::new(),
+            closed: Default::default(),
+            spill,
+            health: Default::default(),
+            spill_unavailable,
+            told_closed: Default::default(),
+        });
+        let pool = Arc::new(Pool::new(Limiter::new(
+            config.max_in_flight,
+            config.adaptive_concurrency,
+        )));
+        let (queue, records) = Queue::bounded(config.queue_capacity, config.overflow);
+        let (control_tx, control_rx) = crossbeam_channel::unbounded();
+        let (jobs_tx, jobs_rx) = crossbeam_channel::bounded(config.max_in_flight);
+        let client = crate::send::http::Client::new(&config, &network);
+        // Live senders and the replayer differ only in how often they retry.
+        let new_sender = |max_retries: u32| crate::send::Sender {
+            shared: shared.clone(),
+            pool: pool.clone(),
+            codec: codec.clone(),
+            client: client.clone(),
+            gzip: config.gzip.then_some(config.gzip_level),
+            max_retries,
+            backoff: Backoff {
+                initial: config.retry_initial_backoff,
+                max: config.retry_max_backoff,
+            },
+        };
+        // The first few sender threads; the senders start more as the concurrency limit
+        // grows (all of them at once when it is fixed).
+        let first = pool.concurrency.threads_wanted();
+        for i in 0..first {
+            crate::send::spawn_sender(new_sender(config.max_retries), jobs_rx.clone(), i).map_err(
+                |source| BuildError::Spawn {
+                    thread: format!("logship-sender-{i}"),
+                    source,
+                },
+            )?;
+        }
+        pool.threads.store(first, Ordering::Release);
+        if shared.spill.is_some() {
+            // A failed replay stays on disk and is tried again later: one retry is enough.
+            let replayer = new_sender(config.max_retries.min(1));
+            let (queue, capacity) = (queue.clone(), config.queue_capacity);
+            spawn("logship-replayer".into(), move || {
+                crate::send::replayer::run(replayer, queue, capacity)
+            })?;
+        }
+        if shared.spill.is_some() {
+            let (shared, pool) = (shared.clone(), pool.clone());
+            let after = config.spill_in_flight_after;
+            spawn("logship-watch".into(), move || {
+                crate::send::watch::run(shared, pool, after)
+            })?;
+        }
+        let batcher = Batcher::new(codec, config.max_event_bytes);
+        let linger = config.linger;
+        let worker_shared = shared.clone();
+        spawn("logship-batcher".into(), move || {
+            batcher_thread::run(worker_shared, batcher, linger, records, control_rx, jobs_tx)
+        })?;
+        let logship = Logship {
+            inner: Arc::new(Inner {
+                queue,
+                control: control_tx,
+                shared,
+                pool,
+                shutdown_timeout: config.shutdown_timeout,
+                report: OnceLock::new(),
+                shutting_down: Mutex::new(()),
+                jobs: jobs_rx,
+                tls_verify_disabled: !config.tls_verify,
+            }),
+        };
+        if config.flush_on_panic {
+            let weak = Arc::downgrade(&logship.inner);
+            let bound = config.shutdown_timeout.min(PANIC_FLUSH_TIMEOUT);
+            crate::panic_hook::register(Arc::new(move || match weak.upgrade() {
+                Some(inner) => {
+                    let _ = Logship { inner }.flush(bound);
+                    true
+                }
+                None => false,
+            }));
+        }
+        let guard = logship.guard();
+        Ok((logship, guard))
+    }
+}
+
+/// Starts one of the pipeline's threads (see `threads::spawn`).
+fn spawn(name: String, f: impl FnOnce() + Send + 'static) -> Result<(), BuildError> {
+    crate::threads::spawn(name.clone(), f).map_err(|source| BuildError::Spawn {
+        thread: name,
+        source,
+    })
+}

@@ -1,0 +1,7 @@
+//! Fuzz target `answers`: the checks are in `checks/mod.rs` (`checks::answers`).
+#![no_main]
+
+#[path = "../checks/mod.rs"]
+mod checks;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::answers(data));

@@ -1,0 +1,7 @@
+//! Fuzz target `cli_lines`: the checks are in `checks/mod.rs` (`checks::cli_lines`).
+#![no_main]
+
+#[path = "../checks/mod.rs"]
+mod checks;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::cli_lines(data));

@@ -1,0 +1,7 @@
+//! Fuzz target `config`: the checks are in `checks/mod.rs` (`checks::config`).
+#![no_main]
+
+#[path = "../checks/mod.rs"]
+mod checks;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::config(data));

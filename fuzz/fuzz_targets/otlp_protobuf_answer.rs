@@ -1,0 +1,7 @@
+//! Fuzz target `otlp_protobuf_answer`: the checks are in `checks/mod.rs` (`checks::otlp_protobuf_answer`).
+#![no_main]
+
+#[path = "../checks/mod.rs"]
+mod checks;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::otlp_protobuf_answer(data));

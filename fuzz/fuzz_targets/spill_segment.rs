@@ -1,0 +1,7 @@
+//! Fuzz target `spill_segment`: the checks are in `checks/mod.rs` (`checks::spill_segment`).
+#![no_main]
+
+#[path = "../checks/mod.rs"]
+mod checks;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::spill_segment(data));
