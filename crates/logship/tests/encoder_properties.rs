@@ -7,7 +7,7 @@
 //! names carry a unique prefix, so a vendor's renaming (Loki's name alphabet, ES's
 //! `field.` prefix, `<span>.<field>`) still leaves them findable and no field collides
 //! with another or with a reserved name: collisions are the separate property
-//! `duplicate_field_names_*` (issue #15 owns the known defect there).
+//! `duplicate_field_names_*`.
 //!
 //! Must never: depend on machine speed (every wait is the pipeline's own flush), or
 //! weaken a check to make a vendor pass; `ProptestConfig::cases` keeps the suite to
@@ -334,13 +334,10 @@ fn check_all_encoders(recs: &[Rec], cut_ok: bool) -> Result<(), TestCaseError> {
                 .iter()
                 .map(|e| &e.value)
                 .find(|e| seq_of(e) == Some(i as u64))
-                // A truncated event may have lost its fields, `seq` among them.
-                .or_else(|| {
-                    events
-                        .first()
-                        .map(|e| &e.value)
-                        .filter(|_| cut && recs.len() == 1)
-                });
+                // A single event is the record's, even where its `seq` is gone: cut off by
+                // truncation, or replaced by a later field of the same name (the
+                // duplicate-name property, where the last value recorded wins).
+                .or_else(|| events.first().map(|e| &e.value).filter(|_| recs.len() == 1));
             let Some(event) = event else {
                 return Err(TestCaseError::fail(format!("{what}: event {i} missing")));
             };
@@ -431,9 +428,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
 
     /// Duplicate field names (the same name twice on the event, in a span, or equal to a
-    /// name the vendor reserves): every intake but Elasticsearch accepts the body and the
-    /// event is delivered; Elasticsearch refuses it and the event is counted as failed,
-    /// never lost silently (issue #15 fixes the duplicates).
+    /// name the vendor reserves): every intake accepts the body without a violation and
+    /// the event is delivered.
     #[test]
     fn duplicate_field_names_are_accepted(
         r in rec(false),
@@ -443,9 +439,10 @@ proptest! {
         check_duplicates(r, name, dup, false)?;
     }
 
-    /// With duplicate names, every value still arrives.
+    /// With duplicate names, every encoder writes each name once (the strict intakes
+    /// reject a body with a duplicate name in any object), the message is not hidden by a
+    /// field named like it, and the value of the name arrives.
     #[test]
-    #[ignore = "issue #15: duplicate keys in JSON bodies (Elasticsearch refuses them; elsewhere a later field hides an earlier one or the message)"]
     fn duplicate_field_names_all_arrive(
         r in rec(false),
         name in prop_oneof![Just("message"), Just("level"), Just("seq"), Just("service"), Just("a")],
@@ -484,12 +481,18 @@ fn check_duplicates(r: Rec, name: &str, dup: V, round_trip: bool) -> Result<(), 
             what,
             short(&stats)
         );
-        // Elasticsearch refuses a document with a duplicate key (`document_parsing_exception`,
-        // as the real one does): issue #15. Every other intake takes the body today.
-        if vendor != Vendor::Elasticsearch || round_trip {
-            prop_assert_eq!(stats.events_delivered, 1, "{}: {}", what, short(&stats));
-            prop_assert_eq!(intake.events().len(), 1, "{}", what);
-        }
+        // Every intake takes the body (Elasticsearch refused a duplicate key with
+        // `document_parsing_exception` before each name was written once), with no
+        // violation: the strict intakes read every JSON body with a duplicate-rejecting
+        // parser.
+        prop_assert_eq!(stats.events_delivered, 1, "{}: {}", what, short(&stats));
+        prop_assert_eq!(intake.events().len(), 1, "{}", what);
+        prop_assert!(
+            intake.violations().is_empty(),
+            "{}: {}",
+            what,
+            short(&intake.violations())
+        );
     }
     Ok(())
 }
