@@ -580,6 +580,13 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 /// Appends an error's kind, message and sources, each as a length-prefixed string.
 fn put_error(out: &mut Vec<u8>, error: &(dyn std::error::Error + 'static)) {
     let at = begin_str(out);
+    // `std::io::Error`'s `Debug` starts with its representation (`Os`, `Custom`, `Kind`),
+    // not its type: the most common error of all is named by downcasting.
+    if error.downcast_ref::<std::io::Error>().is_some() {
+        out.extend_from_slice(b"std::io::Error");
+        end_str(out, at);
+        return put_error_text(out, error);
+    }
     let mut writer = KindWriter {
         out,
         len: 0,
@@ -598,6 +605,11 @@ fn put_error(out: &mut Vec<u8>, error: &(dyn std::error::Error + 'static)) {
         out.truncate(at + 4);
     }
     end_str(out, at);
+    put_error_text(out, error);
+}
+
+/// Appends an error's message and its sources' messages, each as a length-prefixed string.
+fn put_error_text(out: &mut Vec<u8>, error: &(dyn std::error::Error + 'static)) {
     let at = begin_str(out);
     let _ = fmt::Write::write_fmt(&mut ByteWriter(out), format_args!("{error}"));
     end_str(out, at);

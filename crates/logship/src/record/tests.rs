@@ -107,7 +107,7 @@ fn errors_keep_their_type_message_and_sources_and_round_trip() {
             Entry::Error(
                 "io",
                 ErrorValue {
-                    kind: "Custom",
+                    kind: "std::io::Error",
                     message: "disk on fire",
                     sources: ""
                 }
@@ -117,6 +117,11 @@ fn errors_keep_their_type_message_and_sources_and_round_trip() {
     );
     let t = r.truncated(200);
     assert!(t.first_error().is_some());
+    // An OS error is named by its type too, not by its `Debug` representation (`Os`).
+    let missing = std::fs::File::open("/nonexistent/logship-i15").unwrap_err();
+    let mut os = Record::new(Level::Error, "t");
+    os.error("error", &missing);
+    assert_eq!(os.first_error().unwrap().1.kind, "std::io::Error");
 }
 
 #[test]
