@@ -65,64 +65,292 @@ pub(crate) fn text_record(line: &str) -> Record {
     record
 }
 
+/// Keys read as the event's message, first found wins (tracing-subscriber writes its
+/// message as `fields.message`, read as `message` once its `fields` are lifted).
+const MESSAGE_KEYS: &[&str] = &["message", "msg"];
+/// Keys read as the level: names (`WARN`, `warning`, ...) or bunyan/pino numbers.
+const LEVEL_KEYS: &[&str] = &["level", "severity", "log.level", "levelname"];
+/// Keys read as the logger, the event's target (`name` last: bunyan's, pino's and Python
+/// logging's logger name).
+const TARGET_KEYS: &[&str] = &[
+    "target",
+    "logger",
+    "logger_name",
+    "log.logger",
+    "loggerName",
+    "name",
+];
+/// Keys read as the time: RFC 3339 text or epoch seconds/ms/µs/ns by magnitude.
+const TIME_KEYS: &[&str] = &["timestamp", "@timestamp", "time", "ts", "timeMillis"];
+
 /// The event a JSON-object line describes, or `None` when the line is not a JSON object.
+///
+/// The timestamp, level, message and target are read under the usual keys of JSON
+/// loggers (`TIME_KEYS`, `LEVEL_KEYS`, `MESSAGE_KEYS`, `TARGET_KEYS`; Log4j2's
+/// `JsonLayout` `instant` too); a key that does not read as one (`"level":"notice"`)
+/// stays a field. Nested objects become dotted names (`http.request.method`), the way
+/// every vendor indexes nested JSON; arrays and `null` keep their JSON text.
+/// tracing-subscriber's `fields` object (a line with `fields` and `target`) holds the
+/// event's own fields: they are lifted to the root.
 pub(crate) fn json_record(line: &str) -> Option<Record> {
-    let Ok(Value::Object(mut map)) = serde_json::from_str::<Value>(line) else {
+    let Ok(Value::Object(map)) = serde_json::from_str::<Value>(line) else {
         return None;
     };
-    let level = match map
-        .get("level")
-        .and_then(Value::as_str)
-        .and_then(parse_level)
-    {
-        Some(level) => {
-            map.remove("level");
-            level
-        }
-        None => Level::Info, // a non-level "level" stays as a field
-    };
-    let message = map.remove("message").or_else(|| map.remove("msg"));
-    let mut record = Record::with_capacity(level, TARGET, line.len() + 48);
-    match &message {
-        Some(Value::String(s)) => {
-            record.message(s);
-        }
-        Some(other) => {
-            record.message(&other.to_string());
-        }
-        None => {}
+    let lift_fields =
+        matches!(map.get("fields"), Some(Value::Object(_))) && map.contains_key("target");
+    let mut leaves = flatten(&map, lift_fields);
+    let level = take_first(&mut leaves, LEVEL_KEYS, parse_level_value);
+    let target = take_first(&mut leaves, TARGET_KEYS, |v| {
+        v.as_str().filter(|s| !s.is_empty()).map(str::to_owned)
+    });
+    let message = take_first(&mut leaves, MESSAGE_KEYS, |v| {
+        Some(match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+    });
+    let nanos =
+        take_first(&mut leaves, TIME_KEYS, parse_time).or_else(|| log4j_instant(&mut leaves));
+    let target = target.as_deref().unwrap_or(TARGET);
+    let mut record = Record::with_capacity(level.unwrap_or(Level::Info), target, line.len() + 48);
+    if let Some(nanos) = nanos {
+        record.set_timestamp_nanos(nanos);
     }
-    add_fields(&mut record, &map);
+    if let Some(m) = &message {
+        record.message(m);
+    }
+    for (key, value) in &leaves {
+        add_field(&mut record, key, value);
+    }
     Some(record)
 }
 
-fn add_fields(record: &mut Record, map: &Map<String, Value>) {
-    for (key, value) in map {
-        match value {
-            Value::String(s) => record.field(key, s.as_str()),
-            Value::Bool(b) => record.field(key, *b),
-            Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
-                (Some(i), _, _) => record.field(key, i),
-                (None, Some(u), _) => record.field(key, u),
-                (None, None, Some(f)) => record.field(key, f),
-                _ => record.field(key, n.to_string().as_str()),
-            },
-            // Nested objects, arrays and null keep their JSON text.
-            other => record.field(key, other.to_string().as_str()),
+/// The leaves of `map` in order, nested objects' under dotted names; iterative (no
+/// recursion on input). An empty object is a leaf (its text, `{}`).
+fn flatten(map: &Map<String, Value>, lift_fields: bool) -> Vec<(String, &Value)> {
+    let mut out = Vec::with_capacity(map.len());
+    // Each frame: the prefix of its names, and the rest of its object's members.
+    let mut stack: Vec<(String, serde_json::map::Iter<'_>)> = vec![(String::new(), map.iter())];
+    while let Some((prefix, members)) = stack.last_mut() {
+        let Some((key, value)) = members.next() else {
+            stack.pop();
+            continue;
         };
+        let name = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        match value {
+            Value::Object(inner) if !inner.is_empty() => {
+                let name = if lift_fields && stack.len() == 1 && key == "fields" {
+                    String::new()
+                } else {
+                    name
+                };
+                stack.push((name, inner.iter()));
+            }
+            leaf => out.push((name, leaf)),
+        }
     }
+    out
+}
+
+/// The first of `keys` (in their order of preference) whose leaf `read` accepts; that
+/// leaf is taken out of `leaves`. A leaf `read` refuses stays a field.
+fn take_first<T>(
+    leaves: &mut Vec<(String, &Value)>,
+    keys: &[&str],
+    read: impl Fn(&Value) -> Option<T>,
+) -> Option<T> {
+    for key in keys {
+        let found = leaves
+            .iter()
+            .position(|(k, _)| k == key)
+            .and_then(|i| Some((i, read(leaves[i].1)?)));
+        if let Some((i, value)) = found {
+            leaves.remove(i);
+            return Some(value);
+        }
+    }
+    None
+}
+
+fn add_field(record: &mut Record, key: &str, value: &Value) {
+    match value {
+        Value::String(s) => record.field(key, s.as_str()),
+        Value::Bool(b) => record.field(key, *b),
+        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => record.field(key, i),
+            (None, Some(u), _) => record.field(key, u),
+            (None, None, Some(f)) => record.field(key, f),
+            _ => record.field(key, n.to_string().as_str()),
+        },
+        // Arrays, null and empty objects keep their JSON text.
+        other => record.field(key, other.to_string().as_str()),
+    };
 }
 
 /// A level name as commonly written in JSON logs, case-insensitive.
 fn parse_level(s: &str) -> Option<Level> {
     Some(match s.trim().to_ascii_lowercase().as_str() {
-        "trace" => Level::Trace,
-        "debug" => Level::Debug,
-        "info" => Level::Info,
+        "trace" | "finest" | "finer" => Level::Trace,
+        "debug" | "fine" => Level::Debug,
+        "info" | "information" => Level::Info,
         "warn" | "warning" => Level::Warn,
-        "error" | "fatal" | "critical" => Level::Error,
+        "error" | "err" | "fatal" | "critical" | "severe" => Level::Error,
         _ => return None,
     })
+}
+
+/// A level name, or a bunyan/pino level number (10 trace, 20 debug, 30 info, 40 warn, 50
+/// error, 60 fatal).
+fn parse_level_value(v: &Value) -> Option<Level> {
+    match v {
+        Value::String(s) => parse_level(s),
+        Value::Number(n) => Some(match n.as_u64()? {
+            10 => Level::Trace,
+            20 => Level::Debug,
+            30 => Level::Info,
+            40 => Level::Warn,
+            50 | 60 => Level::Error,
+            _ => return None,
+        }),
+        _ => None,
+    }
+}
+
+/// A time as RFC 3339 text, or as epoch seconds, milliseconds, microseconds or
+/// nanoseconds (told apart by magnitude: below 10^11 seconds, 10^14 ms, 10^17 µs), as
+/// Unix nanoseconds. Before 1970 or past 2262 is not a time here.
+fn parse_time(v: &Value) -> Option<u64> {
+    match v {
+        Value::String(s) => parse_rfc3339(s),
+        Value::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                return match u {
+                    0..100_000_000_000 => u.checked_mul(1_000_000_000),
+                    100_000_000_000..100_000_000_000_000 => u.checked_mul(1_000_000),
+                    100_000_000_000_000..100_000_000_000_000_000 => u.checked_mul(1_000),
+                    _ => Some(u),
+                };
+            }
+            let f = n.as_f64()?;
+            if !(0.0..1.8e19).contains(&f) {
+                return None;
+            }
+            let scale: u64 = if f < 1e11 {
+                1_000_000_000
+            } else if f < 1e14 {
+                1_000_000
+            } else if f < 1e17 {
+                1_000
+            } else {
+                1
+            };
+            // Whole and fraction apart: `f * 1e9` would lose the fraction's digits.
+            let whole = f.trunc();
+            let frac = ((f - whole) * scale as f64).round() as u64;
+            (whole as u64).checked_mul(scale)?.checked_add(frac)
+        }
+        _ => None,
+    }
+}
+
+/// Log4j2 `JsonLayout`'s `instant`: `{"epochSecond": s, "nanoOfSecond": ns}`.
+fn log4j_instant(leaves: &mut Vec<(String, &Value)>) -> Option<u64> {
+    let at = |leaves: &Vec<(String, &Value)>, key: &str| {
+        leaves.iter().position(|(k, v)| k == key && v.is_u64())
+    };
+    let s = at(leaves, "instant.epochSecond")?;
+    let secs = leaves[s].1.as_u64()?;
+    let n = at(leaves, "instant.nanoOfSecond");
+    let frac = n.and_then(|n| leaves[n].1.as_u64()).unwrap_or(0);
+    let nanos = secs
+        .checked_mul(1_000_000_000)?
+        .checked_add(frac.min(999_999_999))?;
+    // Remove the later index first so the earlier one stays valid.
+    let mut taken = [Some(s), n];
+    taken.sort_unstable_by(|a, b| b.cmp(a));
+    for i in taken.into_iter().flatten() {
+        leaves.remove(i);
+    }
+    Some(nanos)
+}
+
+/// RFC 3339 (`2026-12-01T14:00:00.123456Z`, `…+02:00`; `t`, `z` and a space for `T`
+/// accepted) as Unix nanoseconds; fractions past nanoseconds are cut.
+fn parse_rfc3339(s: &str) -> Option<u64> {
+    let b = s.trim().as_bytes();
+    let num = |from: usize, len: usize| -> Option<i64> {
+        let part = b.get(from..from + len)?;
+        part.iter().try_fold(0i64, |acc, &c| {
+            c.is_ascii_digit().then(|| acc * 10 + i64::from(c - b'0'))
+        })
+    };
+    let (year, month, day) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
+    let (hour, minute, second) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
+    if b.get(4) != Some(&b'-')
+        || b.get(7) != Some(&b'-')
+        || !matches!(b.get(10), Some(b'T' | b't' | b' '))
+        || b.get(13) != Some(&b':')
+        || b.get(16) != Some(&b':')
+        || !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
+        return None;
+    }
+    let mut i = 19;
+    let mut frac = 0i64;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let mut digits = 0;
+        while let Some(c) = b.get(i).filter(|c| c.is_ascii_digit()) {
+            if digits < 9 {
+                frac = frac * 10 + i64::from(c - b'0');
+                digits += 1;
+            }
+            i += 1;
+        }
+        if digits == 0 {
+            return None;
+        }
+        frac *= 10i64.pow(9 - digits);
+    }
+    let offset = match b.get(i)? {
+        b'Z' | b'z' if i + 1 == b.len() => 0,
+        sign @ (b'+' | b'-') if i + 6 == b.len() && b.get(i + 3) == Some(&b':') => {
+            let (h, m) = (num(i + 1, 2)?, num(i + 4, 2)?);
+            if h > 23 || m > 59 {
+                return None;
+            }
+            let o = h * 3600 + m * 60;
+            if *sign == b'+' {
+                o
+            } else {
+                -o
+            }
+        }
+        _ => return None,
+    };
+    let days = days_from_civil(year, month, day);
+    let secs = days * 86_400 + hour * 3600 + minute * 60 + second.min(59) - offset;
+    let nanos = i128::from(secs) * 1_000_000_000 + i128::from(frac);
+    u64::try_from(nanos).ok()
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
 }
 
 #[cfg(test)]
@@ -153,6 +381,7 @@ mod tests {
         assert!(f.contains(&("ok".into(), format!("{:?}", V::Bool(false)))));
         assert!(f.contains(&("tags".into(), format!("{:?}", V::Str("[\"a\"]")))));
         assert!(f.contains(&("n".into(), format!("{:?}", V::Str("null")))));
+        assert_eq!(r.target(), TARGET, "no logger key: the CLI's own target");
         assert!(f.contains(&("big".into(), format!("{:?}", V::U64(u64::MAX)))));
     }
 
@@ -167,6 +396,90 @@ mod tests {
         assert!(json_record("[1,2]").is_none());
         assert!(json_record("not json").is_none());
         assert!(json_record("42").is_none());
+    }
+
+    #[test]
+    fn nested_objects_become_dotted_names_and_tracing_fields_are_lifted() {
+        let r = json_record(
+            r#"{"timestamp":"2026-12-01T14:00:00.5Z","level":"INFO","fields":{"message":"hi","n":1},"target":"app::db","span":{"name":"req","id":7},"http":{"request":{"method":"GET"},"empty":{}}}"#,
+        )
+        .expect("object");
+        assert_eq!(r.message_str(), "hi");
+        assert_eq!(r.target(), "app::db");
+        assert_eq!(r.timestamp_nanos(), 1_796_133_600_500_000_000);
+        let f = fields(&r);
+        let names: Vec<&str> = f.iter().map(|(k, _)| k.as_str()).collect();
+        // In serde_json's key order (sorted).
+        assert_eq!(
+            names,
+            [
+                "n",
+                "http.empty",
+                "http.request.method",
+                "span.id",
+                "span.name"
+            ]
+        );
+        assert_eq!(f[1].1, format!("{:?}", V::Str("{}")));
+        // Without `target`, a `fields` object is an ordinary nested object.
+        let r = json_record(r#"{"fields":{"message":"x"}}"#).expect("object");
+        assert_eq!(r.message_str(), "");
+        assert_eq!(fields(&r)[0].0, "fields.message");
+    }
+
+    #[test]
+    fn times_read_as_rfc3339_or_epoch_by_magnitude() {
+        let at = |line: &str| json_record(line).expect("object").timestamp_nanos();
+        let want = 1_796_133_600_000_000_000u64; // 2026-12-01T14:00:00Z
+        assert_eq!(at(r#"{"time":"2026-12-01T14:00:00Z"}"#), want);
+        assert_eq!(at(r#"{"time":"2026-12-01t16:00:00+02:00"}"#), want);
+        assert_eq!(at(r#"{"time":"2026-12-01 13:30:00-00:30"}"#), want);
+        assert_eq!(
+            at(r#"{"@timestamp":"2026-12-01T14:00:00.123456789123Z"}"#),
+            want + 123_456_789
+        );
+        assert_eq!(at(r#"{"ts":1796133600}"#), want);
+        assert_eq!(at(r#"{"ts":1796133600.25}"#), want + 250_000_000);
+        assert_eq!(at(r#"{"time":1796133600000}"#), want);
+        assert_eq!(at(r#"{"time":1796133600000000}"#), want);
+        assert_eq!(at(r#"{"time":1796133600000000000}"#), want);
+        assert_eq!(at(r#"{"timeMillis":1796133600001}"#), want + 1_000_000);
+        assert_eq!(
+            at(r#"{"instant":{"epochSecond":1796133600,"nanoOfSecond":7}}"#),
+            want + 7
+        );
+        assert_eq!(at(r#"{"timestamp":"1970-01-01T00:00:00Z"}"#), 0);
+        // Not a time: the record keeps its capture time and the key stays a field.
+        for odd in [
+            r#"{"time":"yesterday"}"#,
+            r#"{"time":"2026-13-01T00:00:00Z"}"#,
+            r#"{"time":"2026-12-01T14:00:00"}"#,
+            r#"{"time":"2026-12-01T14:00:00.Z"}"#,
+            r#"{"time":"1969-12-31T23:59:59Z"}"#,
+            r#"{"time":-5}"#,
+            r#"{"time":18446744073709551615000}"#,
+            r#"{"time":99999999999999}"#,
+        ] {
+            let r = json_record(odd).expect("object");
+            assert!(r.timestamp_nanos() > want, "{odd}: {}", r.timestamp_nanos());
+            assert_eq!(fields(&r).len(), 1, "{odd}");
+        }
+    }
+
+    #[test]
+    fn levels_read_by_name_or_bunyan_number_under_the_usual_keys() {
+        let level = |line: &str| json_record(line).expect("object").level();
+        assert_eq!(level(r#"{"severity":"WARNING"}"#), Level::Warn);
+        assert_eq!(level(r#"{"log.level":"error"}"#), Level::Error);
+        assert_eq!(level(r#"{"log":{"level":"debug"}}"#), Level::Debug);
+        assert_eq!(level(r#"{"levelname":"CRITICAL"}"#), Level::Error);
+        assert_eq!(level(r#"{"level":10}"#), Level::Trace);
+        assert_eq!(level(r#"{"level":40}"#), Level::Warn);
+        assert_eq!(level(r#"{"level":60}"#), Level::Error);
+        assert_eq!(level(r#"{"level":35,"severity":"debug"}"#), Level::Debug);
+        let r = json_record(r#"{"level":35}"#).expect("object");
+        assert_eq!(r.level(), Level::Info);
+        assert_eq!(fields(&r)[0].0, "level");
     }
 
     #[test]
