@@ -52,6 +52,16 @@ pub struct PipelineArgs {
     #[arg(long, value_name = "NAME")]
     pub service: Option<String>,
 
+    /// Deployment environment on every event (Datadog env tag, OTLP
+    /// deployment.environment.name, ...). [default: DD_ENV for datadog]
+    #[arg(long, value_name = "ENV")]
+    pub env: Option<String>,
+
+    /// Service version on every event (Datadog version tag, OTLP service.version, ...).
+    /// [default: DD_VERSION for datadog]
+    #[arg(long, value_name = "VERSION")]
+    pub service_version: Option<String>,
+
     /// Source attached to every event (ddsource, source, logtype, log.source). [default: rust]
     #[arg(long, value_name = "NAME")]
     pub source: Option<String>,
@@ -295,6 +305,12 @@ impl PipelineArgs {
         }
         if let Some(service) = &self.service {
             builder = builder.service(service.clone());
+        }
+        if let Some(env) = &self.env {
+            builder = builder.env(env.clone());
+        }
+        if let Some(version) = &self.service_version {
+            builder = builder.version(version.clone());
         }
         if let Some(source) = &self.source {
             builder = builder.source(source.clone());

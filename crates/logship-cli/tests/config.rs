@@ -85,6 +85,42 @@ fn config_check_prints_the_effective_configuration_and_its_sources() {
 }
 
 #[test]
+fn config_check_shows_datadog_variables_as_sources_under_logship_variables() {
+    let file = config_file("vendor = \"datadog\"\nversion = \"from-file\"\n");
+    let path = file.to_string_lossy().into_owned();
+    let out = run(
+        &["config", "check", &path],
+        &[
+            ("DD_API_KEY", SECRET),
+            ("DD_SERVICE", "from-dd"),
+            ("DD_ENV", "prod"),
+            ("DD_VERSION", "2.0.0"),
+            ("DD_TAGS", "team:core region:eu"),
+            ("DD_SITE", "datadoghq.eu"),
+            ("LOGSHIP_SERVICE", "from-logship"),
+        ],
+        b"",
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    for line in [
+        "api_key = \"[redacted]\"  # env DD_API_KEY",
+        "service = \"from-logship\"  # env LOGSHIP_SERVICE",
+        "env = \"prod\"  # env DD_ENV",
+        "version = \"2.0.0\"  # env DD_VERSION",
+        "tags = [\"team:core\", \"region:eu\"]  # env DD_TAGS",
+        "site = \"datadoghq.eu\"  # env DD_SITE",
+        "# endpoint: https://http-intake.logs.datadoghq.eu/api/v2/logs",
+    ] {
+        assert!(
+            stdout.lines().any(|l| l == line),
+            "missing {line:?} in\n{stdout}"
+        );
+    }
+    assert!(!stdout.contains(SECRET), "{stdout}");
+}
+
+#[test]
 fn config_check_rejects_bad_files_with_exit_2_and_the_reason() {
     type Vars<'a> = &'a [(&'a str, &'a str)];
     let cases: &[(&str, Vars, &str)] = &[

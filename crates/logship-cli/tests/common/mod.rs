@@ -22,13 +22,15 @@ pub fn row(table: &str, label: &str) -> u64 {
 }
 
 /// The `logship` binary, with its own cache directory so that default spill directories
-/// of tests running in parallel never collide, and without the OpenTelemetry variables
-/// of the machine running the tests (`--vendor otlp` reads them).
+/// of tests running in parallel never collide, and without the OpenTelemetry and Datadog
+/// variables of the machine running the tests (`--vendor otlp` and `--vendor datadog`
+/// read them).
 pub fn logship() -> std::process::Command {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_logship"));
     command.env("XDG_CACHE_HOME", temp_path("cache"));
     for (var, _) in std::env::vars_os() {
-        if var.to_string_lossy().starts_with("OTEL_") {
+        let name = var.to_string_lossy();
+        if name.starts_with("OTEL_") || name.starts_with("DD_") {
             command.env_remove(var);
         }
     }

@@ -1,5 +1,6 @@
-//! Configuration from the environment: `LOGSHIP_<KEY>` variables, and the OpenTelemetry
-//! SDK's variables for `vendor = otlp`.
+//! Configuration from the environment: `LOGSHIP_<KEY>` variables, the OpenTelemetry
+//! SDK's variables for `vendor = otlp`, and Datadog's unified service tagging variables
+//! (`DD_SERVICE`, `DD_ENV`, `DD_VERSION`, `DD_TAGS`, `DD_SITE`) for `vendor = datadog`.
 //!
 //! Why it exists: containers are configured by their environment. Every key of
 //! [`super::keys::KEYS`] has a `LOGSHIP_<KEY>` variable read by the same parser as files,
@@ -9,6 +10,7 @@
 
 use std::collections::BTreeMap;
 
+use super::dd_env;
 use super::keys::{self, KEYS};
 use super::otel_env::{self, OtelSetting};
 use super::parse::{self, Raw};
@@ -45,36 +47,40 @@ pub(crate) fn apply_logship_env(
     Ok(from_logship)
 }
 
-/// With `vendor = otlp`, sets from the OpenTelemetry SDK's variables (`otel_env`) every
-/// key not in `skip` (the keys set by `LOGSHIP_*` variables or explicitly, which win).
+/// With `vendor = otlp`, sets from the OpenTelemetry SDK's variables (`otel_env`), and with
+/// `vendor = datadog` from Datadog's (`dd_env`), every key not in `skip` (the keys set by
+/// `LOGSHIP_*` variables or explicitly, which win). Both sit over configuration files.
 pub(crate) fn apply_otel_env(
     config: &mut Config,
     origins: &mut BTreeMap<&'static str, Origin>,
     env: &dyn Fn(&str) -> Option<String>,
     skip: &[&'static str],
 ) -> Result<(), ConfigError> {
-    if config.vendor == Vendor::Otlp {
-        for otel in otel_env::read(env)? {
-            if skip.contains(&otel.key) {
-                continue;
-            }
-            let origin = Origin::Env(otel.var.to_owned());
-            match otel.value {
-                OtelSetting::Text(text) => {
-                    let key = keys::find(otel.key).expect("otel_env sets known keys");
-                    parse::set(config, key, &Raw::Env(&text)).map_err(|e| e.origin(&origin))?;
-                }
-                OtelSetting::Headers(headers) => config.headers = headers,
-                OtelSetting::Encoding(encoding) => config.otlp.encoding = encoding,
-                OtelSetting::Tags(tags) => {
-                    let key_of = |t: &str| t.split_once(':').map_or(t, |(k, _)| k).to_owned();
-                    let theirs: Vec<String> = tags.iter().map(|t| key_of(t)).collect();
-                    config.tags.retain(|t| !theirs.contains(&key_of(t)));
-                    config.tags.extend(tags);
-                }
-            }
-            origins.insert(otel.key, origin);
+    let values = match config.vendor {
+        Vendor::Otlp => otel_env::read(env)?,
+        Vendor::Datadog => dd_env::read(env),
+        _ => Vec::new(),
+    };
+    for otel in values {
+        if skip.contains(&otel.key) {
+            continue;
         }
+        let origin = Origin::Env(otel.var.to_owned());
+        match otel.value {
+            OtelSetting::Text(text) => {
+                let key = keys::find(otel.key).expect("otel_env sets known keys");
+                parse::set(config, key, &Raw::Env(&text)).map_err(|e| e.origin(&origin))?;
+            }
+            OtelSetting::Headers(headers) => config.headers = headers,
+            OtelSetting::Encoding(encoding) => config.otlp.encoding = encoding,
+            OtelSetting::Tags(tags) => {
+                let key_of = |t: &str| t.split_once(':').map_or(t, |(k, _)| k).to_owned();
+                let theirs: Vec<String> = tags.iter().map(|t| key_of(t)).collect();
+                config.tags.retain(|t| !theirs.contains(&key_of(t)));
+                config.tags.extend(tags);
+            }
+        }
+        origins.insert(otel.key, origin);
     }
     Ok(())
 }

@@ -105,6 +105,9 @@ pub fn example_toml(vendor: Vendor) -> String {
     out.push_str("\nservice = \"checkout\"\n");
     out.push_str("tags = [\"env:prod\", \"team:payments\"]\n");
     out.push_str(
+        "# The environment and version in each vendor's own fields (Datadog: DD_ENV, DD_VERSION).\n# env = \"prod\"\n# version = \"1.4.2\"\n",
+    );
+    out.push_str(
         "# Span fields at the event's root (innermost span wins), or \"prefixed\" <span>.<field>.\n# span_fields = \"root\"\n",
     );
     out.push_str("# source = \"rust\"\n# hostname = \"(this machine's)\"\n");

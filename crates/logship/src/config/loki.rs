@@ -129,10 +129,12 @@ pub(crate) fn static_labels(config: &Config) -> Result<Vec<(String, String)>, Co
             return Err(ConfigError::new(FIELD, item, "label value is empty")
                 .fix(format!("give {name} a value, or leave the label out")));
         }
-        let taken = name == "level" || (name == "service" && config.service.is_some());
+        let taken = name == "level"
+            || (name == "service" && config.service.is_some())
+            || (name == "env" && config.env.is_some());
         if taken || labels.iter().any(|(n, _)| n == name) {
             let why = if taken {
-                "logship sets it (level from each event, service from `service`)"
+                "logship sets it (level from each event, service from `service`, env from `env`)"
             } else {
                 "it is given twice"
             };
@@ -145,15 +147,21 @@ pub(crate) fn static_labels(config: &Config) -> Result<Vec<(String, String)>, Co
         }
         labels.push((name.to_owned(), value.to_owned()));
     }
-    let own = 1 + usize::from(config.service.is_some());
+    let own = 1 + usize::from(config.service.is_some()) + usize::from(config.env.is_some());
     if labels.len() + own > MAX_LABELS {
+        let mut names = String::from("level");
+        if config.service.is_some() {
+            names.push_str(", service");
+        }
+        if config.env.is_some() {
+            names.push_str(", env");
+        }
         return Err(ConfigError::new(
             FIELD,
             config.loki.labels.join(","),
             format!(
-                "{} labels plus logship's {own} (level{}) exceed Loki's {MAX_LABELS} labels per stream",
+                "{} labels plus logship's {own} ({names}) exceed Loki's {MAX_LABELS} labels per stream",
                 labels.len(),
-                if own == 2 { ", service" } else { "" }
             ),
         )
         .fix(format!(
@@ -164,16 +172,18 @@ pub(crate) fn static_labels(config: &Config) -> Result<Vec<(String, String)>, Co
     Ok(labels)
 }
 
-/// Loki-specific checks: labels, tenant, basic auth, the service label's length.
+/// Loki-specific checks: labels, tenant, basic auth, the service and env labels' length.
 pub(crate) fn validate(config: &Config) -> Result<(), ConfigError> {
     static_labels(config)?;
-    if let Some(service) = &config.service {
-        if service.len() > MAX_LABEL_VALUE_BYTES {
-            return Err(ConfigError::new(
-                "service",
-                cut(service, 64),
-                format!("is the Loki label service, at most {MAX_LABEL_VALUE_BYTES} bytes"),
-            ));
+    for (key, value) in [("service", &config.service), ("env", &config.env)] {
+        if let Some(value) = value {
+            if value.len() > MAX_LABEL_VALUE_BYTES {
+                return Err(ConfigError::new(
+                    key,
+                    cut(value, 64),
+                    format!("is the Loki label {key}, at most {MAX_LABEL_VALUE_BYTES} bytes"),
+                ));
+            }
         }
     }
     if let Some(tenant) = &config.loki.tenant_id {

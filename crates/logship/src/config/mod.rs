@@ -27,6 +27,7 @@
 //! add a level of nesting for users. The key names (TOML, `LOGSHIP_*`, log4rs) are the
 //! same as before grouping: `splunk_index` is `config.splunk.index`.
 
+pub(crate) mod dd_env;
 pub(crate) mod elasticsearch;
 mod env;
 mod example;
@@ -122,6 +123,12 @@ pub struct Config {
     pub region: Option<String>,
     /// The service name attached to every event.
     pub service: Option<String>,
+    /// The deployment environment (`prod`, `staging`), in each vendor's own field
+    /// (Datadog's `env` tag, OTLP `deployment.environment.name`, ...; docs/vendors.md).
+    pub env: Option<String>,
+    /// The service's version, in each vendor's own field (Datadog's `version` tag, OTLP
+    /// `service.version`, ...; docs/vendors.md).
+    pub version: Option<String>,
     /// The source (Datadog `ddsource`, Splunk `source`, New Relic `logtype`, Dynatrace
     /// `log.source`). Default `rust`.
     pub source: Option<String>,
@@ -249,6 +256,8 @@ impl Default for Config {
             site: None,
             region: None,
             service: None,
+            env: None,
+            version: None,
             source: None,
             hostname: None,
             tags: Vec::new(),
@@ -309,6 +318,8 @@ impl fmt::Debug for Config {
             .field("site", &self.site)
             .field("region", &self.region)
             .field("service", &self.service)
+            .field("env", &self.env)
+            .field("version", &self.version)
             .field("source", &self.source)
             .field("hostname", &self.hostname)
             .field("tags", &self.tags)

@@ -90,6 +90,20 @@ impl Builder {
         self
     }
 
+    /// The deployment environment (`prod`, `staging`) on every event, in each vendor's own
+    /// field (Datadog's `env` tag, OTLP `deployment.environment.name`, ...).
+    pub fn env(mut self, env: impl Into<String>) -> Self {
+        self.config.env = Some(env.into());
+        self
+    }
+
+    /// The service's version on every event, in each vendor's own field (Datadog's
+    /// `version` tag, OTLP `service.version`, ...).
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.config.version = Some(version.into());
+        self
+    }
+
     /// Source attached to every event (default `rust`).
     pub fn source(mut self, source: impl Into<String>) -> Self {
         self.config.source = Some(source.into());

@@ -75,8 +75,24 @@ impl Encoder {
         write_opt(&mut common, "service", ctx.service.as_deref());
         write_opt(&mut common, "ddsource", Some(&ctx.source));
         write_opt(&mut common, "hostname", Some(&ctx.hostname));
-        if !ctx.tags.is_empty() {
-            write_opt(&mut common, "ddtags", Some(&ctx.tags.join(",")));
+        // Unified service tagging: `env` and `version` are tags, and the options win over
+        // a tag of the same name (as DD_ENV/DD_VERSION do over DD_TAGS in Datadog's own
+        // libraries).
+        let own = [("env", &ctx.env), ("version", &ctx.version)];
+        let key_of = |t: &str| t.split_once(':').map_or(t, |(k, _)| k).trim().to_owned();
+        let mut tags: Vec<String> = ctx
+            .tags
+            .iter()
+            .filter(|t| !own.iter().any(|(k, v)| v.is_some() && key_of(t) == *k))
+            .cloned()
+            .collect();
+        for (k, v) in own {
+            if let Some(v) = v {
+                tags.push(format!("{k}:{v}"));
+            }
+        }
+        if !tags.is_empty() {
+            write_opt(&mut common, "ddtags", Some(&tags.join(",")));
         }
         Encoder {
             common,

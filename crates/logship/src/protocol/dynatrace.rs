@@ -8,7 +8,10 @@
 //! never override what logship sets. A 200 (not 204) is a partial success: counted, not
 //! resent.
 
-use super::fields::{unique_tags, write_error, write_opt, write_pairs, ErrorNames, Naming, Style};
+use super::fields::{
+    unique_tags, write_error, write_opt, write_pairs, ErrorNames, Naming, Style, ENV_NAME,
+    VERSION_NAME,
+};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::json;
@@ -67,6 +70,8 @@ const RESERVED: &[&str] = &[
     "service.name",
     "host.name",
     "logger.name",
+    ENV_NAME,
+    VERSION_NAME,
 ];
 
 fn severity(level: Level) -> &'static str {
@@ -91,6 +96,8 @@ impl Encoder {
         write_opt(&mut common, "log.source", Some(&ctx.source));
         write_opt(&mut common, "service.name", ctx.service.as_deref());
         write_opt(&mut common, "host.name", Some(&ctx.hostname));
+        write_opt(&mut common, ENV_NAME, ctx.env.as_deref());
+        write_opt(&mut common, VERSION_NAME, ctx.version.as_deref());
         let tags = unique_tags(&ctx.tags, Style::Json, RESERVED);
         write_pairs(&mut common, &tags, false);
         let taken = RESERVED

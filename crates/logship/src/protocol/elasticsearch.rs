@@ -80,6 +80,8 @@ const RESERVED: &[&str] = &[
     "log.logger",
     "service",
     "service.name",
+    "service.environment",
+    "service.version",
     "host",
     "host.name",
     "event",
@@ -171,6 +173,9 @@ impl Encoder {
         let action = (!index.is_dated()).then(|| action_line(&index.render(0)));
         let mut common = Vec::new();
         write_opt(&mut common, "service.name", ctx.service.as_deref());
+        // ECS: `service.environment` is equivalent to `deployment.environment.name`.
+        write_opt(&mut common, "service.environment", ctx.env.as_deref());
+        write_opt(&mut common, "service.version", ctx.version.as_deref());
         write_opt(&mut common, "host.name", Some(&ctx.hostname));
         write_opt(&mut common, "event.dataset", Some(&ctx.source));
         if !ctx.tags.is_empty() {

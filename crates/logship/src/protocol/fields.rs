@@ -455,6 +455,12 @@ pub(super) fn write_opt(out: &mut Vec<u8>, key: &str, value: Option<&str>) {
     }
 }
 
+/// The OpenTelemetry semantic-convention name of the deployment environment (`env`),
+/// also used by the vendors without a convention of their own (docs/vendors.md).
+pub(super) const ENV_NAME: &str = "deployment.environment.name";
+/// The OpenTelemetry semantic-convention name of the service version (`version`).
+pub(super) const VERSION_NAME: &str = "service.version";
+
 /// Epoch milliseconds of a record.
 pub(super) fn millis(record: &Record) -> u64 {
     record.timestamp_nanos() / 1_000_000

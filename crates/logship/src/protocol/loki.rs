@@ -71,7 +71,7 @@ const LEVELS: [Level; 5] = [
     Level::Error,
 ];
 /// Metadata every entry carries besides the tags and the event's fields.
-const FIXED_METADATA: [&str; 2] = ["target", "hostname"];
+const FIXED_METADATA: [&str; 3] = ["target", "hostname", "service_version"];
 const OPEN: &[u8] = b"{\"streams\":[";
 const STREAM_TAIL: &[u8] = b"]}";
 const CLOSE: &[u8] = b"]}";
@@ -131,6 +131,11 @@ impl Encoder {
                 json::string(&mut head, service);
                 head.push(b',');
             }
+            if let Some(env) = &ctx.env {
+                head.extend_from_slice(b"\"env\":");
+                json::string(&mut head, env);
+                head.push(b',');
+            }
             head.extend_from_slice(b"\"level\":\"");
             head.extend_from_slice(level_label(level).as_bytes());
             head.push(b'"');
@@ -146,6 +151,11 @@ impl Encoder {
         let mut common = Vec::new();
         common.extend_from_slice(b",\"hostname\":");
         json::string(&mut common, &ctx.hostname);
+        // The version changes with every deployment: metadata, not a stream label.
+        if let Some(version) = &ctx.version {
+            common.extend_from_slice(b",\"service_version\":");
+            json::string(&mut common, version);
+        }
         let tags = unique_tags(&ctx.tags, Style::LokiName, &FIXED_METADATA);
         for (k, v) in &tags {
             common.push(b',');
@@ -502,7 +512,7 @@ mod tests {
         );
         assert_eq!(
             err(&["level=x"], None),
-            "loki_labels = level=x: duplicate label name \"level\": logship sets it (level from each event, service from `service`) (give each label a distinct name)"
+            "loki_labels = level=x: duplicate label name \"level\": logship sets it (level from each event, service from `service`, env from `env`) (give each label a distinct name)"
         );
         assert_eq!(
             err(&["env="], None),

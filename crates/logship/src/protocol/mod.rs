@@ -52,6 +52,10 @@ pub(crate) struct Limits {
 #[derive(Debug)]
 pub(crate) struct Context {
     pub service: Option<String>,
+    /// The deployment environment (`env`), written in each vendor's own field.
+    pub env: Option<String>,
+    /// The service version (`version`), written in each vendor's own field.
+    pub version: Option<String>,
     pub source: String,
     pub hostname: String,
     pub tags: Vec<String>,
@@ -137,6 +141,8 @@ impl Codec {
     pub(crate) fn new(config: &Config) -> Result<Codec, ConfigError> {
         let ctx = Context {
             service: config.service.clone(),
+            env: config.env.clone(),
+            version: config.version.clone(),
             source: config.source.clone().unwrap_or_else(|| "rust".to_owned()),
             hostname: config.hostname.clone().unwrap_or_else(machine_hostname),
             tags: config.tags.clone(),

@@ -9,7 +9,8 @@
 //! whose compressed body is over it before sending, and split again on 413.
 
 use super::fields::{
-    millis, unique_tags, write_error, write_opt, write_pairs, ErrorNames, Naming, Style,
+    millis, unique_tags, write_error, write_opt, write_pairs, ErrorNames, Naming, Style, ENV_NAME,
+    VERSION_NAME,
 };
 use super::format::Protocol;
 use super::{Context, Limits};
@@ -63,7 +64,13 @@ impl Encoder {
         json::string(&mut open, &ctx.hostname);
         write_opt(&mut open, "service", ctx.service.as_deref());
         write_opt(&mut open, "logtype", Some(&ctx.source));
-        let tags = unique_tags(&ctx.tags, Style::Json, &["hostname", "service", "logtype"]);
+        write_opt(&mut open, ENV_NAME, ctx.env.as_deref());
+        write_opt(&mut open, VERSION_NAME, ctx.version.as_deref());
+        let tags = unique_tags(
+            &ctx.tags,
+            Style::Json,
+            &["hostname", "service", "logtype", ENV_NAME, VERSION_NAME],
+        );
         write_pairs(&mut open, &tags, false);
         open.extend_from_slice(b"}},\"logs\":[");
         Encoder {

@@ -6,7 +6,10 @@
 //! and the event's fields), and `fields` (flat, string values: the service and tags).
 //! A 400 naming an `invalid-event-number` rejects just that event: the others are resent.
 
-use super::fields::{unique_tags, write_error, write_opt, write_pairs, ErrorNames, Naming, Style};
+use super::fields::{
+    unique_tags, write_error, write_opt, write_pairs, ErrorNames, Naming, Style, ENV_NAME,
+    VERSION_NAME,
+};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::Config;
@@ -96,19 +99,29 @@ impl Encoder {
         );
         write_opt(&mut envelope, "index", config.splunk.index.as_deref());
         let mut fields = Vec::new();
-        if ctx.service.is_some() || !ctx.tags.is_empty() {
+        let own = [
+            ("service", &ctx.service),
+            (ENV_NAME, &ctx.env),
+            (VERSION_NAME, &ctx.version),
+        ];
+        if own.iter().any(|(_, v)| v.is_some()) || !ctx.tags.is_empty() {
             fields.extend_from_slice(b",\"fields\":{");
             let mut first = true;
-            if let Some(service) = &ctx.service {
-                json::string(&mut fields, "service");
+            let mut taken = Vec::new();
+            for (name, value) in own {
+                let Some(value) = value else { continue };
+                if !first {
+                    fields.push(b',');
+                }
+                json::string(&mut fields, name);
                 fields.push(b':');
-                json::string(&mut fields, service);
+                json::string(&mut fields, value);
                 first = false;
+                taken.push(name);
             }
-            let taken: &[&str] = if first { &[] } else { &["service"] };
             write_pairs(
                 &mut fields,
-                &unique_tags(&ctx.tags, Style::Json, taken),
+                &unique_tags(&ctx.tags, Style::Json, &taken),
                 first,
             );
             fields.push(b'}');

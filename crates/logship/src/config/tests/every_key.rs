@@ -47,6 +47,12 @@ const EVERY_KEY: &[(&str, &str, &str, Check)] = &[
     ("service", "\"svc\"", "svc", |c| {
         c.service.as_deref() == Some("svc")
     }),
+    ("env", "\"prod\"", "prod", |c| {
+        c.env.as_deref() == Some("prod")
+    }),
+    ("version", "\"1.4.2\"", "1.4.2", |c| {
+        c.version.as_deref() == Some("1.4.2")
+    }),
     ("source", "\"src\"", "src", |c| {
         c.source.as_deref() == Some("src")
     }),

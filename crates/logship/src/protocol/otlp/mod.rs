@@ -222,7 +222,8 @@ fn hex_id<const N: usize>(s: &str) -> Option<[u8; N]> {
     out.iter().any(|b| *b != 0).then_some(out)
 }
 
-/// The resource attributes of every request: `service.name`, `host.name`, the tags.
+/// The resource attributes of every request: `service.name`, `host.name`, the tags,
+/// `deployment.environment.name` and `service.version`.
 fn resource_attributes(ctx: &Context) -> Vec<(String, String)> {
     let mut attrs = vec![
         (
@@ -239,6 +240,17 @@ fn resource_attributes(ctx: &Context) -> Vec<(String, String)> {
         match attrs.iter_mut().find(|(key, _)| key == k) {
             Some(slot) => slot.1 = v.to_owned(),
             None => attrs.push((k.to_owned(), v.to_owned())),
+        }
+    }
+    // `env` and `version` win over a tag of the same attribute name.
+    for (k, v) in [
+        ("deployment.environment.name", &ctx.env),
+        ("service.version", &ctx.version),
+    ] {
+        let Some(v) = v else { continue };
+        match attrs.iter_mut().find(|(key, _)| key == k) {
+            Some(slot) => v.clone_into(&mut slot.1),
+            None => attrs.push((k.to_owned(), v.clone())),
         }
     }
     attrs
