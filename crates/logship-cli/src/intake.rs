@@ -58,6 +58,12 @@ pub struct IntakeArgs {
     #[arg(long)]
     pub keep_events: bool,
 
+    /// Print each accepted event to stdout as it arrives, one line of JSON per event (the
+    /// event as the vendor's strict decoder read it), after the `listening on` line.
+    /// `GET /_intake/events` shows the last ones without this.
+    #[arg(long)]
+    pub print: bool,
+
     /// The API key or token the vendor endpoints (Datadog, Splunk, New Relic, Dynatrace;
     /// Elasticsearch `ApiKey`, or the basic-auth password) require; Loki then requires
     /// basic auth with it as the password. [default: any non-empty key is accepted; Loki
@@ -137,6 +143,17 @@ pub fn run(args: IntakeArgs) -> Result<ExitCode, Failure> {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "listening on {}", intake.url(""));
         let _ = out.flush();
+    }
+    if args.print {
+        // One write per line under the stdout lock, so lines from connection threads never
+        // interleave; a closed stdout is ignored (the intake keeps serving).
+        intake.set_observer(Box::new(|event, _arrival| {
+            let mut line = event.to_string();
+            line.push('\n');
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(line.as_bytes());
+            let _ = out.flush();
+        }));
     }
 
     let deadline = duration.map(|d| Instant::now() + d);

@@ -422,6 +422,77 @@ fn intake_command_accepts_ndjson_and_prints_a_summary() {
 }
 
 #[test]
+fn intake_command_prints_events_serves_the_last_ones_and_refuses_unknown_vendor_paths() {
+    let (child, mut out, port) = start_intake(&["--print", "--duration", "5"]);
+    let done = common::watchdog(&child, WATCHDOG);
+    let head = "POST /logs HTTP/1.1\r\nContent-Type: application/x-ndjson";
+    let response = http(
+        port,
+        head,
+        b"{\"message\":\"first\",\"n\":{\"k\":1}}\n{\"message\":\"second\"}\n",
+    );
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    // --print: one line of JSON per event, as decoded, after the listening line.
+    let mut printed = Vec::new();
+    for _ in 0..2 {
+        let mut line = String::new();
+        out.read_line(&mut line).expect("a printed event");
+        printed.push(serde_json::from_str::<Value>(line.trim_end()).expect("one JSON line"));
+    }
+    assert_eq!(printed[0]["message"], "first");
+    assert_eq!(printed[0]["n"]["k"], 1);
+    assert_eq!(printed[1]["message"], "second");
+
+    // GET /_intake/events: the last N, oldest first, with the vendor that decoded them.
+    let last = http(port, "GET /_intake/events?n=1 HTTP/1.1", b"");
+    let body = last.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let last: Value = serde_json::from_str(body).expect("events JSON");
+    assert_eq!(
+        last,
+        serde_json::json!([{"vendor": "generic", "event": {"message": "second"}}])
+    );
+    let all = http(port, "GET /_intake/events HTTP/1.1", b"");
+    let all: Value = serde_json::from_str(all.split("\r\n\r\n").nth(1).unwrap_or_default())
+        .expect("events JSON");
+    assert_eq!(all.as_array().map(Vec::len), Some(2));
+    let bad = http(port, "GET /_intake/events?n=lots HTTP/1.1", b"");
+    assert!(bad.starts_with("HTTP/1.1 400"), "{bad}");
+
+    // A typo under a vendor's prefix is a 404 naming the served paths, as Datadog answers.
+    let typo = http(
+        port,
+        "POST /api/v2/lgos HTTP/1.1\r\nContent-Type: application/json\r\nDD-API-KEY: k",
+        b"[{\"message\":\"lost\"}]",
+    );
+    assert!(typo.starts_with("HTTP/1.1 404"), "{typo}");
+    assert!(typo.contains("/api/v2/logs (datadog)"), "{typo}");
+    for path in [
+        "/services/collector/evnt",
+        "/_blk",
+        "/logs-x/_bulkk",
+        "/v1/log",
+    ] {
+        let r = http(
+            port,
+            &format!("POST {path} HTTP/1.1\r\nContent-Type: application/json"),
+            b"[]",
+        );
+        assert!(r.starts_with("HTTP/1.1 404"), "{path}: {r}");
+    }
+
+    let output = child.wait_with_output().expect("wait");
+    let _ = done.send(());
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).expect("rest of stdout");
+    assert!(
+        !rest.contains("lost"),
+        "a refused event was printed: {rest}"
+    );
+    assert!(rest.contains("carried 2 events;"), "stdout: {rest}");
+}
+
+#[test]
 fn intake_command_serves_injected_failures_then_stops_on_sigterm() {
     let (child, mut out, port) = start_intake(&["--fail-status", "503", "--fail-count", "1"]);
     let done = common::watchdog(&child, WATCHDOG);

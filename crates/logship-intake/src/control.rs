@@ -8,6 +8,7 @@
 //! | Endpoint | Effect |
 //! |---|---|
 //! | `GET /_intake/stats` | [`IntakeStats`](crate::IntakeStats) as JSON |
+//! | `GET /_intake/events[?n=N]` | the last N (default 100, at most 1000) accepted events, oldest first, as `[{"vendor":…,"event":{…}}]` (kept even without `keep_events`) |
 //! | `POST /_intake/fail?count=N&status=S[&retry_after=V]` | next N requests get status S (body = this request's body; `Retry-After: V` as given, e.g. `0`, `99999999999`, an HTTP date) |
 //! | `POST /_intake/fail_items?count=N&status=S[&marker=M]` | the next N `_bulk` items (containing M) fail with item status S |
 //! | `POST /_intake/close?count=N` | next N requests are read, then the connection is closed unanswered |
@@ -32,7 +33,7 @@ pub(crate) const PREFIX: &str = "/_intake/";
 pub(crate) fn handle(shared: &Shared, req: &Request) -> Response {
     let endpoint = req.path().strip_prefix(PREFIX).unwrap_or("");
     let expected_method = match endpoint {
-        "stats" => "GET",
+        "stats" | "events" => "GET",
         "fail" | "fail_items" | "close" | "misbehave" | "pause" | "resume" | "delay" | "reset" => {
             "POST"
         }
@@ -55,6 +56,20 @@ fn run(shared: &Shared, endpoint: &str, req: &Request) -> Result<Response, Strin
         "stats" => {
             let stats = serde_json::to_value(shared.stats()).map_err(|e| e.to_string())?;
             Ok(Response::json(200, &stats))
+        }
+        "events" => {
+            let n = match req.query_param("n") {
+                None => 100,
+                Some(v) => v
+                    .parse::<usize>()
+                    .map_err(|_| format!("n={v}: must be a whole number"))?,
+            };
+            let events: Vec<serde_json::Value> = shared
+                .recent_events(n.min(crate::state::RECENT_EVENTS))
+                .into_iter()
+                .map(|(vendor, event)| json!({ "vendor": vendor, "event": event }))
+                .collect();
+            Ok(Response::json(200, &serde_json::Value::Array(events)))
         }
         "fail" => {
             let count = count_param(req)?;

@@ -122,10 +122,17 @@ pub struct IntakeStats {
     pub last_tls_failure: Option<String>,
 }
 
+/// How many of the latest accepted events are kept for `GET /_intake/events`, whatever
+/// `keep_events` says (bounded, so a long-running intake does not grow).
+pub(crate) const RECENT_EVENTS: usize = 1000;
+
 /// Everything guarded by the state mutex.
 #[derive(Default)]
 struct Inner {
     events: Vec<ReceivedEvent>,
+    /// The last [`RECENT_EVENTS`] accepted events, kept even without `keep_events`
+    /// (`GET /_intake/events`): the vendor that decoded each, and the event.
+    recent: std::collections::VecDeque<(&'static str, Value)>,
     requests: Vec<RequestRecord>,
     violations: Vec<String>,
     stats: IntakeStats,
@@ -167,6 +174,8 @@ pub(crate) struct ConnTrack {
 pub(crate) struct Ticket {
     shared: Arc<Shared>,
     id: u64,
+    /// The protocol that decoded the request.
+    vendor: &'static str,
     epoch: u64,
     arrival: SystemTime,
     /// Fault to serve instead of the normal answer.
@@ -295,7 +304,12 @@ impl Shared {
     /// Registers a request whose body has been fully read: assigns its id,
     /// records it (status 0), counts it and takes a fault if one is pending.
     /// `vendor` is the name of the protocol serving it.
-    pub fn begin(self: &Arc<Self>, conn: &mut ConnTrack, req: &Request, vendor: &str) -> Ticket {
+    pub fn begin(
+        self: &Arc<Self>,
+        conn: &mut ConnTrack,
+        req: &Request,
+        vendor: &'static str,
+    ) -> Ticket {
         let arrival = SystemTime::now();
         let arrival_instant = Instant::now();
         let mut inner = lock(&self.inner);
@@ -333,6 +347,7 @@ impl Shared {
         Ticket {
             shared: Arc::clone(self),
             id,
+            vendor,
             epoch,
             arrival,
             fault,
@@ -426,6 +441,7 @@ impl Shared {
     pub fn reset(&self) {
         let mut inner = lock(&self.inner);
         inner.events = Vec::new();
+        inner.recent.clear();
         inner.requests = Vec::new();
         inner.violations = Vec::new();
         inner.stats = IntakeStats::default();
@@ -436,6 +452,14 @@ impl Shared {
 
     pub fn events(&self) -> Vec<ReceivedEvent> {
         lock(&self.inner).events.clone()
+    }
+
+    /// The last `n` (at most [`RECENT_EVENTS`]) accepted events, oldest first, with the
+    /// vendor that decoded each.
+    pub fn recent_events(&self, n: usize) -> Vec<(&'static str, Value)> {
+        let inner = lock(&self.inner);
+        let skip = inner.recent.len().saturating_sub(n);
+        inner.recent.iter().skip(skip).cloned().collect()
     }
 
     pub fn requests(&self) -> Vec<RequestRecord> {
@@ -509,6 +533,12 @@ impl Ticket {
                 record.events = n;
                 record.decoded_bytes = outcome.decoded_bytes.unwrap_or(0);
                 record.response_bytes = outcome.response_bytes;
+            }
+            for event in outcome.events.iter().rev().take(RECENT_EVENTS).rev() {
+                if inner.recent.len() == RECENT_EVENTS {
+                    inner.recent.pop_front();
+                }
+                inner.recent.push_back((self.vendor, event.clone()));
             }
             if shared.keep_events {
                 let (request_id, arrival) = (self.id, self.arrival);

@@ -203,7 +203,14 @@ fn documents_elasticsearch_would_refuse_fail_as_items() {
         .unwrap()
         .contains("op_type of create"));
     assert_eq!(intake.stats().events, 1);
-    assert_eq!(intake.violations().len(), 4, "{:?}", intake.violations());
+    // One per refused item, and the body-wide duplicate-name check (every vendor's JSON
+    // bodies, any depth) names the duplicate too.
+    let violations = intake.violations();
+    assert_eq!(violations.len(), 5, "{violations:?}");
+    assert!(
+        violations[4].contains("duplicate name \"a\""),
+        "{violations:?}"
+    );
 }
 
 #[test]
