@@ -5,7 +5,9 @@
 //! `service`, `ddsource`, `ddtags` (one comma-separated string), `hostname`, `logger.name`,
 //! and the event's fields as attributes.
 
-use super::fields::{millis, write_error, write_opt, ErrorNames, Naming, Style};
+use super::fields::{
+    millis, write_error, write_opt, ErrorNames, Naming, Style, TraceIds, DD_SPAN_ID, DD_TRACE_ID,
+};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::hosted::DATADOG_SITES;
@@ -44,6 +46,8 @@ const RESERVED: &[&str] = &[
     "source",
     "date",
     "logger.name",
+    DD_TRACE_ID,
+    DD_SPAN_ID,
 ];
 
 /// The intake URL for a site.
@@ -118,6 +122,7 @@ impl Encoder {
         json::string(body, record.target());
         body.extend_from_slice(&self.common);
         write_error(body, record, &ErrorNames::DATADOG);
+        TraceIds::of(record).write_datadog(body);
         self.naming.write_flat(body, record, false, json::value);
         body.push(b'}');
     }

@@ -24,7 +24,9 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use super::fields::{unique_tags, write_error, write_opt, write_pairs, ErrorNames, Naming, Style};
+use super::fields::{
+    unique_tags, write_error, write_opt, write_pairs, ErrorNames, Naming, Style, TraceIds,
+};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::elasticsearch::IndexName;
@@ -82,6 +84,10 @@ const RESERVED: &[&str] = &[
     "service.name",
     "service.environment",
     "service.version",
+    "trace",
+    "trace.id",
+    "span",
+    "span.id",
     "host",
     "host.name",
     "event",
@@ -217,6 +223,7 @@ impl Encoder {
         json::string(body, record.target());
         body.extend_from_slice(&self.common);
         write_error(body, record, &ErrorNames::ECS);
+        TraceIds::of(record).write_hex(body, "trace.id", "span.id");
         self.naming.write_flat(body, record, false, json::value);
         body.extend_from_slice(b"}\n");
     }

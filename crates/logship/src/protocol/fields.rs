@@ -461,6 +461,80 @@ pub(super) const ENV_NAME: &str = "deployment.environment.name";
 /// The OpenTelemetry semantic-convention name of the service version (`version`).
 pub(super) const VERSION_NAME: &str = "service.version";
 
+/// The W3C trace context of a record, from its fields named `trace_id` (32 hex digits)
+/// and `span_id` (16 hex digits): the last well-formed one recorded wins (the innermost
+/// span's, or the event's own). Without the `opentelemetry` feature these fields are how
+/// a trace reaches the log (a layer or the application records them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct TraceIds {
+    pub trace: Option<[u8; 16]>,
+    pub span: Option<[u8; 8]>,
+}
+
+impl TraceIds {
+    pub(super) fn of(record: &Record) -> TraceIds {
+        let mut ids = TraceIds::default();
+        for entry in record.entries() {
+            if let Entry::Field(key, Value::Str(s)) = entry {
+                match key {
+                    "trace_id" => ids.trace = hex_id::<16>(s).or(ids.trace),
+                    "span_id" => ids.span = hex_id::<8>(s).or(ids.span),
+                    _ => {}
+                }
+            }
+        }
+        ids
+    }
+
+    /// Appends Datadog's correlation fields, `dd.trace_id` and `dd.span_id`: decimal
+    /// strings of the lower 64 bits of the trace id and of the span id, as Datadog's
+    /// tracers inject them.
+    pub(super) fn write_datadog(&self, out: &mut Vec<u8>) {
+        let decimal = |b: &[u8]| {
+            let mut n = [0u8; 8];
+            n.copy_from_slice(b);
+            u64::from_be_bytes(n).to_string()
+        };
+        if let Some(t) = &self.trace {
+            write_opt(out, DD_TRACE_ID, Some(&decimal(&t[8..])));
+        }
+        if let Some(s) = &self.span {
+            write_opt(out, DD_SPAN_ID, Some(&decimal(s)));
+        }
+    }
+
+    /// Appends `,"<trace>":"<hex>","<span>":"<hex>"` (lowercase hex) for the ids present.
+    pub(super) fn write_hex(&self, out: &mut Vec<u8>, trace: &str, span: &str) {
+        let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        if let Some(t) = &self.trace {
+            write_opt(out, trace, Some(&hex(t)));
+        }
+        if let Some(s) = &self.span {
+            write_opt(out, span, Some(&hex(s)));
+        }
+    }
+}
+
+/// Datadog's trace correlation attribute names.
+pub(super) const DD_TRACE_ID: &str = "dd.trace_id";
+/// See [`DD_TRACE_ID`].
+pub(super) const DD_SPAN_ID: &str = "dd.span_id";
+
+/// Decodes `N` bytes from `2 * N` hex digits; `None` for anything else or all zeros
+/// (which OTLP reads as "no id").
+pub(super) fn hex_id<const N: usize>(s: &str) -> Option<[u8; N]> {
+    let s = s.as_bytes();
+    if s.len() != 2 * N {
+        return None;
+    }
+    let digit = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
+    let mut out = [0u8; N];
+    for (i, pair) in s.chunks_exact(2).enumerate() {
+        out[i] = digit(pair[0])? << 4 | digit(pair[1])?;
+    }
+    out.iter().any(|b| *b != 0).then_some(out)
+}
+
 /// Epoch milliseconds of a record.
 pub(super) fn millis(record: &Record) -> u64 {
     record.timestamp_nanos() / 1_000_000

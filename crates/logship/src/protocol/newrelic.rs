@@ -9,8 +9,8 @@
 //! whose compressed body is over it before sending, and split again on 413.
 
 use super::fields::{
-    millis, unique_tags, write_error, write_opt, write_pairs, ErrorNames, Naming, Style, ENV_NAME,
-    VERSION_NAME,
+    millis, unique_tags, write_error, write_opt, write_pairs, ErrorNames, Naming, Style, TraceIds,
+    ENV_NAME, VERSION_NAME,
 };
 use super::format::Protocol;
 use super::{Context, Limits};
@@ -39,7 +39,7 @@ pub(super) const RESPONSES: &[Rule] = &[
     Rule::one(429, Outcome::Retry),
     Rule::range(500, 599, Outcome::Retry),
 ];
-const RESERVED: &[&str] = &["level", "logger.name"];
+const RESERVED: &[&str] = &["level", "logger.name", "trace.id", "span.id"];
 
 /// The intake URL for a region.
 pub(super) fn url(config: &Config) -> String {
@@ -102,6 +102,7 @@ impl Encoder {
         body.extend_from_slice(b"\",\"logger.name\":");
         json::string(body, record.target());
         write_error(body, record, &ErrorNames::NEW_RELIC);
+        TraceIds::of(record).write_hex(body, "trace.id", "span.id");
         self.naming.write_flat(body, record, false, json::value);
         body.extend_from_slice(b"}}");
     }

@@ -30,7 +30,7 @@ mod protobuf;
 
 use std::borrow::Cow;
 
-use super::fields::{error_stack, ErrorNames, Naming, Style};
+use super::fields::{error_stack, hex_id, ErrorNames, Naming, Style, TraceIds};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::OtlpEncoding;
@@ -161,21 +161,13 @@ fn is_trace_field(key: &str, value: Value<'_>) -> bool {
 
 impl<'a> Fields<'a> {
     fn of(record: &'a Record, naming: &Naming) -> Fields<'a> {
+        // The last well-formed id recorded wins (the innermost span's, or the event's).
+        let ids = TraceIds::of(record);
         let mut fields = Fields {
             attrs: Vec::new(),
-            trace_id: None,
-            span_id: None,
+            trace_id: ids.trace,
+            span_id: ids.span,
         };
-        // The last well-formed id recorded wins (the innermost span's, or the event's).
-        for entry in record.entries() {
-            if let Entry::Field(key, Value::Str(s)) = entry {
-                match key {
-                    "trace_id" => fields.trace_id = hex_id::<16>(s).or(fields.trace_id),
-                    "span_id" => fields.span_id = hex_id::<8>(s).or(fields.span_id),
-                    _ => {}
-                }
-            }
-        }
         naming.visit(record, is_trace_field, |entry, name| {
             if let (Entry::Field(key, value), Some(name)) = (entry, name) {
                 let key = if name == key {
@@ -205,21 +197,6 @@ impl<'a> Fields<'a> {
         }
         fields
     }
-}
-
-/// Decodes `N` bytes from `2 * N` hex digits; `None` for anything else or all zeros
-/// (which OTLP reads as "no id").
-fn hex_id<const N: usize>(s: &str) -> Option<[u8; N]> {
-    let s = s.as_bytes();
-    if s.len() != 2 * N {
-        return None;
-    }
-    let digit = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
-    let mut out = [0u8; N];
-    for (i, pair) in s.chunks_exact(2).enumerate() {
-        out[i] = digit(pair[0])? << 4 | digit(pair[1])?;
-    }
-    out.iter().any(|b| *b != 0).then_some(out)
 }
 
 /// The resource attributes of every request: `service.name`, `host.name`, the tags,
