@@ -18,7 +18,7 @@
 //! settlement (in `send::settle`) releases them.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -70,8 +70,10 @@ impl Queue {
         }
         let size = record.size();
         let mut slot = Some(record);
+        let by_bytes = Cell::new(false);
         let attempt = |slot: &mut Option<Record>| -> bool {
             if !memory.try_reserve(size) {
+                by_bytes.set(true);
                 return false;
             }
             let Some(record) = slot.take() else {
@@ -100,7 +102,7 @@ impl Queue {
         } else {
             let dropping = matches!(self.overflow, Overflow::DropNewest);
             if dropping {
-                memory.mark_saturated();
+                memory.mark_saturated(by_bytes.get());
             }
             refuse(memory, counters, dropping);
             Err(Rejected::QueueFull)
@@ -195,6 +197,14 @@ pub(crate) struct Memory {
     /// queue their record.
     saturated_since: AtomicU64,
     epoch: Instant,
+    /// The byte budget (not the record count) was what was full: released bytes end
+    /// the saturation. Otherwise only the batcher taking records out does, so that a
+    /// batch settling does not wake resting callers into a queue that is still full.
+    by_bytes: AtomicBool,
+    /// Callers resting in a back-off, and where they rest (apart from `Block` waiters, so
+    /// that bytes released do not wake them for nothing).
+    resting: AtomicUsize,
+    rest: (Mutex<()>, Condvar),
     /// Back-offs callers have made (see [`refuse`]); read by tests.
     back_offs: AtomicU64,
 }
@@ -208,6 +218,9 @@ impl Memory {
             room: (Mutex::new(()), Condvar::new()),
             saturated_since: AtomicU64::new(0),
             epoch: Instant::now(),
+            by_bytes: AtomicBool::new(false),
+            resting: AtomicUsize::new(0),
+            rest: (Mutex::new(()), Condvar::new()),
             back_offs: AtomicU64::new(0),
         }
     }
@@ -218,8 +231,12 @@ impl Memory {
         self.saturated_since.load(Ordering::Relaxed) != 0
     }
 
-    /// Records that a push found the queue full (keeps the earliest time).
-    fn mark_saturated(&self) {
+    /// Records that a push found the queue full (keeps the earliest time); `by_bytes`
+    /// when it was the byte budget.
+    fn mark_saturated(&self, by_bytes: bool) {
+        if by_bytes && !self.by_bytes.load(Ordering::Relaxed) {
+            self.by_bytes.store(true, Ordering::SeqCst);
+        }
         if !self.is_saturated() {
             let at = (self.epoch.elapsed().as_nanos() as u64).max(1);
             let _ =
@@ -266,25 +283,56 @@ impl Memory {
     /// Returns `n` bytes to the budget and wakes blocked callers.
     pub(crate) fn release(&self, n: usize) {
         self.held.fetch_sub(n, Ordering::AcqRel);
-        self.notify_room();
+        self.notify_blocked();
+        if self.by_bytes.load(Ordering::Relaxed) {
+            self.end_saturation();
+        }
     }
 
-    /// Wakes callers waiting for room (cheap when nobody waits).
+    /// The batcher took records out of the queue: wakes callers waiting for room (cheap
+    /// when nobody waits) and ends a saturation.
     pub(crate) fn notify_room(&self) {
-        if self.is_saturated() {
-            self.saturated_since.store(0, Ordering::SeqCst);
-        }
+        self.notify_blocked();
+        self.end_saturation();
+    }
+
+    /// Wakes `Block` callers waiting for room.
+    fn notify_blocked(&self) {
         if self.waiters.load(Ordering::SeqCst) > 0 {
             let _guard = self.room.0.lock();
             self.room.1.notify_all();
         }
     }
 
+    /// The queue has room again: calls are tried again, resting callers wake.
+    fn end_saturation(&self) {
+        if !self.is_saturated() {
+            return;
+        }
+        self.by_bytes.store(false, Ordering::Relaxed);
+        self.saturated_since.store(0, Ordering::SeqCst);
+        if self.resting.load(Ordering::SeqCst) > 0 {
+            let _guard = self.rest.0.lock();
+            self.rest.1.notify_all();
+        }
+    }
+
     /// Waits until the queue is no longer known to be full, or `deadline` passes.
     fn wait_while_saturated(&self, deadline: Instant) {
-        self.wait_for_room(deadline, || {
-            self.saturated_since.load(Ordering::SeqCst) == 0
-        });
+        self.resting.fetch_add(1, Ordering::SeqCst);
+        let mut guard = self.rest.0.lock().unwrap_or_else(|e| e.into_inner());
+        while self.saturated_since.load(Ordering::SeqCst) != 0 {
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            guard = match self.rest.1.wait_timeout(guard, deadline - now) {
+                Ok((g, _)) => g,
+                Err(e) => e.into_inner().0,
+            };
+        }
+        drop(guard);
+        self.resting.fetch_sub(1, Ordering::SeqCst);
     }
 
     /// Waits until `try_again` succeeds or `deadline` passes.
@@ -368,6 +416,24 @@ mod tests {
             .push(&memory, &counters, Record::new(Level::Info, "t"))
             .is_ok());
         assert!(DROPPING_SINCE.with(|d| d.get()).is_none());
+    }
+
+    #[test]
+    fn a_settled_batch_ends_only_a_saturation_of_the_byte_budget() {
+        // Full by record count: bytes released by a settling batch change nothing.
+        let (queue, _rx, memory, counters) = full_queue(Overflow::DropNewest);
+        assert!(queue.push(&memory, &counters, Record::new(Level::Info, "t")).is_err());
+        memory.release(0);
+        assert!(memory.is_saturated(), "woken into a queue that is still full");
+        memory.notify_room();
+        assert!(!memory.is_saturated());
+        // Full by bytes: releasing them is what makes room.
+        let (queue, _rx) = Queue::bounded(100, Overflow::DropNewest);
+        let memory = Memory::new(1);
+        assert!(queue.push(&memory, &counters, Record::new(Level::Info, "t")).is_err());
+        assert!(memory.is_saturated());
+        memory.release(0);
+        assert!(!memory.is_saturated());
     }
 
     #[test]
