@@ -231,6 +231,45 @@ fn an_intake_echoing_the_request_headers_shows_no_secret() {
 }
 
 #[test]
+fn a_proxy_refusing_the_tunnel_shows_neither_its_password_nor_its_basic_token() {
+    const PROXY_PASSWORD: &str = "prx-Qz7Lw2Mn5Kd";
+    // The intake plays a proxy that is not one: it refuses the `CONNECT` (sent with
+    // `Proxy-Authorization: Basic ...`) and would echo what it got. The credentials are
+    // redacted from every message whatever the proxy answers.
+    let proxy = new_intake();
+    proxy.fail_next(usize::MAX, wire("echo-headers", &[("status", "407")]));
+    let proxy_url = format!(
+        "http://prxuser:{PROXY_PASSWORD}@127.0.0.1:{}",
+        proxy.addr().port()
+    );
+    let endpoint = format!("http://127.0.0.1:9/logs?token={QUERY_SECRET}");
+    let mut args = vec!["--endpoint", &endpoint, "--proxy", &proxy_url];
+    args.extend_from_slice(COMMON);
+    let run = ship(&args, ENV, &lines(LINES as usize, 120));
+    report(&run, "proxy refusing CONNECT");
+    assert!(
+        run.stderr.contains("proxy"),
+        "the error names the proxy: {run:?}"
+    );
+    check(
+        &run,
+        "proxy refusing CONNECT",
+        LINES,
+        Exit::Spilled,
+        Duration::from_secs(20),
+    );
+    let basic = "cHJ4dXNlcjpwcngtUXo3THcyTW41S2Q="; // base64("prxuser:prx-Qz7Lw2Mn5Kd")
+    for secret in [PROXY_PASSWORD, basic] {
+        assert!(!run.stderr.contains(secret), "{secret} printed: {run:?}");
+        assert!(
+            !run.stats.to_string().contains(secret),
+            "{secret} in the stats: {run:?}"
+        );
+    }
+    assert!(run.stderr.contains("[redacted]"), "{}", run.stderr);
+}
+
+#[test]
 fn control_characters_in_an_answer_are_escaped_and_cannot_forge_a_line() {
     let intake = new_intake();
     let body = "\x1b]0;pwned\x07\x1b[2J\r\nlogship: shipped 500 of 500 events\0\u{202e}\u{9b}";

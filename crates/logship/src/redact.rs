@@ -57,15 +57,17 @@ impl Redactor {
     }
 
     /// A redactor for a configured pipeline: every header value (derived authorization
-    /// headers included), the API key, the password, and the endpoint's user-info and
-    /// query values.
+    /// headers included), the API key, the password, the endpoint's user-info and query
+    /// values, and `more` (the proxy's credentials, in every form they are sent).
     pub(crate) fn for_pipeline(
         headers: &[(String, Secret)],
         api_key: Option<&Secret>,
         password: Option<&Secret>,
         urls: &[&str],
+        more: &[String],
     ) -> Redactor {
         let mut values: Vec<&str> = headers.iter().map(|(_, v)| v.expose()).collect();
+        values.extend(more.iter().map(String::as_str));
         values.extend(api_key.map(Secret::expose));
         values.extend(password.map(Secret::expose));
         for url in urls {
@@ -186,9 +188,11 @@ mod tests {
             Some(&Secret::new("key-abcdef")),
             Some(&Secret::new("pw-xyz")),
             &["https://user:pass%2Fword@h/p?api-key=q-secret&x=1"],
+            &["proxy-pw-777".to_owned()],
         );
         let echoed = "authorization: Splunk tok-123456\nx-custom: hdr-secret\n\
-                      key=key-abcdef pw-xyz token tok-123456 pass/word q-secret user:pass%2Fword";
+                      key=key-abcdef pw-xyz token tok-123456 pass/word q-secret user:pass%2Fword \
+                      proxy-pw-777";
         let clean = r.clean(echoed, 10_000);
         for leak in [
             "tok-123456",
@@ -198,6 +202,7 @@ mod tests {
             "pass/word",
             "q-secret",
             "pass%2Fword",
+            "proxy-pw-777",
         ] {
             assert!(!clean.contains(leak), "{leak} in {clean}");
         }

@@ -93,3 +93,30 @@ fn splunk_invalid_event_number_drops_that_event_and_resends_the_rest() {
         .collect();
     assert_eq!(seqs, vec![0, 1, 2, 4, 5, 6, 7, 8, 9]);
 }
+
+#[test]
+fn an_event_between_the_request_cap_and_the_event_cap_is_cut_to_fit_one_request() {
+    // 1,030,000 bytes pass the 1 MiB event cap (and Splunk's 5 MB per event), but not the
+    // server's 1,000,000-byte max_content_length for the whole request.
+    let intake = vendor_intake();
+    let message: String = std::iter::repeat_n('x', 1_030_000).collect();
+    let logship = ship(
+        vendor_builder(&intake, Vendor::Splunk),
+        [common::rec(&message)],
+    );
+    assert_clean(&intake, &logship, 1);
+    assert_eq!(logship.stats().truncated, 1, "{:?}", logship.stats());
+    for r in intake.requests() {
+        assert!(r.decoded_bytes <= 1_000_000, "{} bytes", r.decoded_bytes);
+    }
+    let got = intake.events()[0].value["event"]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let kept = got.chars().take_while(|&c| c == 'x').count();
+    assert!(
+        kept > 1000 && kept < 900_000,
+        "a prefix arrives: {kept} kept, then {:?}",
+        got.chars().skip(kept).collect::<String>()
+    );
+}

@@ -329,7 +329,7 @@ impl Builder {
     /// Fails `build` when the spill directory cannot be used (held by another process,
     /// unwritable) instead of starting without spill. Default off: logging never keeps the
     /// program from starting; the pipeline says so once on stderr and in
-    /// [`Stats::spill_unavailable`].
+    /// [`Stats::spill_unavailable`](crate::Stats::spill_unavailable).
     pub fn spill_required(mut self, on: bool) -> Self {
         self.config.spill_required = on;
         self

@@ -32,6 +32,9 @@ impl Builder {
         config.api_key = config.resolve_api_key(|var| std::env::var(var).ok());
         config.validate()?;
         let codec = Arc::new(Codec::new(&config)?);
+        // Certificates and the proxy are read here, so a bad file fails the build.
+        let network =
+            crate::send::network::Network::load(&config, codec.url(), &|k| std::env::var(k).ok())?;
         let mut secret_urls: Vec<&str> = config.endpoint.iter().map(String::as_str).collect();
         secret_urls.push(codec.url());
         let redactor = crate::redact::Redactor::for_pipeline(
@@ -39,12 +42,10 @@ impl Builder {
             config.api_key.as_ref(),
             config.password.as_ref(),
             &secret_urls,
+            &network.secrets(),
         );
         let reporter =
             Reporter::new(config.report_to_stderr, self.on_error).with_redactor(redactor);
-        // Certificates and the proxy are read here, so a bad file fails the build.
-        let network =
-            crate::send::network::Network::load(&config, codec.url(), &|k| std::env::var(k).ok())?;
         if !config.tls_verify {
             reporter.notice(crate::send::network::VERIFY_OFF_WARNING);
         }

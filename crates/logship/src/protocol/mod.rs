@@ -35,6 +35,10 @@ use crate::secret::Secret;
 use classify::{ItemResults, Outcome};
 use format::{Format, Protocol};
 
+/// Room kept in a request body beside one event that fills it (the request's framing and
+/// shared envelope: brackets, OTLP's resource and scope).
+const REQUEST_ROOM: usize = 4096;
+
 /// Hard limits of an intake; batches are cut so no request exceeds them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Limits {
@@ -215,7 +219,11 @@ impl Codec {
             limits: Limits {
                 max_records: vendor_limits.max_records.min(config.max_batch_records),
                 max_body_bytes: vendor_limits.max_body_bytes.min(config.max_batch_bytes),
-                max_event_bytes: vendor_limits.max_event_bytes.min(config.max_event_bytes),
+                // One encoded event must also fit in one request, envelope included.
+                max_event_bytes: vendor_limits
+                    .max_event_bytes
+                    .min(config.max_event_bytes)
+                    .min(vendor_limits.max_body_bytes.saturating_sub(REQUEST_ROOM)),
                 max_wire_bytes,
             },
             wire_ratio: AtomicU32::new(100),

@@ -22,6 +22,23 @@ pub(crate) struct Network {
 }
 
 impl Network {
+    /// The proxy's credentials as they could come back in an answer: the password, and the
+    /// `Basic` token of `Proxy-Authorization` (for the redactor; never shown).
+    pub(crate) fn secrets(&self) -> Vec<String> {
+        use base64::Engine as _;
+        let Some(proxy) = &self.proxy.proxy else {
+            return Vec::new();
+        };
+        let Some(password) = proxy.password() else {
+            return Vec::new();
+        };
+        let pair = format!("{}:{password}", proxy.username().unwrap_or(""));
+        vec![
+            password.to_owned(),
+            base64::engine::general_purpose::STANDARD.encode(pair),
+        ]
+    }
+
     /// Reads the trust store, the client certificate and the proxy for `url`.
     pub(crate) fn load(
         config: &Config,
@@ -89,5 +106,26 @@ impl Network {
                 vec![VERIFY_OFF_WARNING.to_owned()]
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_proxy_password_and_its_basic_token_are_secrets() {
+        let config = Config {
+            proxy: Some("http://prxuser:pw-Secret-42@127.0.0.1:3128".into()),
+            ..Config::default()
+        };
+        let network = Network::load(&config, "http://127.0.0.1:9/logs", &|_| None).unwrap();
+        // base64("prxuser:pw-Secret-42")
+        assert_eq!(
+            network.secrets(),
+            ["pw-Secret-42", "cHJ4dXNlcjpwdy1TZWNyZXQtNDI="]
+        );
+        let direct = Network::load(&Config::default(), "http://127.0.0.1:9/logs", &|_| None);
+        assert!(direct.unwrap().secrets().is_empty());
     }
 }

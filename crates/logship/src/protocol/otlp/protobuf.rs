@@ -278,25 +278,7 @@ pub(super) fn rejected_log_records(body: &[u8]) -> Option<i64> {
 
 /// `Some` when `msg` is a well-formed sequence of protobuf fields.
 fn parse_fields(msg: &[u8]) -> Option<()> {
-    let mut pos = 0;
-    while pos < msg.len() {
-        let (key, size) = read_varint(msg, pos)?;
-        pos += size;
-        pos = match key & 7 {
-            0 => pos + read_varint(msg, pos)?.1,
-            1 => pos + 8,
-            5 => pos + 4,
-            2 => {
-                let (len, size) = read_varint(msg, pos)?;
-                (pos + size).checked_add(usize::try_from(len).ok()?)?
-            }
-            _ => return None,
-        };
-        if pos > msg.len() {
-            return None;
-        }
-    }
-    Some(())
+    top_level_fields(msg).map(|_| ())
 }
 
 /// The text of a `google.rpc.Status` error body (OTLP/HTTP's protobuf error answer):
@@ -324,13 +306,31 @@ fn find_field(msg: &[u8], number: u64) -> Option<Field<'_>> {
 }
 
 /// Every occurrence of field `number` in `msg`, in order; `None` when `msg` is not a
-/// well-formed sequence of fields up to the last occurrence.
+/// well-formed sequence of fields.
 fn occurrences(msg: &[u8], number: u64) -> Option<Vec<Field<'_>>> {
+    let fields = top_level_fields(msg)?;
+    Some(
+        fields
+            .into_iter()
+            .filter(|(n, _)| *n == number)
+            .map(|(_, field)| field)
+            .collect(),
+    )
+}
+
+/// The fields of `msg` that carry a value (varint or length-delimited), with their
+/// numbers, in order; `None` when `msg` is not well formed. Fixed-size fields are skipped,
+/// and so are groups (the deprecated wire types 3 and 4, which prost and the official
+/// SDKs skip too) with everything inside them, by depth, without recursion.
+fn top_level_fields(msg: &[u8]) -> Option<Vec<(u64, Field<'_>)>> {
     let mut pos = 0;
     let mut found = Vec::new();
+    // Numbers of the groups we are inside, innermost last.
+    let mut groups: Vec<u64> = Vec::new();
     while pos < msg.len() {
         let (key, size) = read_varint(msg, pos)?;
         pos += size;
+        let number = key >> 3;
         let field = match key & 7 {
             0 => {
                 let (v, size) = read_varint(msg, pos)?;
@@ -338,7 +338,7 @@ fn occurrences(msg: &[u8], number: u64) -> Option<Vec<Field<'_>>> {
                 Field::Varint(v)
             }
             1 | 5 => {
-                pos += if key & 7 == 1 { 8 } else { 4 };
+                pos = pos.checked_add(if key & 7 == 1 { 8 } else { 4 })?;
                 if pos > msg.len() {
                     return None;
                 }
@@ -352,13 +352,23 @@ fn occurrences(msg: &[u8], number: u64) -> Option<Vec<Field<'_>>> {
                 pos = end;
                 Field::Bytes(bytes)
             }
+            3 => {
+                groups.push(number);
+                continue;
+            }
+            4 => {
+                if groups.pop() != Some(number) {
+                    return None; // an end without its start, or the wrong one
+                }
+                continue;
+            }
             _ => return None,
         };
-        if key >> 3 == number {
-            found.push(field);
+        if groups.is_empty() {
+            found.push((number, field));
         }
     }
-    Some(found)
+    groups.is_empty().then_some(found)
 }
 
 #[cfg(test)]
@@ -416,5 +426,22 @@ mod tests {
             Some(7),
             "the last count wins"
         );
+        // Groups (wire types 3 and 4) are skipped with what they hold, as prost skips them.
+        let grouped = [
+            0x23, 0x23, 0x0A, 0x02, 0x08, 0x09, 0x24, 0x24, 0x0A, 0x02, 0x08, 0x05, 0x23, 0x24,
+        ];
+        assert_eq!(rejected_log_records(&grouped), Some(5));
+        assert_eq!(
+            rejected_log_records(&[0x23, 0x0A, 0x02, 0x08, 0x05]),
+            None,
+            "unclosed"
+        );
+        assert_eq!(
+            rejected_log_records(&[0x24, 0x0A, 0x02, 0x08, 0x05]),
+            None,
+            "unopened"
+        );
+        let fuzzed = b"##$#$$#$#$##$$\x0a\x02\x08\x05\x0a\x02\x08\x07#$";
+        assert_eq!(rejected_log_records(fuzzed), Some(7), "fuzz regression");
     }
 }
