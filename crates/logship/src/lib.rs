@@ -276,7 +276,7 @@
 //! let (logship, guard) = logship::Builder::from_config(resolved.config).build()?;
 //! let mut record = logship::Record::new(logship::Level::Info, "billing");
 //! record.message("invoice sent").field("invoice", 991u64);
-//! assert!(logship.push(record).is_ok()); // Err(Rejected) when full: counted, never blocks
+//! assert!(logship.push(record).is_ok()); // Err(Rejected) when full: counted, never waits on I/O
 //! drop(guard);
 //! assert_eq!(intake.events()[0].value["invoice"], 991);
 //! # Ok(())

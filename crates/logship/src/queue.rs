@@ -3,14 +3,22 @@
 //! Why it exists: the caller path must never wait on the network. A push is a byte-budget
 //! reservation plus a `try_send` on a bounded channel; when either bound is hit the event
 //! is dropped and counted (or, with the opt-in `Block` policy, waited for up to a bound).
-//! It never performs I/O and never holds a lock. Overflow is decided here on the caller
-//! side; diverting overflow to disk is the batcher's job, never the caller's.
+//! It never performs I/O, and holds no lock on the way in. Overflow is decided here on
+//! the caller side; diverting overflow to disk is the batcher's job, never the caller's.
+//!
+//! Overload: once a push finds the queue full, later calls are refused at once (counted,
+//! their record never built) until the batcher has made room, and a thread that has been
+//! refused without a break for a moment waits, bounded, until it has (see [`refuse`]):
+//! without that, threads logging flat out take the cores from the threads that ship and
+//! delivery collapses. An accepted call never waits; a refused one at most
+//! [`BACK_OFF_MAX`], and only while the queue is short of CPU rather than stuck.
 //!
 //! The byte budget ([`Memory`]) lives here because the queue is where it is reserved: a
 //! record holds its bytes from the moment it is queued until its batch settles, and the
 //! settlement (in `send::settle`) releases them.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -57,10 +65,15 @@ impl Queue {
         counters: &Counters,
         record: Record,
     ) -> Result<(), Rejected> {
+        if self.shed(memory, counters) {
+            return Err(Rejected::QueueFull);
+        }
         let size = record.size();
         let mut slot = Some(record);
+        let by_bytes = Cell::new(false);
         let attempt = |slot: &mut Option<Record>| -> bool {
             if !memory.try_reserve(size) {
+                by_bytes.set(true);
                 return false;
             }
             let Some(record) = slot.take() else {
@@ -83,12 +96,96 @@ impl Queue {
                 }
             };
         if accepted {
+            end_drop_run();
             Counters::add(&counters.enqueued, 1);
             Ok(())
         } else {
-            Counters::add(&counters.dropped_queue_full, 1);
+            let dropping = matches!(self.overflow, Overflow::DropNewest);
+            if dropping {
+                memory.mark_saturated(by_bytes.get());
+            }
+            refuse(memory, counters, dropping);
             Err(Rejected::QueueFull)
         }
+    }
+
+    /// Refuses (and counts) a log call without trying the queue while it is known to be
+    /// full, so that an integration can skip building a record that would be dropped.
+    /// Never refuses under the `Block` policy. True when the call was refused.
+    #[inline]
+    pub(crate) fn shed(&self, memory: &Memory, counters: &Counters) -> bool {
+        if !memory.is_saturated() || !matches!(self.overflow, Overflow::DropNewest) {
+            return false;
+        }
+        refuse(memory, counters, true);
+        true
+    }
+}
+
+/// How long a thread must have been dropped without a break before it backs off (see
+/// [`refuse`]).
+pub(crate) const BACK_OFF_AFTER: Duration = Duration::from_micros(200);
+
+/// The longest one back-off lasts.
+pub(crate) const BACK_OFF_MAX: Duration = Duration::from_millis(50);
+
+/// A queue that has been full for longer than this is not short of CPU but stuck (every
+/// sender waiting on a hung intake, say): waiting would not help it ship, so callers stop
+/// backing off until it has drained again.
+pub(crate) const BACK_OFF_WHILE_FULL_FOR: Duration = Duration::from_millis(100);
+
+/// Resting callers woken when the queue has room again; the others rest on until the
+/// next time or their bound. A few threads refill the queue; waking every one of 64 at
+/// once gave the cores back to the loggers (measured in docs/performance.md).
+pub(crate) const WAKE_AT_ONCE: usize = 4;
+
+thread_local! {
+    /// When this thread's current run of drops began (none while its calls are accepted).
+    static DROPPING_SINCE: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// Ends this thread's run of drops (its call was accepted).
+#[inline]
+fn end_drop_run() {
+    DROPPING_SINCE.with(|d| {
+        if d.get().is_some() {
+            d.set(None);
+        }
+    });
+}
+
+/// Counts a refused call, and makes a thread that keeps being dropped back off. Why: on a
+/// machine with fewer cores than busy logging threads the scheduler shares the CPU
+/// fairly between threads, so 64 threads logging flat out leave the batcher and senders
+/// a sliver of it and delivery collapses (measured: 1 % of the one-thread figure). A
+/// thread whose calls are all dropped gains nothing by calling again at once; waiting
+/// until the batcher has made room hands its share of the CPU to the threads that ship.
+/// Only a thread that has been dropped for [`BACK_OFF_AFTER`] without a break pays, at
+/// most [`BACK_OFF_MAX`] per back-off, after which its run of drops starts again. The
+/// run is measured in wall time, so the more threads share the cores (each one running
+/// less of the time), the fewer calls a thread makes between back-offs. Nobody backs off
+/// once the queue has been full for [`BACK_OFF_WHILE_FULL_FOR`] (it is stuck, not
+/// starved), nor under the `Block` policy (`back_off` false: the caller has waited already).
+fn refuse(memory: &Memory, counters: &Counters, back_off: bool) {
+    Counters::add(&counters.dropped_queue_full, 1);
+    if !back_off {
+        return;
+    }
+    let now = Instant::now();
+    if memory.full_for(now) >= BACK_OFF_WHILE_FULL_FOR {
+        return;
+    }
+    let since = DROPPING_SINCE.with(|d| match d.get() {
+        Some(since) => since,
+        None => {
+            d.set(Some(now));
+            now
+        }
+    });
+    if now.duration_since(since) >= BACK_OFF_AFTER {
+        memory.back_offs.fetch_add(1, Ordering::Relaxed);
+        memory.wait_while_saturated(now + BACK_OFF_MAX);
+        DROPPING_SINCE.with(|d| d.set(None));
     }
 }
 
@@ -99,6 +196,22 @@ pub(crate) struct Memory {
     budget: usize,
     waiters: AtomicUsize,
     room: (Mutex<()>, Condvar),
+    /// Nanoseconds after `epoch` at which a push found the queue full (drop policy), 0
+    /// when it is not known to be full; cleared when the batcher has taken records out or
+    /// bytes were released. While set, calls are refused without building or trying to
+    /// queue their record.
+    saturated_since: AtomicU64,
+    epoch: Instant,
+    /// The byte budget (not the record count) was what was full: released bytes end
+    /// the saturation. Otherwise only the batcher taking records out does, so that a
+    /// batch settling does not wake resting callers into a queue that is still full.
+    by_bytes: AtomicBool,
+    /// Callers resting in a back-off, and where they rest (apart from `Block` waiters, so
+    /// that bytes released do not wake them for nothing).
+    resting: AtomicUsize,
+    rest: (Mutex<()>, Condvar),
+    /// Back-offs callers have made (see [`refuse`]); read by tests.
+    back_offs: AtomicU64,
 }
 
 impl Memory {
@@ -108,6 +221,42 @@ impl Memory {
             budget,
             waiters: AtomicUsize::new(0),
             room: (Mutex::new(()), Condvar::new()),
+            saturated_since: AtomicU64::new(0),
+            epoch: Instant::now(),
+            by_bytes: AtomicBool::new(false),
+            resting: AtomicUsize::new(0),
+            rest: (Mutex::new(()), Condvar::new()),
+            back_offs: AtomicU64::new(0),
+        }
+    }
+
+    /// Whether a push found the queue full since the batcher last made room.
+    #[inline]
+    pub(crate) fn is_saturated(&self) -> bool {
+        self.saturated_since.load(Ordering::Relaxed) != 0
+    }
+
+    /// Records that a push found the queue full (keeps the earliest time); `by_bytes`
+    /// when it was the byte budget.
+    fn mark_saturated(&self, by_bytes: bool) {
+        if by_bytes && !self.by_bytes.load(Ordering::Relaxed) {
+            self.by_bytes.store(true, Ordering::SeqCst);
+        }
+        if !self.is_saturated() {
+            let at = (self.epoch.elapsed().as_nanos() as u64).max(1);
+            let _ =
+                self.saturated_since
+                    .compare_exchange(0, at, Ordering::SeqCst, Ordering::Relaxed);
+        }
+    }
+
+    /// How long the queue has been known to be full at `now` (zero when it is not).
+    fn full_for(&self, now: Instant) -> Duration {
+        match self.saturated_since.load(Ordering::Relaxed) {
+            0 => Duration::ZERO,
+            since => now
+                .saturating_duration_since(self.epoch)
+                .saturating_sub(Duration::from_nanos(since)),
         }
     }
 
@@ -139,15 +288,58 @@ impl Memory {
     /// Returns `n` bytes to the budget and wakes blocked callers.
     pub(crate) fn release(&self, n: usize) {
         self.held.fetch_sub(n, Ordering::AcqRel);
-        self.notify_room();
+        self.notify_blocked();
+        if self.by_bytes.load(Ordering::Relaxed) {
+            self.end_saturation();
+        }
     }
 
-    /// Wakes callers waiting for room (cheap when nobody waits).
+    /// The batcher took records out of the queue: wakes callers waiting for room (cheap
+    /// when nobody waits) and ends a saturation.
     pub(crate) fn notify_room(&self) {
-        if self.waiters.load(Ordering::Acquire) > 0 {
+        self.notify_blocked();
+        self.end_saturation();
+    }
+
+    /// Wakes `Block` callers waiting for room.
+    fn notify_blocked(&self) {
+        if self.waiters.load(Ordering::SeqCst) > 0 {
             let _guard = self.room.0.lock();
             self.room.1.notify_all();
         }
+    }
+
+    /// The queue has room again: calls are tried again, resting callers wake.
+    fn end_saturation(&self) {
+        if !self.is_saturated() {
+            return;
+        }
+        self.by_bytes.store(false, Ordering::Relaxed);
+        self.saturated_since.store(0, Ordering::SeqCst);
+        if self.resting.load(Ordering::SeqCst) > 0 {
+            let _guard = self.rest.0.lock();
+            for _ in 0..WAKE_AT_ONCE {
+                self.rest.1.notify_one();
+            }
+        }
+    }
+
+    /// Waits until the queue is no longer known to be full, or `deadline` passes.
+    fn wait_while_saturated(&self, deadline: Instant) {
+        self.resting.fetch_add(1, Ordering::SeqCst);
+        let mut guard = self.rest.0.lock().unwrap_or_else(|e| e.into_inner());
+        while self.saturated_since.load(Ordering::SeqCst) != 0 {
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            guard = match self.rest.1.wait_timeout(guard, deadline - now) {
+                Ok((g, _)) => g,
+                Err(e) => e.into_inner().0,
+            };
+        }
+        drop(guard);
+        self.resting.fetch_sub(1, Ordering::SeqCst);
     }
 
     /// Waits until `try_again` succeeds or `deadline` passes.
@@ -156,7 +348,7 @@ impl Memory {
         deadline: Instant,
         mut try_again: impl FnMut() -> bool,
     ) -> bool {
-        self.waiters.fetch_add(1, Ordering::AcqRel);
+        self.waiters.fetch_add(1, Ordering::SeqCst);
         let mut guard = self.room.0.lock().unwrap_or_else(|e| e.into_inner());
         let ok = loop {
             if try_again() {
@@ -182,6 +374,101 @@ impl Memory {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::Level;
+
+    /// Pushes refused records for `run` (a run of drops without a break).
+    fn drop_for(queue: &Queue, memory: &Memory, counters: &Counters, run: Duration) -> u64 {
+        let started = Instant::now();
+        let mut refused = 0;
+        while started.elapsed() < run {
+            assert_eq!(
+                queue.push(memory, counters, Record::new(Level::Info, "t")),
+                Err(Rejected::QueueFull)
+            );
+            refused += 1;
+        }
+        refused
+    }
+
+    fn full_queue(overflow: Overflow) -> (Queue, Receiver<Record>, Memory, Counters) {
+        let (queue, rx) = Queue::bounded(1, overflow);
+        let (memory, counters) = (Memory::new(1 << 20), Counters::default());
+        assert!(queue
+            .push(&memory, &counters, Record::new(Level::Info, "t"))
+            .is_ok());
+        (queue, rx, memory, counters)
+    }
+
+    #[test]
+    fn a_thread_dropped_without_a_break_backs_off_and_every_drop_is_counted() {
+        let (queue, _rx, memory, counters) = full_queue(Overflow::DropNewest);
+        let refused = drop_for(&queue, &memory, &counters, BACK_OFF_AFTER * 3);
+        assert!(memory.back_offs.load(Ordering::Relaxed) >= 1);
+        assert_eq!(counters.dropped_queue_full.load(Ordering::Relaxed), refused);
+        assert_eq!(counters.enqueued.load(Ordering::Relaxed), 1);
+    }
+
+    #[test]
+    fn room_ends_a_back_off_and_an_accepted_call_ends_the_run_of_drops() {
+        let (queue, rx, memory, counters) = full_queue(Overflow::DropNewest);
+        assert!(queue
+            .push(&memory, &counters, Record::new(Level::Info, "t"))
+            .is_err());
+        assert!(memory.is_saturated());
+        // The batcher takes the record and says so: the queue is no longer full.
+        assert!(rx.try_recv().is_ok());
+        memory.notify_room();
+        assert!(!memory.is_saturated());
+        assert!(queue
+            .push(&memory, &counters, Record::new(Level::Info, "t"))
+            .is_ok());
+        assert!(DROPPING_SINCE.with(|d| d.get()).is_none());
+    }
+
+    #[test]
+    fn a_settled_batch_ends_only_a_saturation_of_the_byte_budget() {
+        // Full by record count: bytes released by a settling batch change nothing.
+        let (queue, _rx, memory, counters) = full_queue(Overflow::DropNewest);
+        assert!(queue
+            .push(&memory, &counters, Record::new(Level::Info, "t"))
+            .is_err());
+        memory.release(0);
+        assert!(
+            memory.is_saturated(),
+            "woken into a queue that is still full"
+        );
+        memory.notify_room();
+        assert!(!memory.is_saturated());
+        // Full by bytes: releasing them is what makes room.
+        let (queue, _rx) = Queue::bounded(100, Overflow::DropNewest);
+        let memory = Memory::new(1);
+        assert!(queue
+            .push(&memory, &counters, Record::new(Level::Info, "t"))
+            .is_err());
+        assert!(memory.is_saturated());
+        memory.release(0);
+        assert!(!memory.is_saturated());
+    }
+
+    #[test]
+    fn nobody_backs_off_while_the_queue_is_stuck_rather_than_starved() {
+        let (queue, _rx, memory, counters) = full_queue(Overflow::DropNewest);
+        assert!(queue
+            .push(&memory, &counters, Record::new(Level::Info, "t"))
+            .is_err());
+        // Full for longer than a starved batcher would leave it: its senders are stuck.
+        std::thread::sleep(BACK_OFF_WHILE_FULL_FOR);
+        drop_for(&queue, &memory, &counters, BACK_OFF_AFTER * 3);
+        assert_eq!(memory.back_offs.load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn the_block_policy_never_adds_a_back_off() {
+        let (queue, _rx, memory, counters) = full_queue(Overflow::Block(Duration::from_micros(50)));
+        drop_for(&queue, &memory, &counters, BACK_OFF_AFTER * 3);
+        assert_eq!(memory.back_offs.load(Ordering::Relaxed), 0);
+        assert!(!memory.is_saturated(), "Block never sheds calls unseen");
+    }
 
     #[test]
     fn memory_budget_is_exact() {

@@ -359,6 +359,16 @@ impl End2End {
         tracing_call();
     }
 
+    /// Events the sink has counted so far (the run is still going).
+    #[allow(dead_code)] // only `overload.rs` uses it
+    pub fn delivered_now(&self) -> u64 {
+        match &self.kind {
+            Kind::Logship { logship, .. } => logship.stats().events_delivered,
+            Kind::TracingAppender { written, .. } => written.load(Relaxed),
+            Kind::OpenTelemetry { exported, .. } => exported.load(Relaxed),
+        }
+    }
+
     /// Shuts the pipeline down (flushing it) and reports. `calls` must be counted by the
     /// caller: only logship counts its own calls.
     pub fn finish(self, calls: u64) -> Outcome {

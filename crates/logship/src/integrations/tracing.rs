@@ -76,7 +76,7 @@ where
     }
 
     fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
-        if is_logship_thread() {
+        if is_logship_thread() || self.logship.shed() {
             return;
         }
         let meta = event.metadata();

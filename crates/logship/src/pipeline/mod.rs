@@ -83,8 +83,12 @@ impl Logship {
         Builder::default()
     }
 
-    /// Hands a record to the pipeline. Never blocks (unless the opt-in `Block` overflow
-    /// policy is configured) and never performs I/O; a refused record is counted.
+    /// Hands a record to the pipeline. Never performs I/O and never blocks an accepted
+    /// record (unless the opt-in `Block` overflow policy is configured); a refused record
+    /// is counted. Under overload, a thread whose records have been refused without a
+    /// break for 200 µs waits until the queue has room, at most 50 ms (only while the
+    /// queue keeps draining, never when it is stuck): this is what lets the pipeline keep
+    /// delivering when many threads log flat out (docs/performance.md).
     pub fn push(&self, record: Record) -> Result<(), Rejected> {
         let shared = &self.inner.shared;
         if shared.closed.load(Ordering::Acquire) {
@@ -97,6 +101,15 @@ impl Logship {
         self.inner
             .queue
             .push(&shared.memory, &shared.counters, record)
+    }
+
+    /// Refuses (and counts) a log call while the queue is known to be full, before the
+    /// integration builds its record; see `Queue::shed`. True when the call was refused.
+    #[inline]
+    pub(crate) fn shed(&self) -> bool {
+        let shared = &self.inner.shared;
+        !shared.closed.load(Ordering::Relaxed)
+            && self.inner.queue.shed(&shared.memory, &shared.counters)
     }
 
     /// A snapshot of the counters.
