@@ -40,6 +40,16 @@ pub struct ShipArgs {
     #[arg(long = "input", value_name = "FILE")]
     pub inputs: Vec<PathBuf>,
 
+    /// Follow files matching PATTERN (a path or glob, repeatable) through rotation,
+    /// truncation and deletion, with checkpoints, until SIGTERM/SIGINT (instead of
+    /// reading stdin or --input). See docs/follow.md.
+    #[arg(long = "follow", value_name = "PATTERN", conflicts_with = "inputs")]
+    pub follow: Vec<String>,
+
+    /// Options of --follow.
+    #[command(flatten)]
+    pub follow_args: crate::follow::cli::FollowArgs,
+
     /// How to read a line.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -93,6 +103,9 @@ enum Event {
 
 /// Runs `logship ship`.
 pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
+    if !args.follow.is_empty() {
+        return crate::follow::cli::run(args);
+    }
     // Open every input first, so a typo fails before anything is shipped.
     let inputs = open_inputs(&args.inputs)?;
     let builder = Logship::builder().overflow(Overflow::Block(BLOCK_FOR));
@@ -282,7 +295,7 @@ fn open_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, Failure> {
 }
 
 /// The one-line summary printed at the end (after `logship: `).
-fn summary(
+pub(crate) fn summary(
     read: u64,
     parse_errors: u64,
     cut_lines: u64,
