@@ -558,3 +558,148 @@ fn a_corrupt_checkpoint_is_reported_and_never_blocks_start_up() {
     );
     assert_exactly_once_in_order(&received(&intake), 1500);
 }
+
+/// A number from `/proc/<pid>/<file>` on the line starting with `key`.
+fn proc_number(pid: u32, file: &str, key: &str) -> u64 {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/{file}")).expect("read /proc");
+    text.lines()
+        .find_map(|l| l.strip_prefix(key))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no {key} in /proc/{pid}/{file}"))
+}
+
+#[test]
+fn a_gigabyte_backlog_with_the_intake_paused_is_read_only_as_fast_as_it_ships() {
+    let intake = intake();
+    intake.pause();
+    let dir = fresh_dir("follow-gigabyte");
+    let log = dir.join("big.log");
+    {
+        let mut w =
+            std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&log).unwrap());
+        let mut id = 0u64;
+        let mut written = 0u64;
+        while written < 1 << 30 {
+            let line = line_text(id) + " and some padding to make a line of one hundred bytes\n";
+            w.write_all(line.as_bytes()).unwrap();
+            written += line.len() as u64;
+            id += 1;
+        }
+        w.flush().unwrap();
+    }
+    let follower = Follower::start(
+        &intake,
+        &["--follow", s(&log), "--no-checkpoint", "--no-spill"],
+    );
+    let pid = follower.child.id();
+    // The pipeline is blocked: a request is held and unanswered.
+    wait_until("a held request", || !intake.requests().is_empty());
+    // Watch for two seconds (a measurement window, not synchronisation): the follower
+    // reads only what the bounded queue and the requests in flight hold.
+    let watch_until = Instant::now() + Duration::from_secs(2);
+    let mut samples = Vec::new();
+    while Instant::now() < watch_until {
+        samples.push(proc_number(pid, "status", "VmRSS:"));
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let peak_kib = proc_number(pid, "status", "VmHWM:");
+    let read_bytes = proc_number(pid, "io", "rchar:");
+    std::fs::remove_file(&log).unwrap();
+    intake.resume();
+    let (code, stderr) = follower.stop();
+    eprintln!("1 GiB file, intake paused: peak RSS {peak_kib} KiB, {read_bytes} bytes read; RSS samples {samples:?}");
+    assert!(
+        read_bytes < 128 << 20,
+        "read {read_bytes} bytes of a 1 GiB file while nothing was delivered"
+    );
+    assert!(peak_kib < 256 * 1024, "peak RSS {peak_kib} KiB");
+    assert_eq!(code, Some(0), "{stderr:?}");
+}
+
+#[test]
+fn a_busy_file_does_not_starve_a_quiet_one() {
+    let intake = intake();
+    let dir = fresh_dir("follow-fair");
+    // 200,000 lines (11 MB) in one file, 100 in another, both there at start-up.
+    write_lines(&dir.join("busy.log"), 0..200_000);
+    write_lines(&dir.join("quiet.log"), 1_000_000..1_000_100);
+    let pattern = format!("{}/*.log", s(&dir));
+    let follower = Follower::start(
+        &intake,
+        &[
+            "--follow",
+            &pattern,
+            "--no-checkpoint",
+            "--no-spill",
+            "--max-batch-records",
+            "500",
+        ],
+    );
+    let quiet_done = || {
+        received(&intake)
+            .iter()
+            .filter(|(id, _)| *id >= 1_000_000)
+            .count()
+            == 100
+    };
+    wait_until("the quiet file's lines", quiet_done);
+    let busy_so_far = received(&intake)
+        .iter()
+        .filter(|(id, _)| *id < 1_000_000)
+        .count();
+    // Files take turns of at most 256 KiB: the quiet file's lines went out after the
+    // busy file's first turn, not after its 11 MB.
+    assert!(busy_so_far < 50_000, "{busy_so_far} busy lines went first");
+    wait_events(&intake, 200_100);
+    let (code, stderr) = follower.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+}
+
+#[test]
+fn long_lines_are_cut_and_invalid_utf8_replaced_and_both_are_counted() {
+    let intake = intake();
+    let dir = fresh_dir("follow-bad-lines");
+    let log = dir.join("app.log");
+    let stats = dir.join("stats.json");
+    let mut data = Vec::new();
+    data.extend_from_slice(format!("{}\n", line_text(0)).as_bytes());
+    data.extend_from_slice(b"id=00000001 ");
+    data.extend(std::iter::repeat_n(b'x', 3 << 20)); // 3 MiB, over the 1 MiB default
+    data.extend_from_slice(b"\nid=00000002 bad \xff\xfe bytes\n");
+    std::fs::write(&log, &data).unwrap();
+    let follower = Follower::start(
+        &intake,
+        &[
+            "--follow",
+            s(&log),
+            "--no-checkpoint",
+            "--no-spill",
+            "--stats-json",
+            s(&stats),
+        ],
+    );
+    wait_events(&intake, 3);
+    let (code, stderr) = follower.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    let got = received(&intake);
+    assert_eq!(got.iter().map(|(id, _)| *id).collect::<Vec<_>>(), [0, 1, 2]);
+    let events = intake.events();
+    let cut = &events[1].value;
+    assert_eq!(
+        cut["logship.truncated"],
+        true,
+        "{}",
+        &cut.to_string()[..200]
+    );
+    assert_eq!(cut["logship.original_bytes"], (3 << 20) + 12);
+    assert!(cut["message"].as_str().unwrap().len() <= 1 << 20);
+    assert!(events[2].value["message"]
+        .as_str()
+        .unwrap()
+        .contains('\u{fffd}'));
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    assert_eq!(stats["invalid_utf8"], 1, "{stats}");
+    assert!(stats["truncated"].as_u64().unwrap() >= 1, "{stats}");
+}
