@@ -58,7 +58,7 @@ fn writer() {
                     std::fs::copy(&path, dir.join(format!("app.log.{rotation}"))).expect("copy");
                     file.set_len(0).expect("truncate");
                 }
-                other => panic!("unknown W_MODE {other:?}"),
+                other => panic!("W_MODE {other:?} does not rotate"),
             }
         }
         writeln!(file, "{}", line_text(id)).expect("write");
@@ -158,9 +158,11 @@ impl Follower {
         (status.code(), lines)
     }
 
-    fn kill(mut self) {
+    /// SIGKILL; returns what it had written on stderr.
+    fn kill(mut self) -> Vec<String> {
         self.signal("KILL");
         let _ = self.child.wait();
+        self.stderr.0.lock().unwrap().clone()
     }
 }
 
@@ -350,7 +352,7 @@ fn truncation_deletion_while_open_a_symlink_swap_and_late_files_are_all_followed
     assert_exactly_once_in_order(&received(&intake), 6000);
     let summary = stderr
         .iter()
-        .find(|l| l.contains("followed"))
+        .find(|l| l.contains("file opens"))
         .expect("summary");
     assert!(summary.contains("1 truncated"), "{summary}");
     assert!(summary.contains("2 rotated away"), "{summary}");
@@ -472,12 +474,13 @@ fn restart_after_sigterm_resumes_where_it_stopped_with_nothing_lost_or_twice() {
 #[test]
 fn restart_after_sigkill_loses_nothing_and_reships_only_what_followed_the_checkpoint() {
     let intake = intake();
-    intake.set_delay(Duration::from_millis(10));
     let dir = fresh_dir("follow-sigkill");
     let ckpt = dir.join("ckpt.json");
     let log = dir.join("app.log");
-    let n = 20_000;
-    write_lines(&log, 0..n);
+    std::fs::write(&log, b"").unwrap();
+    // The writer appends 50,000 lines at 5,000 lines/s: the kill lands in the middle.
+    let n = 50_000;
+    let mut writer = start_writer(&dir, n, u64::MAX, "none", 5_000);
     let mut a: Vec<&str> = vec!["--follow", s(&log), "--checkpoint", s(&ckpt), "--no-spill"];
     a.extend(SLOW);
     let first = Follower::start(&intake, &a);
@@ -485,7 +488,7 @@ fn restart_after_sigkill_loses_nothing_and_reships_only_what_followed_the_checkp
     wait_until("a checkpoint", || {
         checkpoint_offset(&ckpt, &log).is_some_and(|o| o > 0)
     });
-    first.kill();
+    let stderr = first.kill();
     // No clean shutdown: the checkpoint is the last one the checkpointer wrote.
     let offset = checkpoint_offset(&ckpt, &log).expect("checkpoint");
     assert_eq!(offset % line_len(), 0, "a checkpoint is at a line boundary");
@@ -493,7 +496,7 @@ fn restart_after_sigkill_loses_nothing_and_reships_only_what_followed_the_checkp
     let first_run: Vec<u64> = received(&intake).into_iter().map(|(id, _)| id).collect();
     assert!(
         (first_run.len() as u64) < n,
-        "killed in the middle of the file"
+        "killed in the middle of the file: {stderr:?}"
     );
     // The checkpoint never claims a line that was not delivered.
     let delivered: std::collections::BTreeSet<u64> = first_run.iter().copied().collect();
@@ -503,7 +506,7 @@ fn restart_after_sigkill_loses_nothing_and_reships_only_what_followed_the_checkp
     );
     let duplicates_expected = first_run.iter().filter(|id| **id >= k).count();
 
-    intake.set_delay(Duration::ZERO);
+    assert!(writer.wait().expect("writer").success());
     let second = Follower::start(&intake, &a);
     wait_events(&intake, first_run.len() + (n - k) as usize);
     let (code, stderr) = second.stop();
@@ -702,4 +705,99 @@ fn long_lines_are_cut_and_invalid_utf8_replaced_and_both_are_counted() {
         serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
     assert_eq!(stats["invalid_utf8"], 1, "{stats}");
     assert!(stats["truncated"].as_u64().unwrap() >= 1, "{stats}");
+}
+
+#[test]
+fn java_stack_traces_from_a_real_jvm_arrive_as_one_event_each() {
+    // Written by OpenJDK 17 (tests/fixtures/java/Traces.java): nested causes, suppressed
+    // exceptions, "... N more", a helpful NullPointerException message.
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/java");
+    let log_text = std::fs::read_to_string(fixtures.join("java-traces.log")).unwrap();
+    let expected: Vec<usize> = std::fs::read_to_string(fixtures.join("java-traces.expected"))
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let intake = intake();
+    let dir = fresh_dir("follow-java");
+    let log = dir.join("app.log");
+    std::fs::write(&log, &log_text).unwrap();
+    let follower = Follower::start(
+        &intake,
+        &[
+            "--follow",
+            s(&log),
+            "--no-checkpoint",
+            "--no-spill",
+            "--multiline",
+            "java",
+            "--multiline-timeout-ms",
+            "200",
+        ],
+    );
+    // The file ends quiet: its last event leaves after the timeout, not at shutdown.
+    wait_events(&intake, expected.len());
+    let (code, stderr) = follower.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    let messages: Vec<String> = intake
+        .events()
+        .iter()
+        .map(|e| e.value["message"].as_str().unwrap().to_owned())
+        .collect();
+    let lines: Vec<usize> = messages.iter().map(|m| m.lines().count()).collect();
+    assert_eq!(lines, expected, "lines per event");
+    assert_eq!(
+        messages.join("\n") + "\n",
+        log_text,
+        "every line, once, in order"
+    );
+    assert!(
+        messages.iter().all(|m| m.starts_with("2026-12-01T12:00:")),
+        "each event starts at its log line"
+    );
+    let traces = expected.iter().filter(|n| **n > 1).count();
+    assert!(
+        stderr
+            .iter()
+            .any(|l| l.contains(&format!("{traces} multi-line events"))),
+        "{stderr:?}"
+    );
+}
+
+#[test]
+fn multiline_a_held_event_stays_out_of_the_checkpoint_and_sigterm_ships_it() {
+    let intake = intake();
+    let dir = fresh_dir("follow-java-restart");
+    let log = dir.join("app.log");
+    let ckpt = dir.join("ckpt.json");
+    let a = [
+        "--follow",
+        s(&log),
+        "--checkpoint",
+        s(&ckpt),
+        "--no-spill",
+        "--multiline",
+        "java",
+        "--multiline-timeout-ms",
+        "600000",
+    ];
+    std::fs::write(
+        &log,
+        "2026-12-01T12:00:00Z ERROR a\njava.lang.Error: x\n\tat A.b(A.java:1)\n",
+    )
+    .unwrap();
+    let follower = Follower::start(&intake, &a);
+    // Read and held (its next line may still come): the checkpoint stays before it.
+    wait_until("a checkpoint of the held event", || {
+        checkpoint_offset(&ckpt, &log) == Some(0)
+    });
+    assert_eq!(intake.stats().events, 0);
+    // SIGTERM ships what is held and checkpoints past it.
+    let (code, stderr) = follower.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    assert_eq!(intake.stats().events, 1);
+    assert_eq!(
+        checkpoint_offset(&ckpt, &log),
+        Some(std::fs::metadata(&log).unwrap().len())
+    );
 }

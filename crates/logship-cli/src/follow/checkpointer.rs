@@ -32,6 +32,8 @@ pub struct Store {
     pub write_errors: AtomicU64,
     /// Checkpoints written.
     pub writes: AtomicU64,
+    /// Flushes that did not settle in time (the checkpoint waited for the next one).
+    pub flush_timeouts: AtomicU64,
     told: AtomicBool,
 }
 
@@ -51,6 +53,7 @@ impl Store {
             }),
             write_errors: AtomicU64::new(0),
             writes: AtomicU64::new(0),
+            flush_timeouts: AtomicU64::new(0),
             told: AtomicBool::new(false),
         })
     }
@@ -119,6 +122,8 @@ pub fn run(
             .is_ok()
         {
             store.write(&snapshot, false);
+        } else {
+            store.flush_timeouts.fetch_add(1, Ordering::Relaxed);
         }
     }
 }

@@ -55,6 +55,20 @@ pub struct FollowArgs {
     /// With --follow: most files open at once (more matching files wait their turn).
     #[arg(long, value_name = "N", default_value_t = 256)]
     pub max_open_files: usize,
+
+    /// With --follow: join multi-line events: `java` (stack traces: indented lines and
+    /// `Caused by:` continue the event before), `timestamp` (a line starting with an
+    /// ISO-8601 date-time starts an event), `start:REGEX` or `continue:REGEX`.
+    #[arg(long, value_name = "RULE")]
+    pub multiline: Option<String>,
+
+    /// With --multiline: most lines of one event (longer ones are split, and counted).
+    #[arg(long, value_name = "N", default_value_t = 500)]
+    pub multiline_max_lines: usize,
+
+    /// With --multiline: how long an event waits for its next line before it is shipped.
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    pub multiline_timeout_ms: u64,
 }
 
 /// Longest the main thread waits, after a signal, for the follower to stop.
@@ -106,6 +120,18 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
         }
         None => Vec::new(),
     };
+    let multiline = match &f.multiline {
+        Some(spec) => Some(
+            super::multiline::Settings::parse(
+                spec,
+                f.multiline_max_lines,
+                config.max_event_bytes.max(1),
+                Duration::from_millis(f.multiline_timeout_ms),
+            )
+            .map_err(Failure::usage)?,
+        ),
+        None => None,
+    };
     let opts = Options {
         patterns: args.follow.clone(),
         start_at: f.start_at,
@@ -115,6 +141,7 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
         read_budget: READ_BUDGET,
         max_line: config.max_event_bytes.max(1),
         format,
+        multiline,
     };
     let mut follower = Follower::new(opts, resume).map_err(Failure::usage)?;
     let counters = follower.counters();
@@ -220,17 +247,19 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
         started.elapsed(),
     );
     line.push_str(&format!(
-        "; followed {} file{} ({} rotated away, {} truncated, {} read errors)",
+        "; {} file opens ({} rotated away, {} truncated, {} read errors)",
         counters.files_opened.load(Ordering::Acquire),
-        if counters.files_opened.load(Ordering::Acquire) == 1 {
-            ""
-        } else {
-            "s"
-        },
         counters.rotations.load(Ordering::Acquire),
         counters.truncations.load(Ordering::Acquire),
         counters.io_errors.load(Ordering::Acquire),
     ));
+    let joined = counters.multiline_events.load(Ordering::Acquire);
+    if joined > 0 {
+        line.push_str(&format!(
+            "; {joined} multi-line events ({} split at --multiline-max-lines or max_event_bytes)",
+            counters.multiline_split.load(Ordering::Acquire)
+        ));
+    }
     if retried > 0 {
         line.push_str(&format!(
             "; {retried} pushes waited out a full queue and were retried (not lost)"

@@ -25,6 +25,7 @@ pub mod checkpointer;
 pub mod cli;
 pub mod discover;
 pub mod identity;
+pub mod multiline;
 pub mod tail;
 
 use std::collections::HashMap;
@@ -38,6 +39,7 @@ use logship::{Logship, Record, Rejected};
 use self::checkpoint::Entry;
 use self::discover::Patterns;
 use self::identity::{FileId, Fingerprint, FP_LEN};
+use self::multiline::{Assembler, Event, Settings};
 use self::tail::{Change, Line, Tail};
 use crate::lines::{json_record, text_record};
 
@@ -89,6 +91,8 @@ pub struct Options {
     pub max_line: usize,
     /// Line format.
     pub format: LineFormat,
+    /// Multi-line grouping, if any.
+    pub multiline: Option<Settings>,
 }
 
 /// Counters of the follower (the pipeline's own are in `Logship::stats`).
@@ -113,6 +117,10 @@ pub struct Counters {
     /// Lines refused because the pipeline was shutting down: they are not covered by the
     /// checkpoint, so the next run reads them again (the pipeline counts them as dropped).
     pub not_taken: AtomicU64,
+    /// Events joined from more than one line.
+    pub multiline_events: AtomicU64,
+    /// Multi-line events ended by their line or byte limit (the rest is the next event).
+    pub multiline_split: AtomicU64,
     /// Read or open errors (the file is tried again at the next scan).
     pub io_errors: AtomicU64,
     /// Files that left the patterns while parked (closed to make room for others), so
@@ -128,6 +136,8 @@ struct Source {
     tail: Tail,
     /// Every line before this offset has been handed to the pipeline.
     pushed: u64,
+    /// Lines held for a multi-line event (they begin at `pushed`).
+    asm: Assembler,
 }
 
 /// Reads followed files into a pipeline.
@@ -200,12 +210,14 @@ impl Follower {
                 busy |= self.turn(i, logship, stop);
             }
             self.retire(logship, stop);
+            self.flush_stale(logship, stop);
             self.publish();
             if !busy {
                 let idle = next_scan.saturating_duration_since(Instant::now());
                 std::thread::sleep(idle.min(self.opts.poll));
             }
         }
+        self.flush_all(logship);
         self.publish();
     }
 
@@ -338,6 +350,7 @@ impl Follower {
         self.files.push(Source {
             tail,
             pushed: offset,
+            asm: Assembler::new(),
         });
     }
 
@@ -380,12 +393,26 @@ impl Follower {
 
     /// One turn of reading file `i`; true when it had new bytes.
     fn turn(&mut self, i: usize, logship: &Logship, stop: &AtomicBool) -> bool {
-        let src = &mut self.files[i];
+        let src = &self.files[i];
         if src.tail.file.is_none() || src.tail.shadow_of.is_some() {
             return false;
         }
+        // Rotation by rename: the rest of the old file goes first.
+        if src.tail.gone_since.is_none()
+            && self.files.iter().any(|o| {
+                o.tail.gone_since.is_some() && !o.tail.at_eof && o.tail.path == src.tail.path
+            })
+        {
+            return false;
+        }
+        let now = Instant::now();
+        let src = &mut self.files[i];
         if let Change::Truncated { before, old } = src.tail.check() {
             self.counters.truncations.fetch_add(1, Ordering::Relaxed);
+            // What was held is complete: the rest of the old content is in its copy.
+            let path = src.tail.path.clone();
+            let mut emit = Emit::new(logship, &self.opts, &self.counters, &path, stop, src.pushed);
+            emit.flush(&mut src.asm);
             src.pushed = 0;
             let id = src.tail.id;
             // Its copy, if we see one, holds the rest of what it had: now, or when the
@@ -406,37 +433,63 @@ impl Follower {
                 self.truncated.push_back((old, before));
             }
         }
-        let src = &mut self.files[i];
-        let counters = &self.counters;
-        let opts = &self.opts;
-        let path = src.tail.path.clone();
-        let mut pushed = src.pushed;
-        let mut halted = false;
+        let Source { tail, pushed, asm } = &mut self.files[i];
+        let path = tail.path.clone();
+        let (id, fp, published) = (tail.id, tail.fp, &self.published);
+        let mut emit = Emit::new(logship, &self.opts, &self.counters, &path, stop, *pushed);
         let mut since_published = 0usize;
-        let (id, fp, published) = (src.tail.id, src.tail.fp, &self.published);
-        let result = src.tail.read(opts.read_budget, opts.max_line, &mut |line| {
-            // Once a line is not handed over (stopping), no later one may move the
-            // offset past it.
-            if !halted && push_line(logship, opts, counters, &path, &line, stop) {
-                pushed = line.end;
-                since_published += 1;
-                if since_published == PUBLISH_EVERY {
-                    // A turn can take long when the pipeline is slow: let the
-                    // checkpointer see progress meanwhile.
-                    since_published = 0;
-                    publish_one(published, entry(&path, id, fp, pushed));
-                }
-            } else {
-                halted = true;
+        let result = tail.read(self.opts.read_budget, self.opts.max_line, &mut |line| {
+            emit.line(asm, &line, now);
+            since_published += 1;
+            if since_published == PUBLISH_EVERY {
+                // A turn can take long when the pipeline is slow: let the checkpointer
+                // see progress meanwhile.
+                since_published = 0;
+                publish_one(published, entry(&path, id, fp, emit.pushed));
             }
         });
-        src.pushed = pushed;
+        *pushed = emit.pushed;
         match result {
             Ok(n) => n > 0,
             Err(_) => {
-                counters.io_errors.fetch_add(1, Ordering::Relaxed);
+                self.counters.io_errors.fetch_add(1, Ordering::Relaxed);
                 false
             }
+        }
+    }
+
+    /// Ships multi-line events that waited their timeout (quiet files).
+    fn flush_stale(&mut self, logship: &Logship, stop: &AtomicBool) {
+        let Some(ml) = &self.opts.multiline else {
+            return;
+        };
+        let now = Instant::now();
+        for src in &mut self.files {
+            if let Some(event) = src.asm.stale(ml, now) {
+                let path = src.tail.path.clone();
+                let mut emit =
+                    Emit::new(logship, &self.opts, &self.counters, &path, stop, src.pushed);
+                emit.event(event);
+                src.pushed = emit.pushed;
+            }
+        }
+    }
+
+    /// At stop: ships what the assemblers hold (read, so it is delivered or spilled).
+    fn flush_all(&mut self, logship: &Logship) {
+        let go_on = AtomicBool::new(false);
+        for src in &mut self.files {
+            let path = src.tail.path.clone();
+            let mut emit = Emit::new(
+                logship,
+                &self.opts,
+                &self.counters,
+                &path,
+                &go_on,
+                src.pushed,
+            );
+            emit.flush(&mut src.asm);
+            src.pushed = emit.pushed;
         }
     }
 
@@ -458,12 +511,12 @@ impl Follower {
             }
             let mut src = self.files.swap_remove(i);
             let path = src.tail.path.clone();
-            let mut pushed = src.pushed;
-            src.tail.finish(self.opts.max_line, &mut |line| {
-                if push_line(logship, &self.opts, &self.counters, &path, &line, stop) {
-                    pushed = line.end;
-                }
-            });
+            let mut emit = Emit::new(logship, &self.opts, &self.counters, &path, stop, src.pushed);
+            let asm = &mut src.asm;
+            src.tail
+                .finish(self.opts.max_line, &mut |line| emit.line(asm, &line, now));
+            emit.flush(asm);
+            let pushed = emit.pushed;
             src.tail.file = None;
             let id = src.tail.id;
             let end = src.tail.line_start();
@@ -520,25 +573,112 @@ fn entry(path: &Path, id: FileId, fp: Fingerprint, offset: u64) -> Entry {
     }
 }
 
-/// Turns one line into an event and hands it to the pipeline, waiting while the queue is
-/// full (a refusal after the library's longest wait is retried, never dropped). Returns
-/// false when the line was not handed over (empty, or the follower is stopping).
-fn push_line(
-    logship: &Logship,
-    opts: &Options,
-    counters: &Counters,
-    path: &Path,
-    line: &Line<'_>,
-    stop: &AtomicBool,
-) -> bool {
+/// Hands one file's lines to the pipeline (through its multi-line assembler, if any),
+/// keeping `pushed` just past the last line handed over. Once one is not handed over
+/// (stopping), none after it is, so `pushed` never skips a line.
+struct Emit<'a> {
+    logship: &'a Logship,
+    opts: &'a Options,
+    counters: &'a Counters,
+    path: &'a Path,
+    stop: &'a AtomicBool,
+    pushed: u64,
+    halted: bool,
+    ready: Vec<Event>,
+}
+
+impl<'a> Emit<'a> {
+    fn new(
+        logship: &'a Logship,
+        opts: &'a Options,
+        counters: &'a Counters,
+        path: &'a Path,
+        stop: &'a AtomicBool,
+        pushed: u64,
+    ) -> Emit<'a> {
+        Emit {
+            logship,
+            opts,
+            counters,
+            path,
+            stop,
+            pushed,
+            halted: false,
+            ready: Vec::new(),
+        }
+    }
+
+    /// One line read from the file.
+    fn line(&mut self, asm: &mut Assembler, line: &Line<'_>, now: Instant) {
+        if self.halted {
+            return;
+        }
+        match &self.opts.multiline {
+            None => {
+                if push_text(self, line.bytes, line.real_len) {
+                    self.pushed = line.end;
+                } else {
+                    self.halted = true;
+                }
+            }
+            Some(ml) => {
+                if line.real_len > line.bytes.len() {
+                    self.counters.cut_lines.fetch_add(1, Ordering::Relaxed);
+                }
+                let mut ready = std::mem::take(&mut self.ready);
+                asm.push(ml, line.bytes, line.end, now, &mut ready);
+                for event in ready.drain(..) {
+                    self.event(event);
+                }
+                self.ready = ready;
+            }
+        }
+    }
+
+    /// One joined event.
+    fn event(&mut self, event: Event) {
+        if self.halted {
+            return;
+        }
+        if push_text(self, &event.text, event.text.len()) {
+            self.pushed = event.end;
+            if event.lines > 1 {
+                self.counters
+                    .multiline_events
+                    .fetch_add(1, Ordering::Relaxed);
+            }
+            if event.split {
+                self.counters
+                    .multiline_split
+                    .fetch_add(1, Ordering::Relaxed);
+            }
+        } else {
+            self.halted = true;
+        }
+    }
+
+    /// Ships what `asm` holds.
+    fn flush(&mut self, asm: &mut Assembler) {
+        if let Some(event) = asm.take(false) {
+            self.event(event);
+        }
+    }
+}
+
+/// Turns one line (or joined event) into an event and hands it to the pipeline, waiting
+/// while the queue is full (a refusal after the library's longest wait is retried, never
+/// dropped). Returns false when it was not handed over (the follower is stopping).
+fn push_text(emit: &Emit<'_>, bytes: &[u8], real_len: usize) -> bool {
+    let (logship, opts, counters, path, stop) =
+        (emit.logship, emit.opts, emit.counters, emit.path, emit.stop);
     if stop.load(Ordering::Acquire) {
         return false;
     }
-    let text = String::from_utf8_lossy(line.bytes);
+    let text = String::from_utf8_lossy(bytes);
     if text.trim().is_empty() {
         return true; // nothing to ship; the offset moves past it
     }
-    let cut = line.real_len > line.bytes.len();
+    let cut = real_len > bytes.len();
     let make = || {
         let mut record = match opts.format {
             LineFormat::Text => text_record(&text),
@@ -555,7 +695,7 @@ fn push_line(
         if cut {
             record
                 .field("logship.truncated", true)
-                .field("logship.original_bytes", line.real_len as u64);
+                .field("logship.original_bytes", real_len as u64);
         }
         record
     };
@@ -572,7 +712,7 @@ fn push_line(
     counters.lines.fetch_add(1, Ordering::Relaxed);
     counters
         .bytes
-        .fetch_add(line.real_len as u64 + 1, Ordering::Relaxed);
+        .fetch_add(real_len as u64 + 1, Ordering::Relaxed);
     true
 }
 
