@@ -72,6 +72,12 @@ pub enum Format {
     /// other keys become fields. A line that is not a JSON object is shipped as text with
     /// the field `logship.parse_error = true`.
     Json,
+    /// With --follow: Docker's json-file lines (`{"log","stream","time"}`); partial lines
+    /// are joined; the stream and time are kept.
+    Docker,
+    /// With --follow: CRI lines of containerd and CRI-O (`TIMESTAMP STREAM P|F MESSAGE`);
+    /// partial lines are joined; the stream and time are kept.
+    Cri,
 }
 
 /// One input, opened.
@@ -105,6 +111,11 @@ enum Event {
 pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
     if !args.follow.is_empty() {
         return crate::follow::cli::run(args);
+    }
+    if matches!(args.format, Format::Docker | Format::Cri) {
+        return Err(Failure::usage(
+            "--format docker and --format cri read container log files: use them with --follow",
+        ));
     }
     // Open every input first, so a typo fails before anything is shipped.
     let inputs = open_inputs(&args.inputs)?;
@@ -241,7 +252,7 @@ fn read_inputs(
             }
             let replaced = matches!(text, std::borrow::Cow::Owned(_));
             let mut record = match format {
-                Format::Text => text_record(&text),
+                Format::Text | Format::Docker | Format::Cri => text_record(&text),
                 Format::Json => json_record(&text).unwrap_or_else(|| {
                     progress.parse_errors.fetch_add(1, Ordering::AcqRel);
                     let mut r = text_record(&text);

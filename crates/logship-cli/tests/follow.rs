@@ -801,3 +801,102 @@ fn multiline_a_held_event_stays_out_of_the_checkpoint_and_sigterm_ships_it() {
         Some(std::fs::metadata(&log).unwrap().len())
     );
 }
+
+#[test]
+fn cri_and_docker_json_file_lines_are_unwrapped_partials_joined_and_pods_named() {
+    let intake = intake();
+    let root = fresh_dir("follow-containers");
+    // containerd / CRI-O under the kubelet's standard path.
+    let pod_dir =
+        root.join("var/log/pods/shop_checkout-7d4b9_0f1e2d3c-aaaa-bbbb-cccc-1234567890ab/app");
+    std::fs::create_dir_all(&pod_dir).unwrap();
+    let cri_log = pod_dir.join("0.log");
+    let long = "x".repeat(20_000);
+    std::fs::write(
+        &cri_log,
+        format!(
+            "2026-12-01T12:00:00.000000001Z stdout F id=00000000 plain\n\
+             2026-12-01T12:00:00.000000002Z stderr P id=00000001 {}\n\
+             2026-12-01T12:00:00.000000003Z stderr P {}\n\
+             2026-12-01T12:00:00.000000004Z stderr F  tail\n\
+             this is not a CRI line\n",
+            &long[..10_000],
+            &long[10_000..]
+        ),
+    )
+    .unwrap();
+    let cri = Follower::start(
+        &intake,
+        &[
+            "--follow",
+            s(&cri_log),
+            "--format",
+            "cri",
+            "--no-checkpoint",
+            "--no-spill",
+        ],
+    );
+    wait_events(&intake, 3);
+    let (code, stderr) = cri.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    let events = intake.events();
+    let v: Vec<&serde_json::Value> = events.iter().map(|e| &e.value).collect();
+    assert_eq!(v[0]["message"], "id=00000000 plain");
+    assert_eq!(v[0]["log.iostream"], "stdout");
+    assert_eq!(v[0]["timestamp"], "2026-12-01T12:00:00.000Z");
+    assert_eq!(v[0]["k8s.namespace.name"], "shop");
+    assert_eq!(v[0]["k8s.pod.name"], "checkout-7d4b9");
+    assert_eq!(v[0]["k8s.container.name"], "app");
+    assert_eq!(v[0]["k8s.pod.uid"], "0f1e2d3c-aaaa-bbbb-cccc-1234567890ab");
+    // Three pieces, one line: P, P, F.
+    assert_eq!(v[1]["message"], format!("id=00000001 {long} tail"));
+    assert_eq!(v[1]["log.iostream"], "stderr");
+    assert_eq!(v[2]["message"], "this is not a CRI line");
+    assert_eq!(v[2]["logship.parse_error"], true);
+    assert_eq!(v.len(), 3);
+
+    // Docker's json-file driver: a line over 16 KiB is split into pieces without "\n".
+    intake.reset();
+    let id = "c0ffee".repeat(10) + "abcd";
+    let docker_dir = root.join("docker/containers").join(&id);
+    std::fs::create_dir_all(&docker_dir).unwrap();
+    let docker_log = docker_dir.join(format!("{id}-json.log"));
+    let piece = |log: &str, stream: &str, ns: u32| {
+        serde_json::json!({"log": log, "stream": stream, "time": format!("2026-12-01T12:00:01.{ns:09}Z")})
+            .to_string()
+    };
+    std::fs::write(
+        &docker_log,
+        [
+            piece("id=00000010 hello\n", "stdout", 1),
+            piece(&format!("id=00000011 {}", &long[..16_384]), "stderr", 2),
+            piece(&format!("{}\n", &long[16_384..]), "stderr", 3),
+            "{\"log\": truncated".to_owned(),
+            String::new(),
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let docker = Follower::start(
+        &intake,
+        &[
+            "--follow",
+            s(&docker_log),
+            "--format",
+            "docker",
+            "--no-checkpoint",
+            "--no-spill",
+        ],
+    );
+    wait_events(&intake, 3);
+    let (code, stderr) = docker.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    let events = intake.events();
+    let v: Vec<&serde_json::Value> = events.iter().map(|e| &e.value).collect();
+    assert_eq!(v[0]["message"], "id=00000010 hello");
+    assert_eq!(v[0]["timestamp"], "2026-12-01T12:00:01.000Z");
+    assert_eq!(v[1]["message"], format!("id=00000011 {long}"));
+    assert_eq!(v[1]["log.iostream"], "stderr");
+    assert_eq!(v[2]["logship.parse_error"], true);
+    assert!(v[0].get("k8s.pod.name").is_none(), "not a Kubernetes path");
+}

@@ -89,6 +89,8 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
     let format = match args.format {
         Format::Text => LineFormat::Text,
         Format::Json => LineFormat::Json,
+        Format::Docker => LineFormat::Docker,
+        Format::Cri => LineFormat::Cri,
     };
     if f.max_open_files == 0 || f.poll_interval_ms == 0 || f.checkpoint_interval_ms == 0 {
         return Err(Failure::usage(

@@ -23,6 +23,7 @@
 pub mod checkpoint;
 pub mod checkpointer;
 pub mod cli;
+pub mod container;
 pub mod discover;
 pub mod identity;
 pub mod multiline;
@@ -69,6 +70,10 @@ pub enum LineFormat {
     Text,
     /// A JSON object per line (see `lines::json_record`).
     Json,
+    /// Docker's `json-file` driver (`{"log","stream","time"}`), partial lines joined.
+    Docker,
+    /// CRI (containerd, CRI-O): `TIMESTAMP STREAM P|F MESSAGE`, partial lines joined.
+    Cri,
 }
 
 /// What to follow and how.
@@ -136,8 +141,9 @@ struct Source {
     tail: Tail,
     /// Every line before this offset has been handed to the pipeline.
     pushed: u64,
-    /// Lines held for a multi-line event (they begin at `pushed`).
-    asm: Assembler,
+    /// Lines held for a multi-line event or a partial container line (they begin at
+    /// `pushed`), and the file's own fields.
+    asm: Pending,
 }
 
 /// Reads followed files into a pipeline.
@@ -345,12 +351,13 @@ impl Follower {
             0
         };
         self.counters.files_opened.fetch_add(1, Ordering::Relaxed);
+        let path_for_fields = path.clone();
         let mut tail = Tail::new(path, id, file, offset);
         tail.shadow_of = shadow_of;
         self.files.push(Source {
             tail,
             pushed: offset,
-            asm: Assembler::new(),
+            asm: Pending::new(&path_for_fields),
         });
     }
 
@@ -410,8 +417,7 @@ impl Follower {
         if let Change::Truncated { before, old } = src.tail.check() {
             self.counters.truncations.fetch_add(1, Ordering::Relaxed);
             // What was held is complete: the rest of the old content is in its copy.
-            let path = src.tail.path.clone();
-            let mut emit = Emit::new(logship, &self.opts, &self.counters, &path, stop, src.pushed);
+            let mut emit = Emit::new(logship, &self.opts, &self.counters, stop, src.pushed);
             emit.flush(&mut src.asm);
             src.pushed = 0;
             let id = src.tail.id;
@@ -436,7 +442,7 @@ impl Follower {
         let Source { tail, pushed, asm } = &mut self.files[i];
         let path = tail.path.clone();
         let (id, fp, published) = (tail.id, tail.fp, &self.published);
-        let mut emit = Emit::new(logship, &self.opts, &self.counters, &path, stop, *pushed);
+        let mut emit = Emit::new(logship, &self.opts, &self.counters, stop, *pushed);
         let mut since_published = 0usize;
         let result = tail.read(self.opts.read_budget, self.opts.max_line, &mut |line| {
             emit.line(asm, &line, now);
@@ -465,11 +471,9 @@ impl Follower {
         };
         let now = Instant::now();
         for src in &mut self.files {
-            if let Some(event) = src.asm.stale(ml, now) {
-                let path = src.tail.path.clone();
-                let mut emit =
-                    Emit::new(logship, &self.opts, &self.counters, &path, stop, src.pushed);
-                emit.event(event);
+            if let Some(event) = src.asm.ml.stale(ml, now) {
+                let mut emit = Emit::new(logship, &self.opts, &self.counters, stop, src.pushed);
+                emit.event(event, &src.asm.fields);
                 src.pushed = emit.pushed;
             }
         }
@@ -479,15 +483,7 @@ impl Follower {
     fn flush_all(&mut self, logship: &Logship) {
         let go_on = AtomicBool::new(false);
         for src in &mut self.files {
-            let path = src.tail.path.clone();
-            let mut emit = Emit::new(
-                logship,
-                &self.opts,
-                &self.counters,
-                &path,
-                &go_on,
-                src.pushed,
-            );
+            let mut emit = Emit::new(logship, &self.opts, &self.counters, &go_on, src.pushed);
             emit.flush(&mut src.asm);
             src.pushed = emit.pushed;
         }
@@ -510,8 +506,7 @@ impl Follower {
                 continue;
             }
             let mut src = self.files.swap_remove(i);
-            let path = src.tail.path.clone();
-            let mut emit = Emit::new(logship, &self.opts, &self.counters, &path, stop, src.pushed);
+            let mut emit = Emit::new(logship, &self.opts, &self.counters, stop, src.pushed);
             let asm = &mut src.asm;
             src.tail
                 .finish(self.opts.max_line, &mut |line| emit.line(asm, &line, now));
@@ -580,7 +575,6 @@ struct Emit<'a> {
     logship: &'a Logship,
     opts: &'a Options,
     counters: &'a Counters,
-    path: &'a Path,
     stop: &'a AtomicBool,
     pushed: u64,
     halted: bool,
@@ -592,7 +586,6 @@ impl<'a> Emit<'a> {
         logship: &'a Logship,
         opts: &'a Options,
         counters: &'a Counters,
-        path: &'a Path,
         stop: &'a AtomicBool,
         pushed: u64,
     ) -> Emit<'a> {
@@ -600,7 +593,6 @@ impl<'a> Emit<'a> {
             logship,
             opts,
             counters,
-            path,
             stop,
             pushed,
             halted: false,
@@ -609,26 +601,64 @@ impl<'a> Emit<'a> {
     }
 
     /// One line read from the file.
-    fn line(&mut self, asm: &mut Assembler, line: &Line<'_>, now: Instant) {
+    fn line(&mut self, asm: &mut Pending, line: &Line<'_>, now: Instant) {
         if self.halted {
             return;
         }
+        let decoded = match self.opts.format {
+            LineFormat::Docker => Some(container::docker(line.bytes)),
+            LineFormat::Cri => Some(container::cri(line.bytes)),
+            LineFormat::Text | LineFormat::Json => None,
+        };
+        let joined;
+        let (bytes, real_len, meta, parse_error) = match decoded {
+            None => (line.bytes, line.real_len, None, false),
+            Some(None) => {
+                self.counters.parse_errors.fetch_add(1, Ordering::Relaxed);
+                (line.bytes, line.real_len, None, true)
+            }
+            Some(Some(piece)) => {
+                let join = &mut asm.join;
+                if join.pieces == 0 {
+                    join.stream = piece.stream;
+                    join.time = piece.time_nanos;
+                }
+                join.pieces += 1;
+                join.real += piece.message.len();
+                let room = self.opts.max_line.saturating_sub(join.text.len());
+                join.text
+                    .extend_from_slice(&piece.message[..piece.message.len().min(room)]);
+                if piece.partial {
+                    return; // the rest is in the next lines; `pushed` stays before
+                }
+                joined = std::mem::take(&mut join.text);
+                let real = std::mem::take(&mut join.real);
+                join.pieces = 0;
+                (
+                    &joined[..],
+                    real,
+                    Some((std::mem::take(&mut join.stream), join.time.take())),
+                    false,
+                )
+            }
+        };
         match &self.opts.multiline {
             None => {
-                if push_text(self, line.bytes, line.real_len) {
+                let fields = &asm.fields;
+                if push_text(self, bytes, real_len, fields, meta.as_ref(), parse_error) {
                     self.pushed = line.end;
                 } else {
                     self.halted = true;
                 }
             }
             Some(ml) => {
-                if line.real_len > line.bytes.len() {
+                if real_len > bytes.len() {
                     self.counters.cut_lines.fetch_add(1, Ordering::Relaxed);
                 }
                 let mut ready = std::mem::take(&mut self.ready);
-                asm.push(ml, line.bytes, line.end, now, &mut ready);
+                asm.ml.push(ml, bytes, line.end, now, &mut ready);
                 for event in ready.drain(..) {
-                    self.event(event);
+                    self.event(event, &asm.fields);
                 }
                 self.ready = ready;
             }
@@ -636,11 +666,11 @@ impl<'a> Emit<'a> {
     }
 
     /// One joined event.
-    fn event(&mut self, event: Event) {
+    fn event(&mut self, event: Event, fields: &[(&'static str, String)]) {
         if self.halted {
             return;
         }
-        if push_text(self, &event.text, event.text.len()) {
+        if push_text(self, &event.text, event.text.len(), fields, None, false) {
             self.pushed = event.end;
             if event.lines > 1 {
                 self.counters
@@ -657,20 +687,59 @@ impl<'a> Emit<'a> {
         }
     }
 
-    /// Ships what `asm` holds.
-    fn flush(&mut self, asm: &mut Assembler) {
-        if let Some(event) = asm.take(false) {
-            self.event(event);
+    /// Ships what `asm` holds (an unfinished partial container line is left: the
+    /// checkpoint stays before it).
+    fn flush(&mut self, asm: &mut Pending) {
+        if let Some(event) = asm.ml.take(false) {
+            self.event(event, &asm.fields);
         }
     }
+}
+
+/// Per-file state between lines.
+struct Pending {
+    /// The multi-line assembler.
+    ml: Assembler,
+    /// Partial container pieces being joined.
+    join: Join,
+    /// Fields every event of the file gets (`log.file.path`, Kubernetes names).
+    fields: Vec<(&'static str, String)>,
+}
+
+impl Pending {
+    fn new(path: &Path) -> Pending {
+        let mut fields = vec![("log.file.path", path.to_string_lossy().into_owned())];
+        fields.extend(container::k8s_fields(path));
+        Pending {
+            ml: Assembler::new(),
+            join: Join::default(),
+            fields,
+        }
+    }
+}
+
+/// A container line being joined from partial pieces.
+#[derive(Default)]
+struct Join {
+    text: Vec<u8>,
+    real: usize,
+    pieces: usize,
+    stream: String,
+    time: Option<u64>,
 }
 
 /// Turns one line (or joined event) into an event and hands it to the pipeline, waiting
 /// while the queue is full (a refusal after the library's longest wait is retried, never
 /// dropped). Returns false when it was not handed over (the follower is stopping).
-fn push_text(emit: &Emit<'_>, bytes: &[u8], real_len: usize) -> bool {
-    let (logship, opts, counters, path, stop) =
-        (emit.logship, emit.opts, emit.counters, emit.path, emit.stop);
+fn push_text(
+    emit: &Emit<'_>,
+    bytes: &[u8],
+    real_len: usize,
+    fields: &[(&'static str, String)],
+    meta: Option<&(String, Option<u64>)>,
+    parse_error: bool,
+) -> bool {
+    let (logship, opts, counters, stop) = (emit.logship, emit.opts, emit.counters, emit.stop);
     if stop.load(Ordering::Acquire) {
         return false;
     }
@@ -681,14 +750,27 @@ fn push_text(emit: &Emit<'_>, bytes: &[u8], real_len: usize) -> bool {
     let cut = real_len > bytes.len();
     let make = || {
         let mut record = match opts.format {
-            LineFormat::Text => text_record(&text),
             LineFormat::Json => json_record(&text).unwrap_or_else(|| {
                 let mut r = text_record(&text);
                 r.field("logship.parse_error", true);
                 r
             }),
+            _ => text_record(&text),
         };
-        record.field("log.file.path", path.to_string_lossy().as_ref());
+        if parse_error {
+            record.field("logship.parse_error", true);
+        }
+        for (key, value) in fields {
+            record.field(key, value.as_str());
+        }
+        if let Some((stream, time)) = meta {
+            if !stream.is_empty() {
+                record.field("log.iostream", stream.as_str());
+            }
+            if let Some(nanos) = time {
+                record.set_timestamp_nanos(*nanos);
+            }
+        }
         if matches!(text, std::borrow::Cow::Owned(_)) {
             record.mark_invalid_utf8();
         }
