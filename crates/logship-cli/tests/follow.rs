@@ -900,3 +900,36 @@ fn cri_and_docker_json_file_lines_are_unwrapped_partials_joined_and_pods_named()
     assert_eq!(v[2]["logship.parse_error"], true);
     assert!(v[0].get("k8s.pod.name").is_none(), "not a Kubernetes path");
 }
+
+#[test]
+fn start_at_end_skips_what_a_file_held_at_start_up_but_not_later_files() {
+    let intake = intake();
+    let dir = fresh_dir("follow-start-at-end");
+    let ckpt = dir.join("ckpt.json");
+    let old = dir.join("old.log");
+    write_lines(&old, 0..100);
+    let pattern = format!("{}/*.log", s(&dir));
+    let a = [
+        "--follow",
+        &pattern,
+        "--checkpoint",
+        s(&ckpt),
+        "--no-spill",
+        "--start-at",
+        "end",
+    ];
+    let follower = Follower::start(&intake, &a);
+    // Seen, and positioned at its end (the checkpoint says so).
+    wait_until("the file to be positioned at its end", || {
+        checkpoint_offset(&ckpt, &old) == Some(100 * line_len())
+    });
+    write_lines(&old, 100..150);
+    // A file that appears later is read from its beginning.
+    write_lines(&dir.join("new.log"), 150..200);
+    wait_events(&intake, 100);
+    let (code, stderr) = follower.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    let mut ids: Vec<u64> = received(&intake).iter().map(|(id, _)| *id).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (100..200).collect::<Vec<_>>());
+}
