@@ -35,6 +35,7 @@ mod config;
 mod demo;
 mod demo_tls;
 mod exit;
+mod follow;
 mod histogram;
 mod intake;
 mod lines;

@@ -40,6 +40,16 @@ pub struct ShipArgs {
     #[arg(long = "input", value_name = "FILE")]
     pub inputs: Vec<PathBuf>,
 
+    /// Follow files matching PATTERN (a path or glob, repeatable) through rotation,
+    /// truncation and deletion, with checkpoints, until SIGTERM/SIGINT (instead of
+    /// reading stdin or --input). See docs/follow.md.
+    #[arg(long = "follow", value_name = "PATTERN", conflicts_with = "inputs")]
+    pub follow: Vec<String>,
+
+    /// Options of --follow.
+    #[command(flatten)]
+    pub follow_args: crate::follow::cli::FollowArgs,
+
     /// How to read a line.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -62,6 +72,12 @@ pub enum Format {
     /// other keys become fields. A line that is not a JSON object is shipped as text with
     /// the field `logship.parse_error = true`.
     Json,
+    /// With --follow: Docker's json-file lines (`{"log","stream","time"}`); partial lines
+    /// are joined; the stream and time are kept.
+    Docker,
+    /// With --follow: CRI lines of containerd and CRI-O (`TIMESTAMP STREAM P|F MESSAGE`);
+    /// partial lines are joined; the stream and time are kept.
+    Cri,
 }
 
 /// One input, opened.
@@ -93,6 +109,14 @@ enum Event {
 
 /// Runs `logship ship`.
 pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
+    if !args.follow.is_empty() {
+        return crate::follow::cli::run(args);
+    }
+    if matches!(args.format, Format::Docker | Format::Cri) {
+        return Err(Failure::usage(
+            "--format docker and --format cri read container log files: use them with --follow",
+        ));
+    }
     // Open every input first, so a typo fails before anything is shipped.
     let inputs = open_inputs(&args.inputs)?;
     let builder = Logship::builder().overflow(Overflow::Block(BLOCK_FOR));
@@ -228,7 +252,7 @@ fn read_inputs(
             }
             let replaced = matches!(text, std::borrow::Cow::Owned(_));
             let mut record = match format {
-                Format::Text => text_record(&text),
+                Format::Text | Format::Docker | Format::Cri => text_record(&text),
                 Format::Json => json_record(&text).unwrap_or_else(|| {
                     progress.parse_errors.fetch_add(1, Ordering::AcqRel);
                     let mut r = text_record(&text);
@@ -282,7 +306,7 @@ fn open_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, Failure> {
 }
 
 /// The one-line summary printed at the end (after `logship: `).
-fn summary(
+pub(crate) fn summary(
     read: u64,
     parse_errors: u64,
     cut_lines: u64,

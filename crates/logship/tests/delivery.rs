@@ -131,3 +131,44 @@ fn oversized_events_are_truncated_counted_and_still_delivered() {
     assert_eq!(big.value["logship.truncated"], true);
     assert_eq!(logship.stats().truncated, 1);
 }
+
+/// `flush` settles what was queued before the call even while a producer keeps the queue
+/// full (what `logship ship --follow` does while it checkpoints): it used to drain until
+/// the queue was empty, which a busy producer never allows, so the flush timed out.
+#[test]
+fn flush_finishes_while_a_producer_keeps_the_queue_full() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let intake = intake();
+    intake.set_delay(std::time::Duration::from_millis(5));
+    let (logship, guard) = builder(&intake)
+        .max_batch_records(50)
+        .queue_capacity(200)
+        .max_in_flight(1)
+        .adaptive_concurrency(false)
+        .overflow(logship::Overflow::Block(std::time::Duration::from_secs(60)))
+        .build()
+        .unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let producer = {
+        let (logship, stop) = (logship.clone(), Arc::clone(&stop));
+        std::thread::spawn(move || {
+            let mut i = 0;
+            while !stop.load(Ordering::Acquire) {
+                let _ = logship.push(numbered(i));
+                i += 1;
+            }
+        })
+    };
+    // The queue is full and stays full.
+    assert!(intake.wait_for_events(500, WAIT));
+    for _ in 0..3 {
+        // 200 queued and a batch in flight take well under a second at 5 ms a batch.
+        logship
+            .flush(std::time::Duration::from_secs(20))
+            .expect("flush settles what was queued before it");
+    }
+    stop.store(true, Ordering::Release);
+    producer.join().unwrap();
+    drop(guard);
+}

@@ -76,10 +76,20 @@ pub(crate) fn run(
                 add(&shared, &mut batcher, record, &mut emit);
                 napping = true;
             }
-            Event::Nap => napping = drain(&shared, &mut batcher, &records, &mut emit) > 0,
+            Event::Nap => {
+                // What is queued now, not what keeps coming meanwhile: a producer that
+                // keeps the queue full would otherwise keep the batcher here for ever,
+                // deaf to `flush` and `shutdown`.
+                let queued = records.len();
+                napping = drain_up_to(&shared, &mut batcher, &records, queued, &mut emit) > 0;
+            }
             Event::Linger => batcher.cut(&mut emit),
             Event::Control(Some(Control::Flush(reply))) => {
-                drain(&shared, &mut batcher, &records, &mut emit);
+                // Only what is queued now (everything queued before the call is): a
+                // producer that keeps the queue full would otherwise keep the drain,
+                // and so the flush, from ever finishing.
+                let queued = records.len();
+                drain_up_to(&shared, &mut batcher, &records, queued, &mut emit);
                 batcher.cut(&mut emit);
                 let _ = reply.send(shared.tracker.last_seq());
             }
@@ -121,8 +131,22 @@ fn drain(
     records: &Receiver<Record>,
     emit: &mut impl FnMut(Batch),
 ) -> usize {
+    drain_up_to(shared, batcher, records, usize::MAX, emit)
+}
+
+/// Takes at most `limit` records from the queue; returns how many that was.
+fn drain_up_to(
+    shared: &Shared,
+    batcher: &mut Batcher,
+    records: &Receiver<Record>,
+    limit: usize,
+    emit: &mut impl FnMut(Batch),
+) -> usize {
     let mut taken = 0;
-    while let Ok(record) = records.try_recv() {
+    while taken < limit {
+        let Ok(record) = records.try_recv() else {
+            break;
+        };
         add(shared, batcher, record, emit);
         taken += 1;
     }

@@ -1,0 +1,285 @@
+//! From lines to events: container decoding, partial-line joining, multi-line assembly,
+//! the record, and the hand-over to the pipeline.
+//!
+//! Why it exists: every path that ships something from a followed file (a read turn, a
+//! stale multi-line event, a rotated file's last partial line, shutdown) goes through
+//! [`Emit`], so the one rule that makes checkpoints correct lives in one place: `pushed`
+//! moves just past a line only once everything up to it was handed to the pipeline, and
+//! once a line is not handed over (stopping), nothing after it is.
+//!
+//! Must never: drop a line because the queue stayed full (it retries), move `pushed` past
+//! a held or unfinished line, or block on anything but the pipeline's queue.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use logship::{Logship, Record, Rejected};
+
+use super::container;
+use super::multiline::{Assembler, Event};
+use super::tail::Line;
+use super::{Counters, LineFormat, Options};
+use crate::lines::{json_record, text_record};
+
+/// Hands one file's lines to the pipeline (through its multi-line assembler, if any),
+/// keeping `pushed` just past the last line handed over. Once one is not handed over
+/// (stopping), none after it is, so `pushed` never skips a line.
+pub(super) struct Emit<'a> {
+    logship: &'a Logship,
+    opts: &'a Options,
+    counters: &'a Counters,
+    stop: &'a AtomicBool,
+    pub(super) pushed: u64,
+    halted: bool,
+    ready: Vec<Event>,
+}
+
+impl<'a> Emit<'a> {
+    pub(super) fn new(
+        logship: &'a Logship,
+        opts: &'a Options,
+        counters: &'a Counters,
+        stop: &'a AtomicBool,
+        pushed: u64,
+    ) -> Emit<'a> {
+        Emit {
+            logship,
+            opts,
+            counters,
+            stop,
+            pushed,
+            halted: false,
+            ready: Vec::new(),
+        }
+    }
+
+    /// One line read from the file.
+    pub(super) fn line(&mut self, asm: &mut Pending, line: &Line<'_>, now: Instant) {
+        if self.halted {
+            return;
+        }
+        let decoded = match self.opts.format {
+            LineFormat::Docker => Some(container::docker(line.bytes)),
+            LineFormat::Cri => Some(container::cri(line.bytes)),
+            LineFormat::Text | LineFormat::Json => None,
+        };
+        let joined;
+        let (bytes, real_len, meta, parse_error) = match decoded {
+            None => (line.bytes, line.real_len, None, false),
+            Some(None) => {
+                self.counters.parse_errors.fetch_add(1, Ordering::Relaxed);
+                (line.bytes, line.real_len, None, true)
+            }
+            Some(Some(piece)) => {
+                let join = &mut asm.join;
+                if join.pieces == 0 {
+                    join.stream = piece.stream;
+                    join.time = piece.time_nanos;
+                }
+                join.pieces += 1;
+                join.real += piece.message.len();
+                let room = self.opts.max_line.saturating_sub(join.text.len());
+                join.text
+                    .extend_from_slice(&piece.message[..piece.message.len().min(room)]);
+                if piece.partial {
+                    return; // the rest is in the next lines; `pushed` stays before
+                }
+                joined = std::mem::take(&mut join.text);
+                let real = std::mem::take(&mut join.real);
+                join.pieces = 0;
+                (
+                    &joined[..],
+                    real,
+                    Some((std::mem::take(&mut join.stream), join.time.take())),
+                    false,
+                )
+            }
+        };
+        match &self.opts.multiline {
+            None => {
+                let fields = &asm.fields;
+                if push_text(self, bytes, real_len, fields, meta.as_ref(), parse_error) {
+                    self.pushed = line.end;
+                } else {
+                    self.halted = true;
+                }
+            }
+            Some(ml) => {
+                if real_len > bytes.len() {
+                    self.counters.cut_lines.fetch_add(1, Ordering::Relaxed);
+                }
+                let mut ready = std::mem::take(&mut self.ready);
+                asm.ml.push(ml, bytes, line.end, now, &mut ready);
+                for event in ready.drain(..) {
+                    self.event(event, &asm.fields);
+                }
+                self.ready = ready;
+            }
+        }
+    }
+
+    /// One joined event.
+    pub(super) fn event(&mut self, event: Event, fields: &[(&'static str, String)]) {
+        if self.halted {
+            return;
+        }
+        if push_text(self, &event.text, event.text.len(), fields, None, false) {
+            self.pushed = event.end;
+            if event.lines > 1 {
+                self.counters
+                    .multiline_events
+                    .fetch_add(1, Ordering::Relaxed);
+            }
+            if event.split {
+                self.counters
+                    .multiline_split
+                    .fetch_add(1, Ordering::Relaxed);
+            }
+        } else {
+            self.halted = true;
+        }
+    }
+
+    /// Ships what `asm` holds (an unfinished partial container line is left: the
+    /// checkpoint stays before it).
+    pub(super) fn flush(&mut self, asm: &mut Pending) {
+        if let Some(event) = asm.ml.take(false) {
+            self.event(event, &asm.fields);
+        }
+    }
+}
+
+/// Per-file state between lines.
+pub(super) struct Pending {
+    /// The multi-line assembler.
+    pub(super) ml: Assembler,
+    /// Partial container pieces being joined.
+    pub(super) join: Join,
+    /// Fields every event of the file gets (`log.file.path`, Kubernetes names).
+    pub(super) fields: Vec<(&'static str, String)>,
+}
+
+impl Pending {
+    pub(super) fn new(path: &Path) -> Pending {
+        let mut fields = vec![("log.file.path", path.to_string_lossy().into_owned())];
+        fields.extend(container::k8s_fields(path));
+        Pending {
+            ml: Assembler::new(),
+            join: Join::default(),
+            fields,
+        }
+    }
+}
+
+/// A container line being joined from partial pieces.
+#[derive(Default)]
+pub(super) struct Join {
+    text: Vec<u8>,
+    real: usize,
+    pieces: usize,
+    stream: String,
+    time: Option<u64>,
+}
+
+/// Turns one line (or joined event) into an event and hands it to the pipeline, waiting
+/// while the queue is full (a refusal after the library's longest wait is retried, never
+/// dropped). Returns false when it was not handed over (the follower is stopping).
+fn push_text(
+    emit: &Emit<'_>,
+    bytes: &[u8],
+    real_len: usize,
+    fields: &[(&'static str, String)],
+    meta: Option<&(String, Option<u64>)>,
+    parse_error: bool,
+) -> bool {
+    let (logship, opts, counters, stop) = (emit.logship, emit.opts, emit.counters, emit.stop);
+    if stop.load(Ordering::Acquire) {
+        return false;
+    }
+    let text = String::from_utf8_lossy(bytes);
+    if text.trim().is_empty() {
+        return true; // nothing to ship; the offset moves past it
+    }
+    let cut = real_len > bytes.len();
+    let make = || {
+        let mut record = match opts.format {
+            LineFormat::Json => json_record(&text).unwrap_or_else(|| {
+                let mut r = text_record(&text);
+                r.field("logship.parse_error", true);
+                r
+            }),
+            _ => text_record(&text),
+        };
+        if parse_error {
+            record.field("logship.parse_error", true);
+        }
+        for (key, value) in fields {
+            record.field(key, value.as_str());
+        }
+        if let Some((stream, time)) = meta {
+            if !stream.is_empty() {
+                record.field("log.iostream", stream.as_str());
+            }
+            if let Some(nanos) = time {
+                record.set_timestamp_nanos(*nanos);
+            }
+        }
+        if matches!(text, std::borrow::Cow::Owned(_)) {
+            record.mark_invalid_utf8();
+        }
+        if cut {
+            record
+                .field("logship.truncated", true)
+                .field("logship.original_bytes", real_len as u64);
+        }
+        record
+    };
+    let record = make();
+    if opts.format == LineFormat::Json && record.entries().any(is_parse_error) {
+        counters.parse_errors.fetch_add(1, Ordering::Relaxed);
+    }
+    if !deliver(logship, record, &make, stop, counters) {
+        return false;
+    }
+    if cut {
+        counters.cut_lines.fetch_add(1, Ordering::Relaxed);
+    }
+    counters.lines.fetch_add(1, Ordering::Relaxed);
+    counters
+        .bytes
+        .fetch_add(real_len as u64 + 1, Ordering::Relaxed);
+    true
+}
+
+fn is_parse_error(e: logship::Entry<'_>) -> bool {
+    matches!(e, logship::Entry::Field("logship.parse_error", _))
+}
+
+/// Pushes `record`, retrying with a fresh one from `make` while the queue stays full.
+fn deliver(
+    logship: &Logship,
+    record: Record,
+    make: &dyn Fn() -> Record,
+    stop: &AtomicBool,
+    counters: &Counters,
+) -> bool {
+    let mut record = record;
+    loop {
+        match logship.push(record) {
+            Ok(()) => return true,
+            Err(Rejected::Closed) => {
+                counters.not_taken.fetch_add(1, Ordering::Relaxed);
+                return false;
+            }
+            Err(_) => {
+                if stop.load(Ordering::Acquire) {
+                    counters.not_taken.fetch_add(1, Ordering::Relaxed);
+                    return false;
+                }
+                counters.refusals_retried.fetch_add(1, Ordering::Relaxed);
+                record = make();
+            }
+        }
+    }
+}
