@@ -103,6 +103,14 @@ impl Queue {
             let dropping = matches!(self.overflow, Overflow::DropNewest);
             if dropping {
                 memory.mark_saturated(by_bytes.get());
+                // The batcher (or a settled batch) may have made room between the failed
+                // attempt and the mark, and only its next take (or release) clears a mark:
+                // re-check, so that a mark never outlives a queue with room, which would
+                // refuse every later call while the batcher waits for records.
+                std::sync::atomic::fence(Ordering::SeqCst);
+                if !self.tx.is_full() && memory.has_room(size) {
+                    memory.end_saturation();
+                }
             }
             refuse(memory, counters, dropping);
             Err(Rejected::QueueFull)
@@ -279,6 +287,11 @@ impl Memory {
         }
     }
 
+    /// Whether `n` more bytes fit in the budget now (no reservation).
+    fn has_room(&self, n: usize) -> bool {
+        self.held.load(Ordering::SeqCst) + n <= self.budget
+    }
+
     /// Undoes a reservation that never took effect (the record was not queued). Wakes
     /// nobody: it may be called while waiting for room, with the room lock held.
     pub(crate) fn unreserve(&self, n: usize) {
@@ -311,6 +324,9 @@ impl Memory {
 
     /// The queue has room again: calls are tried again, resting callers wake.
     fn end_saturation(&self) {
+        // Pairs with the fence after a mark: either the marking caller sees the room made
+        // before this call, or this call sees its mark.
+        std::sync::atomic::fence(Ordering::SeqCst);
         if !self.is_saturated() {
             return;
         }
@@ -397,6 +413,53 @@ mod tests {
             .push(&memory, &counters, Record::new(Level::Info, "t"))
             .is_ok());
         (queue, rx, memory, counters)
+    }
+
+    #[test]
+    fn a_mark_never_outlives_a_queue_the_batcher_emptied_meanwhile() {
+        // A batcher that takes the one queued record (and says so) while callers are being
+        // refused: whatever the interleaving, once it has taken everything and the callers
+        // stop, the queue must not stay marked full, or every later call would be refused
+        // while the batcher waits for records that never come.
+        for _ in 0..200 {
+            let (queue, rx, memory, counters) = full_queue(Overflow::DropNewest);
+            let refusing = AtomicBool::new(true);
+            std::thread::scope(|s| {
+                for _ in 0..2 {
+                    s.spawn(|| {
+                        while refusing.load(Ordering::Relaxed) {
+                            let _ = queue.push(&memory, &counters, Record::new(Level::Info, "t"));
+                        }
+                    });
+                }
+                s.spawn(|| {
+                    // The batcher's take, with the bytes released at once (as a settled
+                    // batch would), so only the record count can be what is full.
+                    let take = || match rx.try_recv() {
+                        Ok(r) => {
+                            memory.notify_room();
+                            memory.release(r.size());
+                            true
+                        }
+                        Err(_) => {
+                            memory.notify_room();
+                            false
+                        }
+                    };
+                    while take() || !memory.is_saturated() {
+                        std::hint::spin_loop();
+                    }
+                    take();
+                    refusing.store(false, Ordering::Relaxed);
+                });
+            });
+            // Records still queued would be taken by the batcher, which clears a mark; an
+            // empty queue gets no more takes, so it must not be marked.
+            assert!(
+                !rx.is_empty() || !memory.is_saturated(),
+                "an empty queue is marked full: every later call would be refused"
+            );
+        }
     }
 
     #[test]
