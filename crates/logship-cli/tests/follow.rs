@@ -7,13 +7,12 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
-use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{logship, temp_path, watchdog};
+use common::{logship, temp_path, watchdog, StderrLines};
 use logship_intake::{Intake, IntakeConfig};
 
 /// Generous bound for things that take seconds, so a hang fails instead of stalling.
@@ -93,7 +92,7 @@ fn start_writer(dir: &Path, lines: u64, rotate_every: u64, mode: &str, rate: u64
 
 struct Follower {
     child: Child,
-    stderr: Arc<(Mutex<Vec<String>>, Condvar)>,
+    stderr: StderrLines,
     _watchdog: std::sync::mpsc::Sender<()>,
 }
 
@@ -111,16 +110,7 @@ impl Follower {
             .spawn()
             .expect("spawn logship ship --follow");
         let watchdog = watchdog(&child, Duration::from_secs(240));
-        let stderr = Arc::new((Mutex::new(Vec::new()), Condvar::new()));
-        let lines = Arc::clone(&stderr);
-        let pipe = child.stderr.take().expect("stderr piped");
-        std::thread::spawn(move || {
-            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-                let (all, changed) = &*lines;
-                all.lock().unwrap().push(line);
-                changed.notify_all();
-            }
-        });
+        let stderr = StderrLines::collect(&mut child);
         let f = Follower {
             child,
             stderr,
@@ -131,14 +121,7 @@ impl Follower {
     }
 
     fn wait_for_stderr(&self, text: &str) {
-        let (all, changed) = &*self.stderr;
-        let deadline = Instant::now() + WAIT;
-        let mut lines = all.lock().unwrap();
-        while !lines.iter().any(|l| l.contains(text)) {
-            let now = Instant::now();
-            assert!(now < deadline, "no {text:?} on stderr: {lines:?}");
-            lines = changed.wait_timeout(lines, deadline - now).unwrap().0;
-        }
+        self.stderr.expect(text, WAIT);
     }
 
     fn signal(&self, name: &str) {
@@ -154,7 +137,7 @@ impl Follower {
         self.signal("TERM");
         let status = self.child.wait().expect("wait");
         self.wait_for_stderr("logship: shipped");
-        let lines = self.stderr.0.lock().unwrap().clone();
+        let lines = self.stderr.lines();
         (status.code(), lines)
     }
 
@@ -162,7 +145,7 @@ impl Follower {
     fn kill(mut self) -> Vec<String> {
         self.signal("KILL");
         let _ = self.child.wait();
-        self.stderr.0.lock().unwrap().clone()
+        self.stderr.lines()
     }
 }
 

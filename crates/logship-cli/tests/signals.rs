@@ -6,12 +6,11 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::process::{Child, ChildStdin, Stdio};
-use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{logship, temp_path, watchdog};
+use common::{logship, temp_path, watchdog, StderrLines};
 use logship_intake::{Intake, IntakeConfig};
 
 /// Generous bound for things that take milliseconds, so a hang fails instead of stalling.
@@ -21,7 +20,7 @@ const WAIT: Duration = Duration::from_secs(60);
 struct Shipper {
     child: Child,
     stdin: Option<ChildStdin>,
-    stderr: Arc<(Mutex<Vec<String>>, Condvar)>,
+    stderr: StderrLines,
     stats_json: std::path::PathBuf,
     _watchdog: std::sync::mpsc::Sender<()>,
 }
@@ -40,16 +39,7 @@ impl Shipper {
             .spawn()
             .expect("spawn logship ship");
         let watchdog = watchdog(&child, Duration::from_secs(120));
-        let stderr = Arc::new((Mutex::new(Vec::new()), Condvar::new()));
-        let lines = Arc::clone(&stderr);
-        let pipe = child.stderr.take().expect("stderr piped");
-        std::thread::spawn(move || {
-            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-                let (all, changed) = &*lines;
-                all.lock().unwrap().push(line);
-                changed.notify_all();
-            }
-        });
+        let stderr = StderrLines::collect(&mut child);
         Shipper {
             stdin: child.stdin.take(),
             child,
@@ -76,14 +66,7 @@ impl Shipper {
 
     /// Waits until a stderr line contains `text`.
     fn wait_for_stderr(&self, text: &str) {
-        let (all, changed) = &*self.stderr;
-        let deadline = Instant::now() + WAIT;
-        let mut lines = all.lock().unwrap();
-        while !lines.iter().any(|l| l.contains(text)) {
-            let now = Instant::now();
-            assert!(now < deadline, "no stderr line with {text:?}: {lines:?}");
-            lines = changed.wait_timeout(lines, deadline - now).unwrap().0;
-        }
+        self.stderr.expect(text, WAIT);
     }
 
     /// Waits for the exit; returns the code, the stderr lines and the stats JSON.
@@ -92,13 +75,8 @@ impl Shipper {
         let status = self.child.wait().expect("wait for logship");
         let took = started.elapsed();
         // The collector thread ends at EOF: give it the last lines.
-        let (all, _) = &*self.stderr;
-        let deadline = Instant::now() + WAIT;
-        let mut lines = all.lock().unwrap().clone();
-        while !lines.iter().any(|l| l.contains("shipped ")) && Instant::now() < deadline {
-            std::thread::yield_now();
-            lines = all.lock().unwrap().clone();
-        }
+        self.stderr.wait_for("shipped ", WAIT);
+        let lines = self.stderr.lines();
         let stats = std::fs::read_to_string(&self.stats_json)
             .map(|t| serde_json::from_str(&t).expect("stats JSON parses"))
             .unwrap_or(serde_json::Value::Null);

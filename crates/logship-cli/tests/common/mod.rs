@@ -83,3 +83,54 @@ pub fn run_with_stdin(
     output
 }
 pub mod hostile;
+
+/// A child's stderr, collected line by line on a thread of its own, so a test can wait for
+/// a line without polling.
+pub struct StderrLines(std::sync::Arc<(std::sync::Mutex<Vec<String>>, std::sync::Condvar)>);
+
+impl StderrLines {
+    /// Starts collecting `child`'s piped stderr (until it closes).
+    pub fn collect(child: &mut std::process::Child) -> StderrLines {
+        use std::io::BufRead as _;
+        let shared = std::sync::Arc::new((std::sync::Mutex::new(Vec::new()), Default::default()));
+        let lines = std::sync::Arc::clone(&shared);
+        let pipe = child.stderr.take().expect("stderr piped");
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(pipe).lines().map_while(Result::ok) {
+                let (all, changed): &(std::sync::Mutex<Vec<String>>, std::sync::Condvar) = &lines;
+                all.lock().unwrap().push(line);
+                changed.notify_all();
+            }
+        });
+        StderrLines(shared)
+    }
+
+    /// Waits up to `wait` for a line containing `text`; true when one arrived.
+    pub fn wait_for(&self, text: &str, wait: std::time::Duration) -> bool {
+        let (all, changed) = &*self.0;
+        let deadline = std::time::Instant::now() + wait;
+        let mut lines = all.lock().unwrap();
+        while !lines.iter().any(|l| l.contains(text)) {
+            let now = std::time::Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            lines = changed.wait_timeout(lines, deadline - now).unwrap().0;
+        }
+        true
+    }
+
+    /// Waits up to `wait` for a line containing `text`, failing the test without one.
+    pub fn expect(&self, text: &str, wait: std::time::Duration) {
+        assert!(
+            self.wait_for(text, wait),
+            "no stderr line with {text:?}: {:?}",
+            self.lines()
+        );
+    }
+
+    /// Every line so far.
+    pub fn lines(&self) -> Vec<String> {
+        self.0 .0.lock().unwrap().clone()
+    }
+}
