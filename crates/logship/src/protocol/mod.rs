@@ -116,7 +116,7 @@ fn with_default_path(endpoint: &str, path: &str) -> String {
 }
 
 /// The `Authorization` value of HTTP basic auth (RFC 7617), for Loki and Elasticsearch.
-fn basic_auth(user: &str, password: &Secret) -> String {
+pub(crate) fn basic_auth(user: &str, password: &Secret) -> String {
     use base64::Engine as _;
     let pair = format!("{user}:{}", password.expose());
     format!(

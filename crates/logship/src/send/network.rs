@@ -23,20 +23,18 @@ pub(crate) struct Network {
 
 impl Network {
     /// The proxy's credentials as they could come back in an answer: the password, and the
-    /// `Basic` token of `Proxy-Authorization` (for the redactor; never shown).
+    /// `Proxy-Authorization` value (`Basic <token>`; the redactor also knows the token
+    /// alone). For the redactor; never shown.
     pub(crate) fn secrets(&self) -> Vec<String> {
-        use base64::Engine as _;
         let Some(proxy) = &self.proxy.proxy else {
             return Vec::new();
         };
         let Some(password) = proxy.password() else {
             return Vec::new();
         };
-        let pair = format!("{}:{password}", proxy.username().unwrap_or(""));
-        vec![
-            password.to_owned(),
-            base64::engine::general_purpose::STANDARD.encode(pair),
-        ]
+        let password = crate::secret::Secret::new(password);
+        let authorization = crate::protocol::basic_auth(proxy.username().unwrap_or(""), &password);
+        vec![password.expose().to_owned(), authorization]
     }
 
     /// Reads the trust store, the client certificate and the proxy for `url`.
@@ -123,7 +121,13 @@ mod tests {
         // base64("prxuser:pw-Secret-42")
         assert_eq!(
             network.secrets(),
-            ["pw-Secret-42", "cHJ4dXNlcjpwdy1TZWNyZXQtNDI="]
+            ["pw-Secret-42", "Basic cHJ4dXNlcjpwdy1TZWNyZXQtNDI="]
+        );
+        let redactor = crate::redact::Redactor::new(network.secrets().iter().map(String::as_str));
+        assert_eq!(
+            redactor.clean("echoed: cHJ4dXNlcjpwdy1TZWNyZXQtNDI= pw-Secret-42", 1000),
+            "echoed: [redacted] [redacted]",
+            "the token alone is redacted too"
         );
         let direct = Network::load(&Config::default(), "http://127.0.0.1:9/logs", &|_| None);
         assert!(direct.unwrap().secrets().is_empty());
