@@ -194,13 +194,7 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
             started.elapsed()
         )
     );
-    if let Some(path) = &args.stats_json {
-        let json = serde_json::to_string_pretty(stats)
-            .map_err(|e| Failure::runtime(format!("cannot encode the stats: {e}")))?;
-        std::fs::write(path, json + "\n").map_err(|e| {
-            Failure::runtime(format!("cannot write --stats-json {}: {e}", path.display()))
-        })?;
-    }
+    write_stats_json(args.stats_json.as_deref(), stats)?;
     let all_delivered = report.complete && stats.events_delivered == read && read_error.is_none();
     Ok(if all_delivered {
         ExitCode::SUCCESS
@@ -303,6 +297,20 @@ fn open_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, Failure> {
             })
         })
         .collect()
+}
+
+/// Writes `--stats-json` (when given): the final stats, pretty-printed.
+pub(crate) fn write_stats_json(
+    path: Option<&std::path::Path>,
+    stats: &logship::Stats,
+) -> Result<(), Failure> {
+    let Some(path) = path else {
+        return Ok(());
+    };
+    let json = serde_json::to_string_pretty(stats)
+        .map_err(|e| Failure::runtime(format!("cannot encode the stats: {e}")))?;
+    std::fs::write(path, json + "\n")
+        .map_err(|e| Failure::runtime(format!("cannot write --stats-json {}: {e}", path.display())))
 }
 
 /// The one-line summary printed at the end (after `logship: `).

@@ -286,13 +286,7 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
         }
     }
     eprintln!("logship: {line}");
-    if let Some(path) = &args.stats_json {
-        let json = serde_json::to_string_pretty(stats)
-            .map_err(|e| Failure::runtime(format!("cannot encode the stats: {e}")))?;
-        std::fs::write(path, json + "\n").map_err(|e| {
-            Failure::runtime(format!("cannot write --stats-json {}: {e}", path.display()))
-        })?;
-    }
+    crate::ship::write_stats_json(args.stats_json.as_deref(), stats)?;
     Ok(
         if lost == 0 && stats.pending() == 0 && stats.events_spilled == 0 {
             ExitCode::SUCCESS
