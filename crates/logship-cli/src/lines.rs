@@ -280,7 +280,7 @@ fn log4j_instant(leaves: &mut Vec<(String, &Value)>) -> Option<u64> {
 
 /// RFC 3339 (`2026-12-01T14:00:00.123456Z`, `…+02:00`; `t`, `z` and a space for `T`
 /// accepted) as Unix nanoseconds; fractions past nanoseconds are cut.
-fn parse_rfc3339(s: &str) -> Option<u64> {
+pub(crate) fn parse_rfc3339(s: &str) -> Option<u64> {
     let b = s.trim().as_bytes();
     let num = |from: usize, len: usize| -> Option<i64> {
         let part = b.get(from..from + len)?;

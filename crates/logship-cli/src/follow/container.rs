@@ -117,69 +117,10 @@ pub fn k8s_fields(path: &Path) -> Vec<(&'static str, String)> {
 }
 
 /// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` as Unix nanoseconds; `None` when it is
-/// not one (or before 1970).
+/// not one (or before 1970). The runtime's timestamps are RFC 3339, read by the same
+/// parser as JSON lines' times.
 pub fn rfc3339_nanos(s: &str) -> Option<u64> {
-    let b = s.as_bytes();
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let t = b.get(r)?;
-        if t.is_empty() || !t.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        std::str::from_utf8(t).ok()?.parse().ok()
-    };
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
-        return None;
-    }
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (h, mi, se) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if b[13] != b':' || b[16] != b':' || !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
-        return None;
-    }
-    if h > 23 || mi > 59 || se > 60 {
-        return None;
-    }
-    let mut i = 19;
-    let mut nanos: i64 = 0;
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        let start = i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            if i - start < 9 {
-                nanos = nanos * 10 + i64::from(b[i] - b'0');
-            }
-            i += 1;
-        }
-        let digits = (i - start).min(9);
-        if digits == 0 {
-            return None;
-        }
-        nanos *= 10i64.pow(9 - digits as u32);
-    }
-    let offset_secs = match b.get(i)? {
-        b'Z' | b'z' if i + 1 == b.len() => 0,
-        sign @ (b'+' | b'-') if i + 6 == b.len() && b[i + 3] == b':' => {
-            let off = num(i + 1..i + 3)? * 3600 + num(i + 4..i + 6)? * 60;
-            if *sign == b'+' {
-                off
-            } else {
-                -off
-            }
-        }
-        _ => return None,
-    };
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y = if mo <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (mo + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    let secs = days * 86_400 + h * 3600 + mi * 60 + se - offset_secs;
-    u64::try_from(secs)
-        .ok()?
-        .checked_mul(1_000_000_000)?
-        .checked_add(nanos as u64)
+    crate::lines::parse_rfc3339(s)
 }
 
 #[cfg(test)]
