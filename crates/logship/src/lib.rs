@@ -113,6 +113,18 @@
 //! and every option in
 //! [docs/configuration.md](https://github.com/logship/logship/blob/main/docs/configuration.md).
 //!
+//! # Cargo features
+//!
+//! - `tracing`, `log`, `log4rs` (default): the [`LogshipLayer`], the [`LogshipLogger`] and
+//!   the [`log4rs`] appender.
+//! - `opentelemetry` (off): trace correlation from the current OpenTelemetry context. With
+//!   `tracing-opentelemetry`'s layer in the same subscriber, each event carries the trace
+//!   id, span id and trace flags of its span; a `log` record, or an event outside any
+//!   span, those of `opentelemetry::Context::current()`. Each vendor gets its own
+//!   correlation fields (`dd.trace_id`, `trace.id`, OTLP `traceId`, ...: docs/vendors.md,
+//!   "Trace correlation"). Without the feature, fields named `trace_id` and `span_id` (W3C
+//!   hex) that the application records are read the same way.
+//!
 //! # Examples
 //!
 //! ## `tracing`, filtered with `EnvFilter`

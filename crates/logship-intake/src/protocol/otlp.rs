@@ -23,7 +23,7 @@
 //! Each log record becomes one event: `message` (the body as text), `body`,
 //! `level` and `severityText`, `severityNumber`, `timeUnixNano` and
 //! `observedTimeUnixNano` (numbers), `scope`, `attributes` and `resource` as
-//! flat objects, `traceId` and `spanId` in hex when set, and the resource's
+//! flat objects, `traceId` and `spanId` in hex and `flags` when set, and the resource's
 //! `service.name` and `host.name` at the top level.
 
 use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
@@ -272,6 +272,17 @@ fn event(
         if !record.span_id.is_empty() {
             obj.insert("spanId".into(), Value::String(hex(&record.span_id)));
         }
+        if record.flags != 0 {
+            obj.insert("flags".into(), Value::from(record.flags));
+        }
+    }
+    // logs.proto: the low 8 bits are the W3C trace flags, bits 8 and 9 the remote-parent
+    // flags; the rest is reserved and must be zero.
+    if record.flags >> 10 != 0 {
+        violations.push(format!(
+            "flags {:#x} sets reserved bits (only bits 0-9 are defined)",
+            record.flags
+        ));
     }
     e
 }

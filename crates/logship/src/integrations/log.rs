@@ -60,6 +60,10 @@ fn level(l: log::Level) -> Level {
 
 impl log::Log for LogshipLogger {
     fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        #[cfg(feature = "opentelemetry")]
+        if super::otel_context::is_reading() {
+            return false;
+        }
         metadata.level() <= self.level && !is_logship_thread()
     }
 
@@ -70,6 +74,8 @@ impl log::Log for LogshipLogger {
         let mut r = Record::new(level(record.level()), record.target());
         r.message_fmt(*record.args());
         let _ = record.key_values().visit(&mut KvVisitor(&mut r));
+        #[cfg(feature = "opentelemetry")]
+        super::otel_context::current(&mut r);
         let _ = self.logship.push(r);
     }
 

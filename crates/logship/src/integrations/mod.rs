@@ -9,5 +9,7 @@
 pub(crate) mod log;
 #[cfg(feature = "log4rs")]
 pub mod log4rs;
+#[cfg(feature = "opentelemetry")]
+pub(crate) mod otel_context;
 #[cfg(feature = "tracing")]
 pub(crate) mod tracing;

@@ -20,15 +20,27 @@ use crate::record::{Level, RawEntries, Record, Value};
 use crate::threads::is_logship_thread;
 
 /// Ships every event it sees (compose it with a filter to choose which).
+///
+/// With the `opentelemetry` feature and `tracing-opentelemetry`'s layer in the same
+/// subscriber, each event also carries the trace context of its span (see the crate docs,
+/// "Trace correlation").
 #[derive(Clone, Debug)]
 pub struct LogshipLayer {
     logship: Logship,
+    /// The subscriber this layer belongs to, where `tracing-opentelemetry` keeps each
+    /// span's OpenTelemetry context.
+    #[cfg(feature = "opentelemetry")]
+    dispatch: std::sync::OnceLock<tracing_core::dispatcher::WeakDispatch>,
 }
 
 impl LogshipLayer {
     /// A layer feeding `logship`.
     pub fn new(logship: Logship) -> LogshipLayer {
-        LogshipLayer { logship }
+        LogshipLayer {
+            logship,
+            #[cfg(feature = "opentelemetry")]
+            dispatch: std::sync::OnceLock::new(),
+        }
     }
 
     /// The pipeline behind the layer (for `stats`, `flush`, `shutdown`).
@@ -75,13 +87,30 @@ where
         }
     }
 
+    #[cfg(feature = "opentelemetry")]
+    fn on_register_dispatch(&self, subscriber: &tracing_core::Dispatch) {
+        let _ = self.dispatch.set(subscriber.downgrade());
+    }
+
     fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
+        #[cfg(feature = "opentelemetry")]
+        if super::otel_context::is_reading() {
+            return;
+        }
         if is_logship_thread() || self.logship.shed() {
             return;
         }
         let meta = event.metadata();
         let mut record = Record::new(level(meta.level()), meta.target());
         event.record(&mut EventVisitor(&mut record));
+        // The event's own fields (not its innermost span's), read before any span's
+        // extensions are borrowed: tracing-opentelemetry locks them itself.
+        #[cfg(feature = "opentelemetry")]
+        super::otel_context::from_span(
+            &mut record,
+            ctx.event_span(event).map(|s| s.id()).as_ref(),
+            self.dispatch.get(),
+        );
         if let Some(scope) = ctx.event_scope(event) {
             for span in scope.from_root() {
                 record.span(span.name());

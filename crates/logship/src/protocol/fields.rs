@@ -461,14 +461,16 @@ pub(super) const ENV_NAME: &str = "deployment.environment.name";
 /// The OpenTelemetry semantic-convention name of the service version (`version`).
 pub(super) const VERSION_NAME: &str = "service.version";
 
-/// The W3C trace context of a record, from its fields named `trace_id` (32 hex digits)
-/// and `span_id` (16 hex digits): the last well-formed one recorded wins (the innermost
-/// span's, or the event's own). Without the `opentelemetry` feature these fields are how
+/// The W3C trace context of a record, from its fields named `trace_id` (32 hex digits),
+/// `span_id` (16 hex digits) and `trace_flags` (2 hex digits): the last well-formed one
+/// recorded wins (the innermost span's, or the event's own). The `opentelemetry` feature
+/// writes these fields from the current OpenTelemetry context; without it, they are how
 /// a trace reaches the log (a layer or the application records them).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct TraceIds {
     pub trace: Option<[u8; 16]>,
     pub span: Option<[u8; 8]>,
+    pub flags: Option<u8>,
 }
 
 impl TraceIds {
@@ -479,6 +481,7 @@ impl TraceIds {
                 match key {
                     "trace_id" => ids.trace = hex_id::<16>(s).or(ids.trace),
                     "span_id" => ids.span = hex_id::<8>(s).or(ids.span),
+                    "trace_flags" => ids.flags = trace_flags(s).or(ids.flags),
                     _ => {}
                 }
             }
@@ -533,6 +536,15 @@ pub(super) fn hex_id<const N: usize>(s: &str) -> Option<[u8; N]> {
         out[i] = digit(pair[0])? << 4 | digit(pair[1])?;
     }
     out.iter().any(|b| *b != 0).then_some(out)
+}
+
+/// W3C trace flags from exactly two hex digits (`01` = sampled; `00` is valid too).
+pub(super) fn trace_flags(s: &str) -> Option<u8> {
+    let digits = s.as_bytes();
+    if digits.len() != 2 || !digits.iter().all(u8::is_ascii_hexdigit) {
+        return None;
+    }
+    u8::from_str_radix(s, 16).ok()
 }
 
 /// Epoch milliseconds of a record.

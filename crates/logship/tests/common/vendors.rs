@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use logship::{Builder, Level, Logship, Record, Vendor};
+use logship::{Builder, Level, Logship, OtlpEncoding, OtlpOptions, Record, SplunkOptions, Vendor};
 use logship_intake::{Intake, IntakeConfig};
 
 use super::{assert_no_secret, WAIT};
@@ -38,6 +38,36 @@ pub fn vendor_builder(intake: &Intake, vendor: Vendor) -> Builder {
         .shutdown_timeout(WAIT)
         .report_to_stderr(false)
         .spill(false)
+}
+
+/// Every vendor with a strict intake, OTLP in both encodings.
+#[allow(dead_code)]
+pub const EVERY_VENDOR: &[(Vendor, Option<OtlpEncoding>)] = &[
+    (Vendor::Ndjson, None),
+    (Vendor::Datadog, None),
+    (Vendor::Splunk, None),
+    (Vendor::NewRelic, None),
+    (Vendor::Dynatrace, None),
+    (Vendor::Loki, None),
+    (Vendor::Elasticsearch, None),
+    (Vendor::Otlp, Some(OtlpEncoding::Protobuf)),
+    (Vendor::Otlp, Some(OtlpEncoding::Json)),
+];
+
+/// `builder` with what `vendor` needs at [`vendor_intake`] beyond [`vendor_builder`]:
+/// OTLP's `encoding`, a Splunk channel, and for Loki the basic auth of the gateway the
+/// intake plays (its password is the key).
+#[allow(dead_code)]
+pub fn for_vendor(builder: Builder, vendor: Vendor, encoding: Option<OtlpEncoding>) -> Builder {
+    let mut builder = builder;
+    if let Some(e) = encoding {
+        builder = builder.otlp(OtlpOptions::default().encoding(e));
+    }
+    match vendor {
+        Vendor::Splunk => builder.splunk(SplunkOptions::default().channel("auto")),
+        Vendor::Loki => builder.basic_auth("123456", KEY),
+        _ => builder,
+    }
 }
 
 pub fn event(i: usize, pad: usize) -> Record {

@@ -110,6 +110,10 @@ pub(super) fn push(
         put_key_value(body, attr);
     }
     body.push(b']');
+    if let Some(flags) = fields.flags {
+        body.extend_from_slice(b",\"flags\":");
+        json::unsigned(body, flags.into());
+    }
     if let Some(id) = &fields.trace_id {
         body.extend_from_slice(b",\"traceId\":");
         put_hex(body, id);

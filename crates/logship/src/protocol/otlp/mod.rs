@@ -30,7 +30,7 @@ mod protobuf;
 
 use std::borrow::Cow;
 
-use super::fields::{error_stack, hex_id, ErrorNames, Naming, Style, TraceIds};
+use super::fields::{error_stack, hex_id, trace_flags, ErrorNames, Naming, Style, TraceIds};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::OtlpEncoding;
@@ -148,6 +148,8 @@ struct Fields<'a> {
     attrs: Vec<Attr<'a>>,
     trace_id: Option<[u8; 16]>,
     span_id: Option<[u8; 8]>,
+    /// W3C trace flags (`LogRecord.flags`); written only when not zero, proto3's default.
+    flags: Option<u8>,
 }
 
 /// Whether a field is the record's trace or span id rather than an attribute.
@@ -155,6 +157,7 @@ fn is_trace_field(key: &str, value: Value<'_>) -> bool {
     match (key, value) {
         ("trace_id", Value::Str(s)) => hex_id::<16>(s).is_some(),
         ("span_id", Value::Str(s)) => hex_id::<8>(s).is_some(),
+        ("trace_flags", Value::Str(s)) => trace_flags(s).is_some(),
         _ => false,
     }
 }
@@ -167,6 +170,7 @@ impl<'a> Fields<'a> {
             attrs: Vec::new(),
             trace_id: ids.trace,
             span_id: ids.span,
+            flags: ids.flags.filter(|f| *f != 0),
         };
         naming.visit(record, is_trace_field, |entry, name| {
             if let (Entry::Field(key, value), Some(name)) = (entry, name) {

@@ -34,6 +34,7 @@ const PADDED_MAX: usize = (1 << 35) - 1;
 /// Wire types.
 const LEN: u8 = 2;
 const I64: u8 = 1;
+const I32: u8 = 5;
 const VARINT: u8 = 0;
 
 const fn tag(field: u8, wire_type: u8) -> u8 {
@@ -165,6 +166,9 @@ pub(super) fn push(body: &mut Vec<u8>, record: &Record, new_scope: bool, naming:
         .iter()
         .map(|a| field_len(key_value_len(a)))
         .sum::<usize>();
+    if fields.flags.is_some() {
+        len += 5;
+    }
     if fields.trace_id.is_some() {
         len += field_len(16);
     }
@@ -187,6 +191,10 @@ pub(super) fn push(body: &mut Vec<u8>, record: &Record, new_scope: bool, naming:
         body.push(tag(6, LEN)); // attributes
         put_varint(body, key_value_len(attr) as u64);
         put_key_value(body, attr);
+    }
+    if let Some(flags) = fields.flags {
+        body.push(tag(8, I32)); // flags, fixed32
+        body.extend_from_slice(&u32::from(flags).to_le_bytes());
     }
     if let Some(id) = &fields.trace_id {
         put_bytes_field(body, 9, id);
