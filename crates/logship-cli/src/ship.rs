@@ -240,7 +240,7 @@ fn read_inputs(
                     return Some(message);
                 }
             };
-            let text = String::from_utf8_lossy(trim_newline(&line));
+            let text = crate::lines::utf8_lossy(trim_newline(&line));
             if text.trim().is_empty() {
                 continue;
             }

@@ -197,7 +197,7 @@ fn push_text(
     if stop.load(Ordering::Acquire) {
         return false;
     }
-    let text = String::from_utf8_lossy(bytes);
+    let text = crate::lines::utf8_lossy(bytes);
     if text.trim().is_empty() {
         return true; // nothing to ship; the offset moves past it
     }

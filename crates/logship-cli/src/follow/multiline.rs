@@ -131,7 +131,7 @@ impl Assembler {
         now: Instant,
         out: &mut Vec<Event>,
     ) {
-        let text = String::from_utf8_lossy(line);
+        let text = crate::lines::utf8_lossy(line);
         let starts = match &s.rule {
             Rule::Start(re) => re.is_match(&text),
             Rule::Continue(re) => !re.is_match(&text),
