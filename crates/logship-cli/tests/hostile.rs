@@ -383,7 +383,11 @@ fn splunk_naming_an_invalid_event_in_every_answer_does_not_recurse_or_grow() {
         Exit::Lost,
         Duration::from_secs(90),
     );
-    assert_eq!(run.stat("dead_lettered"), n as u64, "{run:?}");
+    // One request per event, in turn: on a loaded machine the shutdown budget may end
+    // before all 1,500 are tried; those are spilled, never lost silently.
+    let (dead, spilled) = (run.stat("dead_lettered"), run.stat("events_spilled"));
+    assert!(dead > 0, "{run:?}");
+    assert_eq!(dead + spilled, n as u64, "{run:?}");
 }
 
 /// Ships `LINES` lines to the Elasticsearch endpoint of `intake`, whose every answer is
