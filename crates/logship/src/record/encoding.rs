@@ -17,6 +17,7 @@ pub(super) const VAL_I64: u8 = 1;
 pub(super) const VAL_U64: u8 = 2;
 pub(super) const VAL_F64: u8 = 3;
 pub(super) const VAL_BOOL: u8 = 4;
+pub(super) const VAL_JSON: u8 = 5;
 
 pub(super) struct ByteWriter<'a>(pub(super) &'a mut Vec<u8>);
 
@@ -68,7 +69,20 @@ pub(super) fn put_value(out: &mut Vec<u8>, value: Value<'_>) {
             out.push(VAL_BOOL);
             out.push(u8::from(v));
         }
+        Value::Json(s) if is_one_json_value(s) => {
+            out.push(VAL_JSON);
+            put_str(out, s);
+        }
+        Value::Json(s) => {
+            out.push(VAL_STR);
+            put_str(out, s);
+        }
     }
+}
+
+/// Whether `s` is exactly one JSON value (serde_json bounds its own nesting depth).
+pub(super) fn is_one_json_value(s: &str) -> bool {
+    serde_json::from_str::<serde::de::IgnoredAny>(s).is_ok()
 }
 
 /// Iterator over a record's entries; stops (never panics) at anything malformed.
@@ -133,6 +147,7 @@ impl<'a> Reader<'a> {
             VAL_U64 => Value::U64(u64::from_le_bytes(self.arr8()?)),
             VAL_F64 => Value::F64(f64::from_le_bytes(self.arr8()?)),
             VAL_BOOL => Value::Bool(self.u8()? != 0),
+            VAL_JSON => Value::Json(self.str()?),
             _ => return None,
         })
     }

@@ -54,6 +54,17 @@ impl Record {
                     let (v, _) = take(v, &mut budget);
                     out.field(k, v.as_str());
                 }
+                // JSON text cut anywhere is no longer JSON: a cut one stays as text.
+                Entry::Field(k, Value::Json(v)) => {
+                    if budget < k.len() {
+                        continue;
+                    }
+                    budget -= k.len();
+                    match take(v, &mut budget) {
+                        (v, true) => out.field(k, v.as_str()),
+                        (v, false) => out.field(k, Value::Json(&v)),
+                    };
+                }
                 Entry::Field(k, v) => {
                     if budget >= k.len() + 8 {
                         budget -= k.len() + 8;
