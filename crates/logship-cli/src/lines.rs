@@ -100,7 +100,7 @@ const TIME_KEYS: &[&str] = &["timestamp", "@timestamp", "time", "ts", "timeMilli
 /// loggers (`TIME_KEYS`, `LEVEL_KEYS`, `MESSAGE_KEYS`, `TARGET_KEYS`; Log4j2's
 /// `JsonLayout` `instant` too); a key that does not read as one (`"level":"notice"`)
 /// stays a field. Nested objects become dotted names (`http.request.method`), the way
-/// every vendor indexes nested JSON; arrays and `null` keep their JSON text.
+/// every vendor indexes nested JSON; arrays and `null` stay JSON ([`logship::Value::Json`]).
 /// tracing-subscriber's `fields` object (a line with `fields` and `target`) holds the
 /// event's own fields: they are lifted to the root.
 pub(crate) fn json_record(line: &str) -> Option<Record> {
@@ -197,8 +197,9 @@ fn add_field(record: &mut Record, key: &str, value: &Value) {
             (None, None, Some(f)) => record.field(key, f),
             _ => record.field(key, n.to_string().as_str()),
         },
-        // Arrays, null and empty objects keep their JSON text.
-        other => record.field(key, other.to_string().as_str()),
+        // Arrays, null and empty objects stay structure (their JSON text, checked again
+        // by the record) for the vendors whose bodies are JSON.
+        other => record.field(key, logship::Value::Json(&other.to_string())),
     };
 }
 
@@ -390,8 +391,8 @@ mod tests {
         assert!(f.contains(&("free".into(), format!("{:?}", V::I64(12)))));
         assert!(f.contains(&("ratio".into(), format!("{:?}", V::F64(0.5)))));
         assert!(f.contains(&("ok".into(), format!("{:?}", V::Bool(false)))));
-        assert!(f.contains(&("tags".into(), format!("{:?}", V::Str("[\"a\"]")))));
-        assert!(f.contains(&("n".into(), format!("{:?}", V::Str("null")))));
+        assert!(f.contains(&("tags".into(), format!("{:?}", V::Json("[\"a\"]")))));
+        assert!(f.contains(&("n".into(), format!("{:?}", V::Json("null")))));
         assert_eq!(r.target(), TARGET, "no logger key: the CLI's own target");
         assert!(f.contains(&("big".into(), format!("{:?}", V::U64(u64::MAX)))));
     }
@@ -431,7 +432,7 @@ mod tests {
                 "span.name"
             ]
         );
-        assert_eq!(f[1].1, format!("{:?}", V::Str("{}")));
+        assert_eq!(f[1].1, format!("{:?}", V::Json("{}")));
         // Without `target`, a `fields` object is an ordinary nested object.
         let r = json_record(r#"{"fields":{"message":"x"}}"#).expect("object");
         assert_eq!(r.message_str(), "");

@@ -324,3 +324,90 @@ fn ship_json_sends_each_line_own_time_level_and_logger() {
     assert_eq!(e["http.method"], "GET", "{e:#}");
     assert_eq!(e["http.status"], 200, "{e:#}");
 }
+
+/// Arrays (and `null`) in a JSON line stay structure for the vendors whose bodies are
+/// JSON, and become an OTLP `ArrayValue` (elements one level deep: a nested object is its
+/// JSON text); Loki's structured metadata takes their JSON text. Every strict intake
+/// accepts the result.
+#[test]
+fn arrays_in_json_lines_arrive_as_arrays() {
+    let line = r#"{"message":"batch done","level":"info","tags":["a","b",{"c":1}],"ids":[1,2,3],"gone":null,"empty":{},"bad":"[not json"}"#;
+    let key = "key-0123456789abcdef";
+    // (vendor, where the event's fields are, whether arrays stay arrays)
+    let cases: &[(&str, &str, bool)] = &[
+        ("ndjson", "", true),
+        ("datadog", "", true),
+        ("splunk", "/event", true),
+        ("newrelic", "/attributes", false),
+        ("dynatrace", "", true),
+        ("elasticsearch", "", true),
+        ("loki", "/metadata", false),
+        ("otlp", "/attributes", true),
+        ("otlp-json", "/attributes", true),
+    ];
+    for &(name, at, structure) in cases {
+        let vendor = name.trim_end_matches("-json");
+        let intake = Intake::start(IntakeConfig {
+            api_key: Some(key.into()),
+            ..IntakeConfig::default()
+        })
+        .expect("intake");
+        let mut cmd = common::logship();
+        cmd.args(["ship", "--format", "json", "--vendor", vendor])
+            .args(["--endpoint", &intake.url("")])
+            .env("LOGSHIP_API_KEY", key);
+        if vendor == "loki" {
+            cmd.args(["--username", "123456"])
+                .env("LOGSHIP_PASSWORD", key);
+        }
+        if name == "otlp-json" {
+            cmd.args(["--otlp-encoding", "json"]);
+        }
+        let out = common::run_with_stdin(&mut cmd, line.as_bytes(), Duration::from_secs(60));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{vendor}: {stderr}");
+        assert!(
+            intake.violations().is_empty(),
+            "{vendor}: {:?}",
+            intake.violations()
+        );
+        let events = intake.events();
+        assert_eq!(events.len(), 1, "{vendor}");
+        let fields = events[0].value.pointer(at).cloned().unwrap_or_default();
+        let tags = serde_json::json!(["a", "b", {"c": 1}]);
+        if vendor == "otlp" {
+            assert_eq!(
+                fields["tags"],
+                serde_json::json!(["a", "b", r#"{"c":1}"#]),
+                "{fields:#}"
+            );
+            assert_eq!(fields["ids"], serde_json::json!([1, 2, 3]), "{fields:#}");
+            assert_eq!(fields["gone"], Value::Null, "{fields:#}");
+        } else if structure {
+            assert_eq!(fields["tags"], tags, "{vendor}: {fields:#}");
+            assert_eq!(
+                fields["ids"],
+                serde_json::json!([1, 2, 3]),
+                "{vendor}: {fields:#}"
+            );
+            assert_eq!(fields["gone"], Value::Null, "{vendor}: {fields:#}");
+            assert!(
+                fields.get("gone").is_some(),
+                "{vendor}: null is kept: {fields:#}"
+            );
+        } else {
+            let text = fields["tags"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{vendor}: {fields:#}"));
+            assert_eq!(
+                serde_json::from_str::<Value>(text).unwrap(),
+                tags,
+                "{vendor}"
+            );
+        }
+        assert_eq!(
+            fields["bad"], "[not json",
+            "{vendor}: a string stays a string"
+        );
+    }
+}

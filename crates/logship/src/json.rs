@@ -74,6 +74,15 @@ fn needs_escape(w: u64) -> bool {
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
+/// Appends a field value as JSON, with [`Value::Json`] as its text (a JSON string): for
+/// intakes whose attributes take only strings, numbers and booleans (New Relic).
+pub(crate) fn scalar_value(out: &mut Vec<u8>, v: Value<'_>) {
+    match v {
+        Value::Json(s) => string(out, s),
+        other => value(out, other),
+    }
+}
+
 /// Appends a field value as JSON.
 pub(crate) fn value(out: &mut Vec<u8>, v: Value<'_>) {
     match v {
@@ -82,6 +91,8 @@ pub(crate) fn value(out: &mut Vec<u8>, v: Value<'_>) {
         Value::U64(n) => unsigned(out, n),
         Value::F64(f) => float(out, f),
         Value::Bool(b) => out.extend_from_slice(if b { b"true" } else { b"false" }),
+        // Checked to be exactly one JSON value when it was recorded.
+        Value::Json(s) => out.extend_from_slice(s.as_bytes()),
     }
 }
 

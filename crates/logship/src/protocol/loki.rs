@@ -90,7 +90,7 @@ fn level_label(level: Level) -> &'static str {
 /// Appends a field value as a JSON string (structured metadata values are strings).
 fn write_string_value(out: &mut Vec<u8>, value: Value<'_>, scratch: &mut String) {
     match value {
-        Value::Str(s) => json::string(out, s),
+        Value::Str(s) | Value::Json(s) => json::string(out, s),
         other => {
             scratch.clear();
             let _ = match other {
@@ -99,7 +99,7 @@ fn write_string_value(out: &mut Vec<u8>, value: Value<'_>, scratch: &mut String)
                 Value::F64(f) if f.is_nan() => write!(scratch, "NaN"),
                 Value::F64(f) => write!(scratch, "{f}"),
                 Value::Bool(b) => write!(scratch, "{b}"),
-                Value::Str(_) => Ok(()),
+                _ => Ok(()),
             };
             json::string(out, scratch);
         }

@@ -103,7 +103,9 @@ impl Encoder {
         json::string(body, record.target());
         write_error(body, record, &ErrorNames::NEW_RELIC);
         TraceIds::of(record).write_hex(body, "trace.id", "span.id");
-        self.naming.write_flat(body, record, false, json::value);
+        // New Relic attributes take no arrays or objects: structure goes as its JSON text.
+        self.naming
+            .write_flat(body, record, false, json::scalar_value);
         body.extend_from_slice(b"}}");
     }
 }

@@ -12,6 +12,15 @@
 use std::fmt;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+mod encoding;
+mod error_value;
+mod truncate;
+
+pub use encoding::Entries;
+use encoding::*;
+use error_value::put_error;
+pub use error_value::ErrorValue;
+
 /// Severity of an event, from least to most severe.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Level {
@@ -62,6 +71,7 @@ impl fmt::Display for Level {
 
 /// A field value as stored in a record.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Value<'a> {
     /// Text (also used for `Debug`-formatted values and integers wider than 64 bits).
     Str(&'a str),
@@ -73,6 +83,12 @@ pub enum Value<'a> {
     F64(f64),
     /// A boolean.
     Bool(bool),
+    /// JSON text of an array, an object or `null` (a parsed JSON log line's
+    /// `"tags":["a","b"]`), shipped as that structure to the vendors whose bodies are JSON
+    /// and as its text where a vendor takes only strings (Loki's structured metadata, OTLP
+    /// attributes: docs/vendors.md). Checked when recorded: text that is not exactly one
+    /// JSON value is recorded as [`Value::Str`] instead, so a body is never invalid JSON.
+    Json(&'a str),
 }
 
 impl<'a> From<&'a str> for Value<'a> {
@@ -135,42 +151,6 @@ pub enum Entry<'a> {
     /// A field whose value is an error (`std::error::Error`): see [`ErrorValue`].
     Error(&'a str, ErrorValue<'a>),
 }
-
-/// An error captured as a field value: its type name where one could be found, its
-/// message (`Display`), and the messages of its source chain.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ErrorValue<'a> {
-    /// The error's type name as its `Debug` output starts (`ParseIntError`, `Os`), or
-    /// `""` when that output does not start with a type name.
-    pub kind: &'a str,
-    /// The error's own message.
-    pub message: &'a str,
-    /// The messages of its sources, outermost first, one per line (`""`: none).
-    pub sources: &'a str,
-}
-
-impl<'a> ErrorValue<'a> {
-    /// The source messages, outermost first.
-    pub fn sources(&self) -> impl Iterator<Item = &'a str> {
-        self.sources.split('\n').filter(|s| !s.is_empty())
-    }
-}
-
-/// Most sources of an error that are kept (a longer chain is cut there).
-const MAX_ERROR_SOURCES: usize = 32;
-/// Longest type name read from an error's `Debug` output.
-const MAX_KIND_BYTES: usize = 128;
-
-const TAG_MESSAGE: u8 = 1;
-const TAG_FIELD: u8 = 2;
-const TAG_SPAN: u8 = 3;
-const TAG_ERROR: u8 = 4;
-const VAL_STR: u8 = 0;
-const VAL_I64: u8 = 1;
-const VAL_U64: u8 = 2;
-const VAL_F64: u8 = 3;
-const VAL_BOOL: u8 = 4;
 
 /// Bytes a record costs beyond its buffer, for the queue's byte budget.
 pub(crate) const RECORD_OVERHEAD: usize = 64;
@@ -403,100 +383,17 @@ impl Record {
             return false;
         }
         while !reader.is_empty() {
-            if reader.entry().is_none() {
-                return false;
+            match reader.entry() {
+                None => return false,
+                // Read back from disk: JSON text is checked again, since a body built
+                // from it must be valid JSON.
+                Some(Entry::Field(_, Value::Json(s))) if !encoding::is_one_json_value(s) => {
+                    return false
+                }
+                Some(_) => {}
             }
         }
         true
-    }
-
-    /// A copy whose strings fit in about `max_bytes`: long strings are cut at a character
-    /// boundary and end in a marker, fields past the budget are left out, and the fields
-    /// `logship.truncated` and `logship.original_bytes` say so.
-    pub(crate) fn truncated(&self, max_bytes: usize) -> Record {
-        const MARKER: &str = "…[truncated]";
-        let mut out = Record {
-            timestamp_nanos: self.timestamp_nanos,
-            level: self.level,
-            data: Vec::with_capacity(max_bytes.min(self.data.len()) + 128),
-            invalid_utf8: self.invalid_utf8,
-        };
-        // A record cut before (by the reader that built it, or by an earlier limit) keeps
-        // its first, real size, and its markers once.
-        let mut original_bytes = self.data.len() as u64;
-        let mut budget = max_bytes.saturating_sub(128);
-        let target = cut(self.target(), 256);
-        put_str(&mut out.data, target);
-        let take = |s: &str, budget: &mut usize| -> (String, bool) {
-            if s.len() <= *budget {
-                *budget -= s.len();
-                (s.to_owned(), false)
-            } else {
-                let kept = cut(s, *budget);
-                *budget = 0;
-                (format!("{kept}{MARKER}"), true)
-            }
-        };
-        let mut marked = false;
-        for entry in self.entries() {
-            match entry {
-                Entry::Message(m) => {
-                    let (m, _) = take(m, &mut budget);
-                    out.message(&m);
-                }
-                Entry::Field("logship.original_bytes", Value::U64(n)) => {
-                    original_bytes = original_bytes.max(n);
-                }
-                Entry::Field("logship.truncated", _) => {}
-                Entry::Field(k, Value::Str(v)) => {
-                    if budget < k.len() {
-                        continue;
-                    }
-                    budget -= k.len();
-                    let (v, _) = take(v, &mut budget);
-                    out.field(k, v.as_str());
-                }
-                Entry::Field(k, v) => {
-                    if budget >= k.len() + 8 {
-                        budget -= k.len() + 8;
-                        out.field(k, v);
-                    }
-                }
-                Entry::Error(k, e) => {
-                    if budget < k.len() + e.kind.len() {
-                        continue;
-                    }
-                    budget -= k.len() + e.kind.len();
-                    let (message, _) = take(e.message, &mut budget);
-                    let (sources, _) = take(e.sources, &mut budget);
-                    out.error_value(
-                        k,
-                        ErrorValue {
-                            message: &message,
-                            sources: &sources,
-                            ..e
-                        },
-                    );
-                }
-                Entry::Span(name) => {
-                    // The markers are the event's own fields: they go before any span's.
-                    if !marked {
-                        marked = true;
-                        out.field("logship.truncated", true);
-                        out.field("logship.original_bytes", original_bytes);
-                    }
-                    if budget >= name.len() {
-                        budget -= name.len();
-                        out.span(name);
-                    }
-                }
-            }
-        }
-        if !marked {
-            out.field("logship.truncated", true);
-            out.field("logship.original_bytes", original_bytes);
-        }
-        out
     }
 
     fn put_fmt(&mut self, args: fmt::Arguments<'_>) {
@@ -532,15 +429,6 @@ pub(crate) fn now_nanos() -> u64 {
         .unwrap_or(0)
 }
 
-struct ByteWriter<'a>(&'a mut Vec<u8>);
-
-impl fmt::Write for ByteWriter<'_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.0.extend_from_slice(s.as_bytes());
-        Ok(())
-    }
-}
-
 /// Span fields captured once when a span is created, copied into each event inside it.
 #[derive(Default, Debug, Clone)]
 pub(crate) struct RawEntries(pub(crate) Vec<u8>);
@@ -567,220 +455,6 @@ impl RawEntries {
         let _ = fmt::Write::write_fmt(&mut ByteWriter(&mut self.0), args);
         let len = (self.0.len() - at - 4) as u32;
         self.0[at..at + 4].copy_from_slice(&len.to_le_bytes());
-    }
-}
-
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    // Strings over 4 GiB cannot occur in a log event that fits in memory budgets; cap anyway.
-    let s = cut(s, u32::MAX as usize);
-    out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-    out.extend_from_slice(s.as_bytes());
-}
-
-/// Appends an error's kind, message and sources, each as a length-prefixed string.
-fn put_error(out: &mut Vec<u8>, error: &(dyn std::error::Error + 'static)) {
-    let at = begin_str(out);
-    // `std::io::Error`'s `Debug` starts with its representation (`Os`, `Custom`, `Kind`),
-    // not its type: the most common error of all is named by downcasting.
-    if error.downcast_ref::<std::io::Error>().is_some() {
-        out.extend_from_slice(b"std::io::Error");
-        end_str(out, at);
-        return put_error_text(out, error);
-    }
-    let mut writer = KindWriter {
-        out,
-        len: 0,
-        stop: None,
-    };
-    let _ = fmt::Write::write_fmt(&mut writer, format_args!("{error:?}"));
-    // Only an identifier followed by ` {`, `(` or the end is a type name.
-    let stop = writer.stop;
-    let kind_ok = {
-        let kind = &out[at + 4..];
-        !kind.is_empty()
-            && !kind[0].is_ascii_digit()
-            && matches!(stop, None | Some(b' ' | b'(' | b'{'))
-    };
-    if !kind_ok {
-        out.truncate(at + 4);
-    }
-    end_str(out, at);
-    put_error_text(out, error);
-}
-
-/// Appends an error's message and its sources' messages, each as a length-prefixed string.
-fn put_error_text(out: &mut Vec<u8>, error: &(dyn std::error::Error + 'static)) {
-    let at = begin_str(out);
-    let _ = fmt::Write::write_fmt(&mut ByteWriter(out), format_args!("{error}"));
-    end_str(out, at);
-    let at = begin_str(out);
-    let mut source = error.source();
-    let mut n = 0;
-    while let Some(s) = source {
-        if n == MAX_ERROR_SOURCES {
-            break;
-        }
-        if n > 0 {
-            out.push(b'\n');
-        }
-        let _ = fmt::Write::write_fmt(&mut ByteWriter(out), format_args!("{s}"));
-        n += 1;
-        source = s.source();
-    }
-    end_str(out, at);
-}
-
-/// Reserves a string's length prefix; [`end_str`] fills it in.
-fn begin_str(out: &mut Vec<u8>) -> usize {
-    let at = out.len();
-    out.extend_from_slice(&[0; 4]);
-    at
-}
-
-fn end_str(out: &mut [u8], at: usize) {
-    let len = (out.len() - at - 4) as u32;
-    out[at..at + 4].copy_from_slice(&len.to_le_bytes());
-}
-
-/// Keeps the identifier a `Debug` output starts with, then stops the formatting (so a
-/// large `Debug` output costs nothing beyond its first word).
-struct KindWriter<'a> {
-    out: &'a mut Vec<u8>,
-    len: usize,
-    /// The byte the identifier ended at (`None`: the output ended).
-    stop: Option<u8>,
-}
-
-impl fmt::Write for KindWriter<'_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        for b in s.bytes() {
-            if (b.is_ascii_alphanumeric() || b == b'_') && self.len < MAX_KIND_BYTES {
-                self.out.push(b);
-                self.len += 1;
-            } else {
-                self.stop = Some(b);
-                return Err(fmt::Error);
-            }
-        }
-        Ok(())
-    }
-}
-
-fn put_value(out: &mut Vec<u8>, value: Value<'_>) {
-    match value {
-        Value::Str(s) => {
-            out.push(VAL_STR);
-            put_str(out, s);
-        }
-        Value::I64(v) => {
-            out.push(VAL_I64);
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        Value::U64(v) => {
-            out.push(VAL_U64);
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        Value::F64(v) => {
-            out.push(VAL_F64);
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        Value::Bool(v) => {
-            out.push(VAL_BOOL);
-            out.push(u8::from(v));
-        }
-    }
-}
-
-/// Iterator over a record's entries; stops (never panics) at anything malformed.
-pub struct Entries<'a> {
-    reader: Reader<'a>,
-}
-
-impl<'a> Iterator for Entries<'a> {
-    type Item = Entry<'a>;
-
-    fn next(&mut self) -> Option<Entry<'a>> {
-        if self.reader.is_empty() {
-            return None;
-        }
-        let entry = self.reader.entry();
-        if entry.is_none() {
-            self.reader.buf = &[];
-        }
-        entry
-    }
-}
-
-struct Reader<'a> {
-    buf: &'a [u8],
-}
-
-impl<'a> Reader<'a> {
-    fn new(buf: &'a [u8]) -> Self {
-        Reader { buf }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.buf.is_empty()
-    }
-
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        if self.buf.len() < n {
-            return None;
-        }
-        let (head, tail) = self.buf.split_at(n);
-        self.buf = tail;
-        Some(head)
-    }
-
-    fn u8(&mut self) -> Option<u8> {
-        self.take(1).map(|b| b[0])
-    }
-
-    fn arr8(&mut self) -> Option<[u8; 8]> {
-        self.take(8)?.try_into().ok()
-    }
-
-    fn str(&mut self) -> Option<&'a str> {
-        let len = u32::from_le_bytes(self.take(4)?.try_into().ok()?) as usize;
-        std::str::from_utf8(self.take(len)?).ok()
-    }
-
-    fn value(&mut self) -> Option<Value<'a>> {
-        Some(match self.u8()? {
-            VAL_STR => Value::Str(self.str()?),
-            VAL_I64 => Value::I64(i64::from_le_bytes(self.arr8()?)),
-            VAL_U64 => Value::U64(u64::from_le_bytes(self.arr8()?)),
-            VAL_F64 => Value::F64(f64::from_le_bytes(self.arr8()?)),
-            VAL_BOOL => Value::Bool(self.u8()? != 0),
-            _ => return None,
-        })
-    }
-
-    fn entry(&mut self) -> Option<Entry<'a>> {
-        Some(match self.u8()? {
-            TAG_MESSAGE => Entry::Message(self.str()?),
-            TAG_FIELD => {
-                let key = self.str()?;
-                Entry::Field(key, self.value()?)
-            }
-            TAG_SPAN => Entry::Span(self.str()?),
-            TAG_ERROR => {
-                let key = self.str()?;
-                let kind = self.str()?;
-                let message = self.str()?;
-                let sources = self.str()?;
-                Entry::Error(
-                    key,
-                    ErrorValue {
-                        kind,
-                        message,
-                        sources,
-                    },
-                )
-            }
-            _ => return None,
-        })
     }
 }
 

@@ -179,3 +179,66 @@ fn cut_respects_char_boundaries() {
     assert_eq!(cut("aé", 2), "a");
     assert_eq!(cut("abc", 5), "abc");
 }
+
+fn field_value(r: &Record, key: &str) -> Option<String> {
+    r.entries().find_map(|e| match e {
+        Entry::Field(k, v) if k == key => Some(format!("{v:?}")),
+        _ => None,
+    })
+}
+
+#[test]
+fn json_text_is_kept_only_when_it_is_one_json_value() {
+    let mut r = Record::new(Level::Info, "t");
+    r.field("tags", Value::Json(r#"["a",{"b":[1,null]}]"#))
+        .field("none", Value::Json("null"))
+        .field("half", Value::Json(r#"["a","#))
+        .field("two", Value::Json("[1] [2]"))
+        .field("deep", Value::Json(&"[".repeat(10_000)));
+    assert_eq!(
+        field_value(&r, "tags").as_deref(),
+        Some(r#"Json("[\"a\",{\"b\":[1,null]}]")"#)
+    );
+    assert_eq!(field_value(&r, "none").as_deref(), Some(r#"Json("null")"#));
+    assert_eq!(
+        field_value(&r, "half").as_deref(),
+        Some(r#"Str("[\"a\",")"#)
+    );
+    assert_eq!(field_value(&r, "two").as_deref(), Some(r#"Str("[1] [2]")"#));
+    assert!(
+        field_value(&r, "deep").unwrap().starts_with("Str("),
+        "no recursion blow-up"
+    );
+    let mut bytes = Vec::new();
+    r.to_bytes(&mut bytes);
+    let back = Record::from_bytes(&bytes).unwrap();
+    assert!(back.entries().eq(r.entries()));
+}
+
+#[test]
+fn json_text_read_back_from_disk_is_checked_again() {
+    // A record as the spill would hold it, whose JSON value was damaged on disk.
+    let mut r = Record::new(Level::Info, "t");
+    r.field("tags", Value::Json(r#"["aa"]"#));
+    let mut bytes = Vec::new();
+    r.to_bytes(&mut bytes);
+    let at = bytes.windows(6).position(|w| w == br#"["aa"]"#).unwrap();
+    bytes[at + 5] = b'x';
+    assert!(Record::from_bytes(&bytes).is_none());
+}
+
+#[test]
+fn json_text_cut_by_truncation_becomes_text() {
+    let mut r = Record::new(Level::Info, "t");
+    let long = format!("[{}]", vec!["\"xxxxxxxxxx\""; 200].join(","));
+    r.message("m")
+        .field("tags", Value::Json(&long))
+        .field("short", Value::Json("[1]"));
+    let cut = r.truncated(600);
+    let tags = field_value(&cut, "tags").unwrap();
+    assert!(tags.starts_with("Str(\"[\\\"xxxx"), "{tags}");
+    assert_eq!(
+        field_value(&r.truncated(100_000), "tags").unwrap(),
+        format!("Json({long:?})")
+    );
+}

@@ -33,6 +33,18 @@ fn put_any_value(out: &mut Vec<u8>, v: &AnyValue<'_>) {
             out.extend_from_slice(b"{\"boolValue\":");
             out.extend_from_slice(if *b { b"true" } else { b"false" });
         }
+        AnyValue::Empty => out.push(b'{'),
+        // Elements are never arrays (see `AnyValue::Array`): one level of recursion.
+        AnyValue::Array(items) => {
+            out.extend_from_slice(b"{\"arrayValue\":{\"values\":[");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                put_any_value(out, item);
+            }
+            out.extend_from_slice(b"]}");
+        }
     }
     out.push(b'}');
 }

@@ -107,6 +107,38 @@ enum AnyValue<'a> {
     Int(i64),
     Double(f64),
     Bool(bool),
+    /// No value (JSON `null`).
+    Empty,
+    /// An array of a JSON line's field, one level deep by construction: its elements are
+    /// never arrays themselves (a nested array or object is an element's JSON text), so
+    /// writing one never recurses more than once.
+    Array(Vec<AnyValue<'a>>),
+}
+
+impl AnyValue<'_> {
+    /// A JSON value's OTLP form: an array becomes an `ArrayValue` of its elements, `null`
+    /// no value; anything nested deeper, and an object (a JSON line's objects arrive as
+    /// dotted names, so only `{}` gets here), its JSON text.
+    fn of_json(text: &str) -> AnyValue<'static> {
+        let scalar = |v: &serde_json::Value| match v {
+            serde_json::Value::String(s) => AnyValue::Str(Cow::Owned(s.clone())),
+            serde_json::Value::Bool(b) => AnyValue::Bool(*b),
+            serde_json::Value::Null => AnyValue::Empty,
+            serde_json::Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+                (Some(i), _) => AnyValue::Int(i),
+                (None, Some(f)) if n.is_f64() && f.is_finite() => AnyValue::Double(f),
+                _ => AnyValue::Str(Cow::Owned(n.to_string())),
+            },
+            other => AnyValue::Str(Cow::Owned(other.to_string())),
+        };
+        match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(serde_json::Value::Array(items)) => {
+                AnyValue::Array(items.iter().map(scalar).collect())
+            }
+            Ok(serde_json::Value::Null) => AnyValue::Empty,
+            _ => AnyValue::Str(Cow::Owned(text.to_owned())),
+        }
+    }
 }
 
 impl<'a> From<Value<'a>> for AnyValue<'a> {
@@ -125,6 +157,7 @@ impl<'a> From<Value<'a>> for AnyValue<'a> {
             Value::F64(f) if f > 0.0 => AnyValue::Str(Cow::Borrowed("Infinity")),
             Value::F64(_) => AnyValue::Str(Cow::Borrowed("-Infinity")),
             Value::Bool(b) => AnyValue::Bool(b),
+            Value::Json(s) => AnyValue::of_json(s),
         }
     }
 }

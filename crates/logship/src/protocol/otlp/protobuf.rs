@@ -89,7 +89,15 @@ fn any_value_len(v: &AnyValue<'_>) -> usize {
         AnyValue::Bool(_) => 2,
         AnyValue::Int(n) => 1 + varint_len(*n as u64),
         AnyValue::Double(_) => 9,
+        AnyValue::Empty => 0,
+        // Elements are never arrays (see `AnyValue::Array`): one level of recursion.
+        AnyValue::Array(items) => field_len(array_len(items)),
     }
+}
+
+/// Size of an `ArrayValue` message (`repeated AnyValue values = 1`).
+fn array_len(items: &[AnyValue<'_>]) -> usize {
+    items.iter().map(|v| field_len(any_value_len(v))).sum()
 }
 
 /// Writes an `AnyValue` message's fields.
@@ -108,6 +116,16 @@ fn put_any_value(out: &mut Vec<u8>, v: &AnyValue<'_>) {
         AnyValue::Double(f) => {
             out.push(tag(4, I64));
             out.extend_from_slice(&f.to_le_bytes());
+        }
+        AnyValue::Empty => {}
+        AnyValue::Array(items) => {
+            out.push(tag(5, LEN)); // array_value
+            put_varint(out, array_len(items) as u64);
+            for item in items {
+                out.push(tag(1, LEN));
+                put_varint(out, any_value_len(item) as u64);
+                put_any_value(out, item);
+            }
         }
     }
 }
