@@ -165,7 +165,7 @@ impl Tail {
             self.read_pos += n as u64;
             let mut rest = &self.buf[..n];
             let mut consumed = 0usize;
-            while let Some(i) = rest.iter().position(|&b| b == b'\n') {
+            while let Some(i) = memchr::memchr(b'\n', rest) {
                 let end = chunk_start + (consumed + i + 1) as u64;
                 if self.partial_len == 0 {
                     let line = trim_cr(&rest[..i]);
