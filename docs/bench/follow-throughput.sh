@@ -7,18 +7,7 @@ set -euo pipefail
 BIN=${1:-target/release/logship}
 MB=${2:-500}
 PORT=${PORT:-18777}
-DIR=$(mktemp -d)
-trap 'kill $INTAKE 2>/dev/null || true; rm -rf "$DIR"' EXIT
-
-# 100-byte lines with unique ids.
-LINES=$((MB * 1024 * 1024 / 100))
-awk -v n="$LINES" 'BEGIN { for (i = 0; i < n; i++) printf "2026-12-01T12:00:00.000Z INFO  com.example.Orders - order %010d accepted for customer 4711 ok\n", i }' > "$DIR/app.log"
-BYTES=$(stat -c %s "$DIR/app.log")
-
-"$BIN" intake --port "$PORT" >/dev/null 2>&1 &
-INTAKE=$!
-until curl -sf "http://127.0.0.1:$PORT/_intake/stats" >/dev/null; do sleep 0.05; done
-events() { curl -sf "http://127.0.0.1:$PORT/_intake/stats" | sed -E 's/.*"events":([0-9]+).*/\1/'; }
+. "$(dirname "$0")/follow-setup.sh"
 cpu_secs() { awk -v t="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat"; }
 report() { # name seconds cpu
     awk -v n="$1" -v s="$2" -v c="$3" -v b="$BYTES" -v l="$LINES" 'BEGIN {

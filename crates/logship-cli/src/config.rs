@@ -2,8 +2,8 @@
 //!
 //! `check` resolves the file with the `LOGSHIP_*` environment over it, validates the result
 //! as `logship ship --config FILE` would, and prints every option's effective value with
-//! where it came from (secrets as `[redacted]`). `example` prints a commented TOML file for
-//! a vendor that passes `check` as it is.
+//! where it came from (secrets as `[redacted]`), then the `[follow]` section the same way.
+//! `example` prints a commented TOML file for a vendor that passes `check` as it is.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,6 +12,8 @@ use clap::{Args, Subcommand};
 use logship::{Layered, Vendor};
 
 use crate::exit::Failure;
+use crate::follow::cli::default_checkpoint;
+use crate::follow::settings::{ConfigFile, Resolved};
 
 /// The `config` subcommands.
 #[derive(Debug, Subcommand)]
@@ -48,7 +50,11 @@ pub fn run(cmd: ConfigCommand) -> Result<ExitCode, Failure> {
     match cmd {
         ConfigCommand::Check(args) => check(&args),
         ConfigCommand::Example(args) => {
-            print!("{}", logship::example_toml(args.vendor));
+            print!(
+                "{}{}",
+                logship::example_toml(args.vendor),
+                crate::follow::settings::example()
+            );
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -57,10 +63,15 @@ pub fn run(cmd: ConfigCommand) -> Result<ExitCode, Failure> {
 fn check(args: &CheckArgs) -> Result<ExitCode, Failure> {
     let invalid =
         |e: logship::ConfigError| Failure::usage(format!("invalid logship configuration: {e}"));
-    let resolved = Layered::new()
-        .file(args.file.clone())
-        .resolve()
-        .map_err(invalid)?;
+    let file = ConfigFile::read(&args.file)?;
+    // The [follow] section (`ship` follows its paths), as `ship --config FILE` with no
+    // flags would use it.
+    let follow = Resolved::new(None, Some(&file))?;
+    let layered = match &file.library_text {
+        Some(text) => Layered::new().toml_str(file.label.clone(), text.clone()),
+        None => Layered::new().file(args.file.clone()),
+    };
+    let resolved = layered.resolve().map_err(invalid)?;
     // As `build` does: the API key may come from the vendor's own variable.
     let mut effective = resolved.config.clone();
     effective.api_key = effective.resolve_api_key(|v| std::env::var(v).ok());
@@ -90,6 +101,8 @@ fn check(args: &CheckArgs) -> Result<ExitCode, Failure> {
             None => out.push_str(&format!("# {key} (unset)  # {origin}\n")),
         }
     }
+    out.push('\n');
+    out.push_str(&follow.describe(&default_checkpoint(&effective)));
     print!("{out}");
     Ok(ExitCode::SUCCESS)
 }

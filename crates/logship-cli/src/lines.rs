@@ -71,7 +71,13 @@ pub(crate) fn trim_newline(line: &[u8]) -> &[u8] {
 
 /// An INFO event whose message is the line.
 pub(crate) fn text_record(line: &str) -> Record {
-    let mut record = Record::with_capacity(Level::Info, TARGET, line.len() + 48);
+    text_record_with_room(line, 0)
+}
+
+/// [`text_record`] with room for `extra` more bytes of fields, so that adding them does
+/// not grow (reallocate) the record.
+pub(crate) fn text_record_with_room(line: &str, extra: usize) -> Record {
+    let mut record = Record::with_capacity(Level::Info, TARGET, line.len() + 48 + extra);
     record.message(line);
     record
 }

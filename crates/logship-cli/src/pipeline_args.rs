@@ -235,7 +235,13 @@ impl PipelineArgs {
         let mut layered =
             Layered::from_config(base).explicit(move |b| flags.apply_flags(b, headers));
         if let Some(path) = &self.config {
-            layered = layered.file(path.clone());
+            // The file's [follow] section is the CLI's (follow/settings.rs): the library
+            // reads the rest.
+            let file = crate::follow::settings::ConfigFile::read(path)?;
+            layered = match file.library_text {
+                Some(text) => layered.toml_str(file.label, text),
+                None => layered.file(path.clone()),
+            };
         }
         let resolved = layered
             .resolve()

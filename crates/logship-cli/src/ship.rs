@@ -22,6 +22,7 @@ use clap::{Args, ValueEnum};
 use logship::{Logship, Overflow, Stats};
 
 use crate::exit::Failure;
+use crate::follow::{self, settings::ConfigFile};
 use crate::lines::{json_record, read_line, text_record, trim_newline};
 use crate::pipeline_args::PipelineArgs;
 use crate::units;
@@ -42,7 +43,9 @@ pub struct ShipArgs {
 
     /// Follow files matching PATTERN (a path or glob, repeatable) through rotation,
     /// truncation and deletion, with checkpoints, until SIGTERM/SIGINT (instead of
-    /// reading stdin or --input). See docs/follow.md.
+    /// reading stdin or --input); SIGHUP rescans. Replaces the config file's
+    /// `[follow] paths`, which are followed when neither this nor --input is given.
+    /// See docs/follow.md.
     #[arg(long = "follow", value_name = "PATTERN", conflicts_with = "inputs")]
     pub follow: Vec<String>,
 
@@ -50,9 +53,10 @@ pub struct ShipArgs {
     #[command(flatten)]
     pub follow_args: crate::follow::cli::FollowArgs,
 
-    /// How to read a line.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    /// How to read a line. [default: text; with --follow, the config file's
+    /// `[follow] format`, else text]
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
 
     /// Write the final pipeline counters to FILE as pretty JSON.
     #[arg(long, value_name = "FILE")]
@@ -109,10 +113,17 @@ enum Event {
 
 /// Runs `logship ship`.
 pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
-    if !args.follow.is_empty() {
-        return crate::follow::cli::run(args);
+    // The config file's [follow] section is checked whether or not it is used.
+    let file = match &args.pipeline.config {
+        Some(path) => Some(ConfigFile::read(path)?),
+        None => None,
+    };
+    let follow = follow::settings::Resolved::new(Some(&args), file.as_ref())?.follow();
+    if args.inputs.is_empty() && !follow.patterns.is_empty() {
+        return follow::cli::run(args, follow);
     }
-    if matches!(args.format, Format::Docker | Format::Cri) {
+    let format = args.format.unwrap_or(Format::Text);
+    if matches!(format, Format::Docker | Format::Cri) {
         return Err(Failure::usage(
             "--format docker and --format cri read container log files: use them with --follow",
         ));
@@ -134,7 +145,7 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
         eprintln!("logship: warning: cannot handle SIGTERM/SIGINT ({e}); a signal will stop logship without a summary");
     }
     let reader = {
-        let (logship, progress, format) = (logship.clone(), Arc::clone(&progress), args.format);
+        let (logship, progress) = (logship.clone(), Arc::clone(&progress));
         std::thread::Builder::new()
             .name("logship-ship-reader".into())
             .spawn(move || {

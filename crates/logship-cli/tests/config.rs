@@ -313,3 +313,163 @@ fn demo_takes_settings_from_the_config_but_keeps_its_own_intake() {
         "max_batch_records = 20: {table}"
     );
 }
+
+#[test]
+fn config_check_shows_the_follow_section_with_each_values_source() {
+    let file = config_file(
+        "service = \"pay\"\nendpoint = \"http://127.0.0.1:9/x\"\nspill_dir = \"/var/lib/logship/spill\"\n\
+         [follow]\npaths = [\"/var/log/pay/*.log\", \"/var/log/pay/audit.json\"]\n\
+         start_at = \"end\"\nmultiline = \"java\"\nmax_open_files = 64\n",
+    );
+    let path = file.to_string_lossy().into_owned();
+    let out = run(&["config", "check", &path], &[], b"");
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    for line in [
+        // The library's options are still read from the same file.
+        format!("service = \"pay\"  # file {path}"),
+        "[follow]".to_owned(),
+        format!("paths = [\"/var/log/pay/*.log\", \"/var/log/pay/audit.json\"]  # file {path}"),
+        format!("start_at = \"end\"  # file {path}"),
+        format!("multiline = \"java\"  # file {path}"),
+        format!("max_open_files = 64  # file {path}"),
+        "format = \"text\"  # default".to_owned(),
+        "poll_interval_ms = 250  # default".to_owned(),
+        "checkpoint = \"/var/lib/logship/spill.follow.json\"  # default (beside the spill directory)"
+            .to_owned(),
+    ] {
+        assert!(
+            stdout.lines().any(|l| l == line),
+            "missing {line:?} in\n{stdout}"
+        );
+    }
+    // Without a section: the defaults, and no paths.
+    let bare = config_file("service = \"pay\"\nendpoint = \"http://127.0.0.1:9/x\"\n");
+    let out = run(&["config", "check", &bare.to_string_lossy()], &[], b"");
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        stdout.contains("# paths (unset: ship reads stdin or --input)  # default"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("checkpoint_interval_ms = 1000  # default"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_bad_follow_section_is_refused_naming_the_key_the_value_and_the_fix() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "[follow]\npahts = [\"/x/*.log\"]\n",
+            "follow.pahts: is not a follow option (did you mean paths?)",
+        ),
+        (
+            "[folow]\npaths = [\"/x/*.log\"]\n",
+            "[folow]: is not a logship section (did you mean [follow]?)",
+        ),
+        (
+            "follow = \"/x/*.log\"\n",
+            "follow = \"/x/*.log\": must be a table (write the options under a [follow] header)",
+        ),
+        (
+            "[follow]\npaths = [\"/x/*.log\"]\nstart_at = \"begining\"\n",
+            "follow.start_at = \"begining\": must be one of beginning, end (did you mean \"beginning\"?)",
+        ),
+        (
+            "[follow]\nformat = \"xml\"\n",
+            "follow.format = \"xml\": must be one of text, json, docker, cri",
+        ),
+        (
+            "[follow]\npoll_interval_ms = 0\n",
+            "follow.poll_interval_ms = 0: must be 1..=3600000 milliseconds (set poll_interval_ms to a whole number from 1 to 3600000; the default is 250)",
+        ),
+        (
+            "[follow]\nmax_open_files = \"many\"\n",
+            "follow.max_open_files = \"many\": must be an integer (write max_open_files = 256)",
+        ),
+        (
+            "[follow]\nrotate_wait_ms = -1\n",
+            "follow.rotate_wait_ms = -1: must be a non-negative integer",
+        ),
+        (
+            "[follow]\npaths = [\"/x/[.log\"]\n",
+            "is not a valid glob pattern",
+        ),
+        ("[follow]\npaths = []\n", "follow.paths = []: is empty"),
+        (
+            "[follow]\npaths = [\"/x/*.log\", 3]\n",
+            "must be a string or a list of strings",
+        ),
+        (
+            "[follow]\nmultiline = \"start:(\"\n",
+            "follow.multiline = \"start:(\": invalid regular expression",
+        ),
+        (
+            "[follow]\nmultiline = \"jvaa\"\n",
+            "expected java, timestamp, start:REGEX or continue:REGEX",
+        ),
+        (
+            "[follow]\ncheckpoint = true\n",
+            "follow.checkpoint = true: must be a path, or false for no checkpoint",
+        ),
+    ];
+    for (contents, want) in cases {
+        let file = config_file(contents);
+        let path = file.to_string_lossy().into_owned();
+        for args in [
+            vec!["config", "check", &path],
+            vec![
+                "ship",
+                "--config",
+                &path,
+                "--endpoint",
+                "http://127.0.0.1:9/x",
+            ],
+        ] {
+            let out = run(&args, &[], b"never read\n");
+            let stderr = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{contents} {args:?}: {stderr}");
+            assert!(
+                stderr.starts_with("logship: invalid logship configuration: ")
+                    && stderr.contains(want)
+                    && stderr.contains(&format!("[from file {path}]")),
+                "{contents} {args:?}: want {want:?}, got {stderr}"
+            );
+            assert!(!stderr.contains("shipped"), "{stderr}");
+        }
+    }
+}
+
+#[test]
+fn follow_flags_are_checked_like_the_file_and_name_the_flag() {
+    for (args, want) in [
+        (
+            &["--follow", "/x/*.log", "--poll-interval-ms", "0"][..],
+            "--poll-interval-ms 0: must be 1..=3600000 milliseconds",
+        ),
+        (
+            &["--follow", "/x/*.log", "--max-open-files", "0"][..],
+            "--max-open-files 0: must be 1..=1000000",
+        ),
+        (
+            &["--follow", "/x/[.log"][..],
+            "--follow [\"/x/[.log\"]: \"/x/[.log\" is not a valid glob pattern",
+        ),
+        (
+            &["--follow", "/x/*.log", "--multiline", "start:("][..],
+            "--multiline \"start:(\": invalid regular expression",
+        ),
+    ] {
+        let mut all = vec!["ship", "--endpoint", "http://127.0.0.1:9/x", "--no-spill"];
+        all.extend_from_slice(args);
+        let out = run(&all, &[], b"");
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(want),
+            "{args:?}: want {want:?}, got {stderr}"
+        );
+    }
+}

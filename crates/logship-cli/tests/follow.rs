@@ -98,10 +98,16 @@ struct Follower {
 
 impl Follower {
     fn start(intake: &Intake, args: &[&str]) -> Follower {
+        Follower::start_polling(intake, 20, args)
+    }
+
+    /// Like `start`, matching the patterns every `poll_ms`.
+    fn start_polling(intake: &Intake, poll_ms: u64, args: &[&str]) -> Follower {
         let mut child = logship()
             .arg("ship")
             .args(["--endpoint", &intake.url("/logs"), "--max-in-flight", "1"])
-            .args(["--poll-interval-ms", "20", "--rotate-wait-ms", "200"])
+            .args(["--poll-interval-ms", &poll_ms.to_string()])
+            .args(["--rotate-wait-ms", "200"])
             .args(["--checkpoint-interval-ms", "100"])
             .args(args)
             .stdin(Stdio::null())
@@ -210,6 +216,38 @@ fn assert_exactly_once_in_order(got: &[(u64, String)], n: u64) {
     }
 }
 
+/// An intake, a fresh directory `name` holding an empty `app.log`, and a follower of it
+/// with a checkpoint (`ckpt.json` there) and spill off.
+fn follow_an_empty_app_log(name: &str) -> (Intake, PathBuf, PathBuf, PathBuf, Follower) {
+    let intake = intake();
+    let dir = fresh_dir(name);
+    let ckpt = dir.join("ckpt.json");
+    let log = dir.join("app.log");
+    std::fs::write(&log, b"").unwrap();
+    let follower = Follower::start(
+        &intake,
+        &["--follow", s(&log), "--checkpoint", s(&ckpt), "--no-spill"],
+    );
+    (intake, dir, ckpt, log, follower)
+}
+
+/// SIGTERM; checks exit code 0 and that ids `0..n` arrived once each, in order within
+/// each file; returns the summary line.
+fn stop_with_every_line_once(follower: Follower, intake: &Intake, n: u64) -> String {
+    let (code, stderr) = follower.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    assert_exactly_once_in_order(&received(intake), n);
+    summary(&stderr).to_owned()
+}
+
+/// The summary line of a run's stderr.
+fn summary(stderr: &[String]) -> &str {
+    stderr
+        .iter()
+        .find(|l| l.contains("file opens"))
+        .expect("summary")
+}
+
 fn write_lines(path: &Path, ids: std::ops::Range<u64>) {
     let mut f = std::fs::OpenOptions::new()
         .create(true)
@@ -234,15 +272,7 @@ fn s(p: &Path) -> &str {
 
 #[test]
 fn rotation_by_rename_during_a_write_burst_loses_nothing_and_keeps_order() {
-    let intake = intake();
-    let dir = fresh_dir("follow-rename");
-    let ckpt = dir.join("ckpt.json");
-    let log = dir.join("app.log");
-    std::fs::write(&log, b"").unwrap();
-    let follower = Follower::start(
-        &intake,
-        &["--follow", s(&log), "--checkpoint", s(&ckpt), "--no-spill"],
-    );
+    let (intake, dir, _ckpt, _log, follower) = follow_an_empty_app_log("follow-rename");
     // 20,000 lines at 5,000 lines/s, renamed away every 3,000 (only app.log is followed:
     // the rest of each renamed file is read through the open handle, before the new one).
     let n = 20_000;
@@ -330,13 +360,7 @@ fn truncation_deletion_while_open_a_symlink_swap_and_late_files_are_all_followed
     // A file that appears after start is read from its beginning.
     write_lines(&dir.join("late.log"), 5000..6000);
     wait_events(&intake, 6000);
-    let (code, stderr) = follower.stop();
-    assert_eq!(code, Some(0), "{stderr:?}");
-    assert_exactly_once_in_order(&received(&intake), 6000);
-    let summary = stderr
-        .iter()
-        .find(|l| l.contains("file opens"))
-        .expect("summary");
+    let summary = stop_with_every_line_once(follower, &intake, 6000);
     assert!(summary.contains("1 truncated"), "{summary}");
     assert!(summary.contains("2 rotated away"), "{summary}");
 }
@@ -454,6 +478,33 @@ fn restart_after_sigterm_resumes_where_it_stopped_with_nothing_lost_or_twice() {
     assert_exactly_once_in_order(&received(&intake), n);
 }
 
+/// After a SIGKILL in the middle of `log` (`n` lines): the line the checkpoint stands at,
+/// and the ids the first run delivered. Checks that the checkpoint is at a line boundary,
+/// that the kill landed before the end, and that the checkpoint claims no line that was
+/// not delivered.
+fn after_kill(
+    intake: &Intake,
+    ckpt: &Path,
+    log: &Path,
+    n: u64,
+    stderr: &[String],
+) -> (u64, Vec<u64>) {
+    let offset = checkpoint_offset(ckpt, log).expect("checkpoint");
+    assert_eq!(offset % line_len(), 0, "a checkpoint is at a line boundary");
+    let k = offset / line_len();
+    let first_run: Vec<u64> = received(intake).into_iter().map(|(id, _)| id).collect();
+    assert!(
+        (first_run.len() as u64) < n,
+        "killed in the middle of the file: {stderr:?}"
+    );
+    let delivered: std::collections::BTreeSet<u64> = first_run.iter().copied().collect();
+    assert!(
+        (0..k).all(|id| delivered.contains(&id)),
+        "line before the checkpoint not delivered"
+    );
+    (k, first_run)
+}
+
 #[test]
 fn restart_after_sigkill_loses_nothing_and_reships_only_what_followed_the_checkpoint() {
     let intake = intake();
@@ -473,20 +524,7 @@ fn restart_after_sigkill_loses_nothing_and_reships_only_what_followed_the_checkp
     });
     let stderr = first.kill();
     // No clean shutdown: the checkpoint is the last one the checkpointer wrote.
-    let offset = checkpoint_offset(&ckpt, &log).expect("checkpoint");
-    assert_eq!(offset % line_len(), 0, "a checkpoint is at a line boundary");
-    let k = offset / line_len();
-    let first_run: Vec<u64> = received(&intake).into_iter().map(|(id, _)| id).collect();
-    assert!(
-        (first_run.len() as u64) < n,
-        "killed in the middle of the file: {stderr:?}"
-    );
-    // The checkpoint never claims a line that was not delivered.
-    let delivered: std::collections::BTreeSet<u64> = first_run.iter().copied().collect();
-    assert!(
-        (0..k).all(|id| delivered.contains(&id)),
-        "line before the checkpoint not delivered"
-    );
+    let (k, first_run) = after_kill(&intake, &ckpt, &log, n, &stderr);
     let duplicates_expected = first_run.iter().filter(|id| **id >= k).count();
 
     assert!(writer.wait().expect("writer").success());
@@ -915,4 +953,224 @@ fn start_at_end_skips_what_a_file_held_at_start_up_but_not_later_files() {
     let mut ids: Vec<u64> = received(&intake).iter().map(|(id, _)| *id).collect();
     ids.sort_unstable();
     assert_eq!(ids, (100..200).collect::<Vec<_>>());
+}
+
+#[test]
+fn sighup_during_a_write_burst_rescans_and_goes_on_with_nothing_lost_or_twice() {
+    let (intake, dir, ckpt, log, follower) = follow_an_empty_app_log("follow-sighup-burst");
+    // 15,000 lines at 5,000 lines/s, renamed away every 4,000, with a SIGHUP every time
+    // 2,000 more lines arrived: each one lands while the writer writes.
+    let n = 15_000;
+    let mut writer = start_writer(&dir, n, 4_000, "rename", 5_000);
+    for k in 1..=5 {
+        wait_events(&intake, k * 2_000);
+        follower.signal("HUP");
+        follower.wait_for_stderr(&format!("SIGHUP (rescan {k})"));
+    }
+    assert!(writer.wait().expect("writer").success());
+    // More lines after the writer is done, into the file it left: still followed.
+    write_lines(&log, n..n + 1_000);
+    wait_events(&intake, (n + 1_000) as usize);
+    let mut follower = follower;
+    assert!(
+        follower.child.try_wait().expect("try_wait").is_none(),
+        "still running after five SIGHUPs"
+    );
+    let summary = stop_with_every_line_once(follower, &intake, n + 1_000);
+    assert!(summary.contains("5 SIGHUP rescans"), "{summary}");
+    assert!(summary.contains("3 rotated away"), "{summary}");
+    // The checkpoint covers every line.
+    assert_eq!(
+        checkpoint_offset(&ckpt, &log),
+        Some(std::fs::metadata(&log).unwrap().len())
+    );
+}
+
+#[test]
+fn sighup_picks_up_new_renamed_and_deleted_files_without_waiting_for_the_poll() {
+    let intake = intake();
+    let dir = fresh_dir("follow-sighup-rescan");
+    let app = dir.join("app.log");
+    let gone = dir.join("gone.log");
+    write_lines(&app, 0..100);
+    write_lines(&gone, 100..200);
+    let pattern = format!("{}/*.log", s(&dir));
+    // Patterns matched every 10 minutes: only the SIGHUP makes the follower look again.
+    let follower = Follower::start_polling(
+        &intake,
+        600_000,
+        &["--follow", &pattern, "--no-checkpoint", "--no-spill"],
+    );
+    wait_events(&intake, 200);
+    // Rotation by rename: the rest of app.log is in app.log.1 (no longer matched), a new
+    // app.log holds what follows. gone.log gets its last lines and is deleted. A new file
+    // appears.
+    write_lines(&app, 200..300);
+    std::fs::rename(&app, dir.join("app.log.1")).unwrap();
+    write_lines(&app, 300..400);
+    write_lines(&gone, 400..500);
+    std::fs::remove_file(&gone).unwrap();
+    write_lines(&dir.join("new.log"), 500..600);
+    follower.signal("HUP");
+    follower.wait_for_stderr("logship: SIGHUP");
+    wait_events(&intake, 600);
+    let summary = stop_with_every_line_once(follower, &intake, 600);
+    // app.log, gone.log; then the new app.log and new.log.
+    assert!(summary.contains("4 file opens"), "{summary}");
+    assert!(summary.contains("2 rotated away"), "{summary}");
+    assert!(summary.contains("1 SIGHUP rescan"), "{summary}");
+}
+
+#[test]
+fn the_config_files_follow_section_is_followed_and_flags_override_it() {
+    let intake = intake();
+    let dir = fresh_dir("follow-config");
+    let a = dir.join("a.log");
+    let b = dir.join("b.log");
+    let ckpt = dir.join("from-file.json");
+    // JSON lines in a.log; the section says: follow a.log from its end, as JSON, with
+    // this checkpoint.
+    let json_lines = |ids: std::ops::Range<u64>| -> String {
+        ids.map(|i| format!("{{\"message\":\"{}\",\"level\":\"warn\"}}\n", line_text(i)))
+            .collect()
+    };
+    std::fs::write(&a, json_lines(0..100)).unwrap();
+    write_lines(&b, 1000..1050);
+    let config = dir.join("logship.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "spill_enabled = false\n[follow]\npaths = [{:?}]\nstart_at = \"end\"\nformat = \"json\"\n\
+             checkpoint = {:?}\n",
+            s(&a),
+            s(&ckpt)
+        ),
+    )
+    .unwrap();
+    let follower = Follower::start(&intake, &["--config", s(&config)]);
+    wait_until("a.log positioned at its end", || {
+        checkpoint_offset(&ckpt, &a) == Some(std::fs::metadata(&a).unwrap().len())
+    });
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&a)
+        .unwrap()
+        .write_all(json_lines(100..200).as_bytes())
+        .unwrap();
+    wait_events(&intake, 100);
+    let (code, stderr) = follower.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    let events = intake.events();
+    let mut ids: Vec<u64> = received(&intake).iter().map(|(id, _)| *id).collect();
+    ids.sort_unstable();
+    assert_eq!(
+        ids,
+        (100..200).collect::<Vec<_>>(),
+        "from the end, as the file says"
+    );
+    assert!(
+        events.iter().all(|e| e.value["level"]
+            .as_str()
+            .is_some_and(|l| l.eq_ignore_ascii_case("warn"))),
+        "read as JSON, as the file says"
+    );
+
+    // Flags win: another path, from its beginning, as text, no checkpoint.
+    intake.reset();
+    let follower = Follower::start(
+        &intake,
+        &[
+            "--config",
+            s(&config),
+            "--follow",
+            s(&b),
+            "--start-at",
+            "beginning",
+            "--format",
+            "text",
+            "--no-checkpoint",
+        ],
+    );
+    wait_events(&intake, 50);
+    let (code, stderr) = follower.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    assert!(
+        stderr.iter().any(|l| l.contains("(no checkpoint)")),
+        "{stderr:?}"
+    );
+    let got = received(&intake);
+    assert_eq!(
+        got.iter().map(|(id, _)| *id).collect::<Vec<_>>(),
+        (1000..1050).collect::<Vec<_>>()
+    );
+    assert!(got.iter().all(|(_, path)| path == s(&b)));
+}
+
+#[test]
+fn sigkill_in_the_middle_of_a_large_backlog_reships_about_a_queue_not_the_file() {
+    let intake = intake();
+    // 200 ms a request of 100 events: settling a full queue of 3,000 takes about six
+    // seconds, longer than the checkpointer once waited for a flush (5 s), so the
+    // checkpoint stayed where it was until the backlog was gone and a kill re-shipped
+    // everything read so far.
+    intake.set_delay(Duration::from_millis(200));
+    let dir = fresh_dir("follow-sigkill-backlog");
+    let ckpt = dir.join("ckpt.json");
+    let log = dir.join("big.log");
+    let n = 20_000u64;
+    write_lines(&log, 0..n);
+    let (queue, batch) = (3_000u64, 100u64);
+    let (queue_s, batch_s) = (queue.to_string(), batch.to_string());
+    let a = [
+        "--follow",
+        s(&log),
+        "--checkpoint",
+        s(&ckpt),
+        "--no-spill",
+        "--queue-capacity",
+        &queue_s,
+        "--max-batch-records",
+        &batch_s,
+        "--linger-ms",
+        "5",
+    ];
+    let first = Follower::start(&intake, &a);
+    wait_until("a checkpoint while the backlog ships", || {
+        checkpoint_offset(&ckpt, &log).is_some_and(|o| o > 0)
+    });
+    let stderr = first.kill();
+    // Requests the intake was still holding (its delay) are answered after the kill:
+    // count them with the first run.
+    wait_until("the intake to answer every request", || {
+        intake.requests().iter().all(|r| r.status != 0)
+    });
+    let (k, first_run) = after_kill(&intake, &ckpt, &log, n, &stderr);
+    // What the restart ships again: every line the first run delivered past the
+    // checkpoint. Bounded by the queue and the batch in flight when the checkpoint's
+    // positions were taken, what was read while that flush settled them (up to two
+    // queues more), and one checkpoint interval; not by the file.
+    let again = first_run.iter().filter(|id| **id >= k).count() as u64;
+    let bound = 4 * (queue + batch);
+    assert!(
+        again <= bound,
+        "checkpoint at line {k} of {} delivered: {again} lines would ship twice (bound {bound})",
+        first_run.len()
+    );
+    intake.set_delay(Duration::ZERO);
+    let second = Follower::start(&intake, &a);
+    wait_events(&intake, first_run.len() + (n - k) as usize);
+    let (code, stderr) = second.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    let all = received(&intake);
+    let second_run: Vec<u64> = all[first_run.len()..].iter().map(|(id, _)| *id).collect();
+    assert!(
+        second_run.iter().copied().eq(k..n),
+        "the second run ships exactly from the checkpoint: {} lines, first {:?}",
+        second_run.len(),
+        second_run.first()
+    );
+    eprintln!(
+        "SIGKILL after {} of {n} lines delivered, checkpoint at {k}: {again} shipped twice",
+        first_run.len()
+    );
 }

@@ -373,6 +373,7 @@ mod sync;
 mod threads;
 mod tracker;
 
+pub use config::did_you_mean;
 pub use config::{
     default_spill_dir, example_toml, Config, ElasticsearchOptions, Layered, LokiOptions, Origin,
     OtlpEncoding, OtlpOptions, Overflow, Resolved, SpanFields, SplunkOptions, Vendor,

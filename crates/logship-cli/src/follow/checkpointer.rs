@@ -5,11 +5,13 @@
 //! which are *settled*. `Logship::flush` waits until every event queued before the call
 //! is delivered, spilled or counted as lost, so the checkpointer takes the follower's
 //! positions first, then flushes, and writes those positions only when the flush
-//! succeeded. At shutdown the same holds: positions taken before `shutdown` are written
-//! only when shutdown left nothing pending or abandoned. A crash (SIGKILL) therefore
-//! re-ships at most what was read since the last written checkpoint (one
-//! `--checkpoint-interval-ms` of reading plus what the flush was waiting for), and loses
-//! nothing.
+//! succeeded, however long it took (a flush under a backlog settles a whole queue at the
+//! intake's pace). At shutdown the same holds: positions taken before `shutdown` are
+//! written only when shutdown left nothing pending or abandoned. A crash (SIGKILL)
+//! therefore re-ships at most what was read since the last written checkpoint: the queue
+//! and the batches in flight when its positions were taken, plus what was read during
+//! that flush and one `--checkpoint-interval-ms` (about two queues' worth under a
+//! backlog, whatever the file's size), and loses nothing.
 //!
 //! Must never: write positions the pipeline has not settled, write an older snapshot
 //! after a newer one (the final write closes the store), or stop the follower when the
@@ -97,8 +99,17 @@ impl Store {
     }
 }
 
+/// Longest one flush is waited for. A flush takes as long as the pipeline needs to settle
+/// what was queued when it began: with a backlog, the queue is kept full (the follower
+/// waits for room), so that is a whole queue's worth at the intake's pace, which can be
+/// many seconds. Giving up sooner would throw the positions away and start again with a
+/// fuller queue: the checkpoint would never move until the backlog is gone.
+const FLUSH_WAIT: Duration = Duration::from_secs(3600);
+
 /// Every `interval` until `stop`: takes the follower's positions, flushes the pipeline,
-/// and writes the positions if the flush settled everything before them.
+/// and writes the positions once the flush has settled everything queued before them
+/// (however long that takes). Once `stop` is set nothing more is written here: shutdown
+/// may settle batches by abandoning them, and the final write is the main thread's.
 pub fn run(
     store: &Store,
     positions: &Mutex<Vec<Entry>>,
@@ -117,10 +128,11 @@ pub fn run(
         }
         waited = Duration::ZERO;
         let snapshot = positions.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        if logship
-            .flush(interval.max(Duration::from_secs(1)) * 5)
-            .is_ok()
-        {
+        let settled = logship.flush(FLUSH_WAIT).is_ok();
+        if stop.load(Ordering::Acquire) {
+            break;
+        }
+        if settled {
             store.write(&snapshot, false);
         } else {
             store.flush_timeouts.fetch_add(1, Ordering::Relaxed);

@@ -1,13 +1,14 @@
 //! `logship ship --follow PATTERN...`: the command around [`Follower`].
 //!
 //! Why it exists: it wires the follower, the checkpointer and the pipeline together the
-//! way `ship` does for stdin: signals (SIGTERM/SIGINT/SIGHUP stop; a second one cuts the
-//! shutdown short), one summary line, `--stats-json`, and the exit code (0 all delivered,
-//! 1 some lost, 3 none lost but some spilled, 2 bad usage). Following never ends by
-//! itself: a service manager stops it.
+//! way `ship` does for stdin: signals (SIGTERM/SIGINT stop; a second one cuts the
+//! shutdown short; SIGHUP matches the patterns again and goes on), one summary line,
+//! `--stats-json`, and the exit code (0 all delivered, 1 some lost, 3 none lost but some
+//! spilled, 2 bad usage). Following never ends by itself: a service manager stops it.
 //!
 //! Must never: write a checkpoint past what shutdown settled, start when a pattern is
-//! invalid (exit 2, naming it), or fail to start because of the checkpoint file.
+//! invalid (exit 2, naming it), fail to start because of the checkpoint file, or stop
+//! (or lose a line) on SIGHUP.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,19 +18,23 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use logship::{Logship, Overflow};
+use nix::sys::signal::{SigSet, Signal};
 
 use super::checkpoint;
 use super::checkpointer::{self, Store};
-use super::{Follower, LineFormat, Options, StartAt};
+use super::settings::Follow;
+use super::{Follower, Options, StartAt};
 use crate::exit::Failure;
-use crate::ship::{Format, ShipArgs};
+use crate::ship::ShipArgs;
 
-/// Options of `ship --follow` (ignored without it).
+/// Options of `ship --follow` (ignored without it). Each overrides its key in the config
+/// file's `[follow]` section (see `settings.rs`, which holds the defaults).
 #[derive(Args, Debug, Clone)]
 pub struct FollowArgs {
     /// With --follow: where to start in a file seen at start-up that has no checkpoint.
-    #[arg(long, value_enum, default_value_t = StartAt::Beginning)]
-    pub start_at: StartAt,
+    /// [default: beginning]
+    #[arg(long, value_enum)]
+    pub start_at: Option<StartAt>,
 
     /// With --follow: the checkpoint file. [default: beside the spill directory,
     /// `<spill_dir>.follow.json`]
@@ -41,20 +46,24 @@ pub struct FollowArgs {
     pub no_checkpoint: bool,
 
     /// With --follow: how often patterns are matched again and idle files checked.
-    #[arg(long, value_name = "MS", default_value_t = 250)]
-    pub poll_interval_ms: u64,
+    /// [default: 250]
+    #[arg(long, value_name = "MS")]
+    pub poll_interval_ms: Option<u64>,
 
     /// With --follow: how often the checkpoint is brought up to date (after a flush).
-    #[arg(long, value_name = "MS", default_value_t = 1000)]
-    pub checkpoint_interval_ms: u64,
+    /// [default: 1000]
+    #[arg(long, value_name = "MS")]
+    pub checkpoint_interval_ms: Option<u64>,
 
     /// With --follow: how long a rotated-away or deleted file is still read.
-    #[arg(long, value_name = "MS", default_value_t = 1000)]
-    pub rotate_wait_ms: u64,
+    /// [default: 1000]
+    #[arg(long, value_name = "MS")]
+    pub rotate_wait_ms: Option<u64>,
 
     /// With --follow: most files open at once (more matching files wait their turn).
-    #[arg(long, value_name = "N", default_value_t = 256)]
-    pub max_open_files: usize,
+    /// [default: 256]
+    #[arg(long, value_name = "N")]
+    pub max_open_files: Option<u64>,
 
     /// With --follow: join multi-line events: `java` (stack traces: indented lines and
     /// `Caused by:` continue the event before), `timestamp` (a line starting with an
@@ -63,12 +72,14 @@ pub struct FollowArgs {
     pub multiline: Option<String>,
 
     /// With --multiline: most lines of one event (longer ones are split, and counted).
-    #[arg(long, value_name = "N", default_value_t = 500)]
-    pub multiline_max_lines: usize,
+    /// [default: 500]
+    #[arg(long, value_name = "N")]
+    pub multiline_max_lines: Option<u64>,
 
     /// With --multiline: how long an event waits for its next line before it is shipped.
-    #[arg(long, value_name = "MS", default_value_t = 1000)]
-    pub multiline_timeout_ms: u64,
+    /// [default: 1000]
+    #[arg(long, value_name = "MS")]
+    pub multiline_timeout_ms: Option<u64>,
 }
 
 /// Longest the main thread waits, after a signal, for the follower to stop.
@@ -83,35 +94,58 @@ enum Event {
     Signal,
 }
 
-/// Runs `logship ship --follow`.
-pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
-    let f = &args.follow_args;
-    let format = match args.format {
-        Format::Text => LineFormat::Text,
-        Format::Json => LineFormat::Json,
-        Format::Docker => LineFormat::Docker,
-        Format::Cri => LineFormat::Cri,
-    };
-    if f.max_open_files == 0 || f.poll_interval_ms == 0 || f.checkpoint_interval_ms == 0 {
-        return Err(Failure::usage(
-            "--max-open-files, --poll-interval-ms and --checkpoint-interval-ms must be at least 1",
-        ));
+/// The checkpoint file used when none is configured: beside the spill directory,
+/// `<spill_dir>.follow.json`.
+pub fn default_checkpoint(config: &logship::Config) -> PathBuf {
+    let spill = config
+        .spill_dir
+        .clone()
+        .unwrap_or_else(|| logship::default_spill_dir(config.service.as_deref()));
+    let mut name = spill.file_name().unwrap_or_default().to_os_string();
+    name.push(".follow.json");
+    spill.with_file_name(name)
+}
+
+/// Blocks SIGHUP in the calling thread, and so in every thread it starts later (they
+/// inherit the mask): the termination handler never sees it, [`wait_for_sighup`] takes it.
+fn block_sighup() -> nix::Result<SigSet> {
+    let mut set = SigSet::empty();
+    set.add(Signal::SIGHUP);
+    set.thread_block()?;
+    Ok(set)
+}
+
+/// Starts the thread that turns each SIGHUP into a rescan: the patterns are matched again
+/// at once (new files opened, files whose path now names another file or nothing read to
+/// their end and closed), and following goes on. It lives until the process exits.
+fn wait_for_sighup(set: SigSet, rescan: Arc<AtomicBool>, counters: Arc<super::Counters>) {
+    let started = std::thread::Builder::new()
+        .name("logship-follow-sighup".into())
+        .spawn(move || {
+            while let Ok(Signal::SIGHUP) = set.wait() {
+                let n = counters.rescans.fetch_add(1, Ordering::Relaxed) + 1;
+                rescan.store(true, Ordering::Release);
+                eprintln!("logship: SIGHUP (rescan {n}): matching the patterns again and reopening what changed; following goes on");
+            }
+        });
+    if let Err(e) = started {
+        eprintln!("logship: warning: cannot start the SIGHUP thread ({e}); SIGHUP is ignored (the patterns are still matched every --poll-interval-ms)");
     }
+}
+
+/// Runs `logship ship --follow` with `f`, the follow options resolved from the flags
+/// and the config file's `[follow]` section.
+pub fn run(args: ShipArgs, f: Follow) -> Result<ExitCode, Failure> {
+    // Before any thread starts, so that every thread inherits the mask.
+    let hup = block_sighup();
     let builder = args
         .pipeline
         .apply(Logship::builder().overflow(Overflow::Block(BLOCK_FOR)))?;
     let config = builder.config().clone();
-    let checkpoint_path = (!f.no_checkpoint).then(|| {
-        f.checkpoint.clone().unwrap_or_else(|| {
-            let spill = config
-                .spill_dir
-                .clone()
-                .unwrap_or_else(|| logship::default_spill_dir(config.service.as_deref()));
-            let mut name = spill.file_name().unwrap_or_default().to_os_string();
-            name.push(".follow.json");
-            spill.with_file_name(name)
-        })
-    });
+    let checkpoint_path = match &f.checkpoint {
+        Some(chosen) => chosen.clone(),
+        None => Some(default_checkpoint(&config)),
+    };
     let resume = match &checkpoint_path {
         Some(path) => {
             let (entries, warning) = checkpoint::load(path);
@@ -135,14 +169,14 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
         None => None,
     };
     let opts = Options {
-        patterns: args.follow.clone(),
+        patterns: f.patterns.clone(),
         start_at: f.start_at,
         poll: Duration::from_millis(f.poll_interval_ms),
         rotate_wait: Duration::from_millis(f.rotate_wait_ms),
         max_open: f.max_open_files,
         read_budget: READ_BUDGET,
         max_line: config.max_event_bytes.max(1),
-        format,
+        format: f.format,
         multiline,
     };
     let mut follower = Follower::new(opts, resume).map_err(Failure::usage)?;
@@ -159,6 +193,10 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
     }
     let stop = Arc::new(AtomicBool::new(false));
     let rescan = Arc::new(AtomicBool::new(false));
+    match hup {
+        Ok(set) => wait_for_sighup(set, Arc::clone(&rescan), Arc::clone(&counters)),
+        Err(e) => eprintln!("logship: warning: cannot take SIGHUP from the termination handler ({e}); SIGHUP will stop logship like SIGTERM instead of rescanning"),
+    }
     let (reader_done_tx, reader_done) = mpsc::channel::<()>();
     let reader = {
         let (logship, stop, rescan) = (logship.clone(), Arc::clone(&stop), Arc::clone(&rescan));
@@ -178,7 +216,7 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
             logship.clone(),
             Arc::clone(&stop),
         );
-        let interval = Duration::from_millis(args.follow_args.checkpoint_interval_ms);
+        let interval = Duration::from_millis(f.checkpoint_interval_ms);
         std::thread::Builder::new()
             .name("logship-checkpoint".into())
             .spawn(move || checkpointer::run(&store, &positions, &logship, interval, &stop))
@@ -188,7 +226,7 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
     }
     eprintln!(
         "logship: following {}{}",
-        args.follow.join(" "),
+        f.patterns.join(" "),
         match &store {
             Some(s) => format!(" (checkpoint {})", s.path().display()),
             None => " (no checkpoint)".to_owned(),
@@ -255,6 +293,13 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
         counters.truncations.load(Ordering::Acquire),
         counters.io_errors.load(Ordering::Acquire),
     ));
+    let rescans = counters.rescans.load(Ordering::Acquire);
+    if rescans > 0 {
+        line.push_str(&format!(
+            "; {rescans} SIGHUP rescan{}",
+            if rescans == 1 { "" } else { "s" }
+        ));
+    }
     let joined = counters.multiline_events.load(Ordering::Acquire);
     if joined > 0 {
         line.push_str(&format!(

@@ -20,7 +20,7 @@ use super::container;
 use super::multiline::{Assembler, Event};
 use super::tail::Line;
 use super::{Counters, LineFormat, Options};
-use crate::lines::{json_record, text_record};
+use crate::lines::{json_record, text_record, text_record_with_room};
 
 /// Hands one file's lines to the pipeline (through its multi-line assembler, if any),
 /// keeping `pushed` just past the last line handed over. Once one is not handed over
@@ -209,7 +209,7 @@ fn push_text(
                 r.field("logship.parse_error", true);
                 r
             }),
-            _ => text_record(&text),
+            _ => text_record_with_room(&text, fields_room(fields)),
         };
         if parse_error {
             record.field("logship.parse_error", true);
@@ -250,6 +250,12 @@ fn push_text(
         .bytes
         .fetch_add(real_len as u64 + 1, Ordering::Relaxed);
     true
+}
+
+/// Bytes the record needs for `fields` (each key and value with its length prefixes and
+/// type tag, as `Record::field` stores them, rounded up).
+fn fields_room(fields: &[(&'static str, String)]) -> usize {
+    fields.iter().map(|(k, v)| k.len() + v.len() + 16).sum()
 }
 
 fn is_parse_error(e: logship::Entry<'_>) -> bool {

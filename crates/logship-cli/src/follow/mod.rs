@@ -28,6 +28,7 @@ pub mod discover;
 mod emit;
 pub mod identity;
 pub mod multiline;
+pub mod settings;
 pub mod tail;
 
 use std::collections::HashMap;
@@ -135,6 +136,8 @@ pub struct Counters {
     /// Files matched at the last scan but not opened because `max_open` files are open
     /// (they are opened as others are finished with).
     pub waiting_files: AtomicU64,
+    /// Rescans asked for (SIGHUP).
+    pub rescans: AtomicU64,
 }
 
 /// One followed file and where its settled lines end.
@@ -205,7 +208,8 @@ impl Follower {
         let mut next_scan = Instant::now();
         while !stop.load(Ordering::Acquire) {
             let now = Instant::now();
-            if now >= next_scan || rescan.swap(false, Ordering::AcqRel) {
+            let asked = rescan.swap(false, Ordering::AcqRel);
+            if asked || now >= next_scan {
                 self.scan(now);
                 next_scan = now + self.opts.poll;
             }
@@ -220,8 +224,13 @@ impl Follower {
             self.flush_stale(logship, stop);
             self.publish();
             if !busy {
-                let idle = next_scan.saturating_duration_since(Instant::now());
-                std::thread::sleep(idle.min(self.opts.poll));
+                let mut idle = next_scan.saturating_duration_since(Instant::now());
+                if self.files.iter().any(|s| s.tail.gone_since.is_some()) {
+                    // A rotated-away or deleted file is closed in time however long the
+                    // poll interval.
+                    idle = idle.min(self.opts.rotate_wait);
+                }
+                nap(idle.min(self.opts.poll), stop, rescan);
             }
         }
         self.flush_all(logship);
@@ -546,6 +555,20 @@ impl Follower {
         if *published != entries {
             *published = entries;
         }
+    }
+}
+
+/// Sleeps for `idle`, in short slices so that a stop or a rescan (SIGHUP) is acted on
+/// within one slice however long the poll interval.
+fn nap(idle: Duration, stop: &AtomicBool, rescan: &AtomicBool) {
+    const SLICE: Duration = Duration::from_millis(20);
+    let until = Instant::now() + idle;
+    loop {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() || stop.load(Ordering::Acquire) || rescan.load(Ordering::Acquire) {
+            return;
+        }
+        std::thread::sleep(left.min(SLICE));
     }
 }
 

@@ -49,6 +49,25 @@ pub struct Settings {
     pub timeout: Duration,
 }
 
+impl Rule {
+    /// A rule from a preset name (`java`, `timestamp`) or `start:REGEX` /
+    /// `continue:REGEX`; an error says what is wrong and what is accepted (without the
+    /// option's name: the caller says where the value came from).
+    pub fn parse(spec: &str) -> Result<Rule, String> {
+        let compile =
+            |p: &str| Regex::new(p).map_err(|e| format!("invalid regular expression ({e})"));
+        Ok(match spec {
+            "java" => Rule::Continue(compile(JAVA_CONTINUATION)?),
+            "timestamp" => Rule::Start(compile(TIMESTAMP_START)?),
+            _ => match spec.split_once(':') {
+                Some(("start", p)) => Rule::Start(compile(p)?),
+                Some(("continue", p)) => Rule::Continue(compile(p)?),
+                _ => return Err("expected java, timestamp, start:REGEX or continue:REGEX".into()),
+            },
+        })
+    }
+}
+
 impl Settings {
     /// Settings from a preset name (`java`, `timestamp`) or `start:REGEX` /
     /// `continue:REGEX`; an error says what is accepted.
@@ -58,23 +77,7 @@ impl Settings {
         max_bytes: usize,
         timeout: Duration,
     ) -> Result<Settings, String> {
-        let compile = |p: &str| {
-            Regex::new(p)
-                .map_err(|e| format!("--multiline {spec:?}: invalid regular expression ({e})"))
-        };
-        let rule = match spec {
-            "java" => Rule::Continue(compile(JAVA_CONTINUATION)?),
-            "timestamp" => Rule::Start(compile(TIMESTAMP_START)?),
-            _ => match spec.split_once(':') {
-                Some(("start", p)) => Rule::Start(compile(p)?),
-                Some(("continue", p)) => Rule::Continue(compile(p)?),
-                _ => {
-                    return Err(format!(
-                    "--multiline {spec:?}: expected java, timestamp, start:REGEX or continue:REGEX"
-                ))
-                }
-            },
-        };
+        let rule = Rule::parse(spec).map_err(|e| format!("--multiline {spec:?}: {e}"))?;
         Ok(Settings {
             rule,
             max_lines: max_lines.max(1),

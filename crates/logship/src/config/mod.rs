@@ -64,6 +64,7 @@ pub use layered::{Layered, Origin, Resolved};
 pub use loki::LokiOptions;
 pub use otlp::{OtlpEncoding, OtlpOptions};
 pub use splunk::SplunkOptions;
+pub use suggest::did_you_mean;
 pub use vendor::Vendor;
 
 /// Where span fields go in each event (key `span_fields`); see docs/vendors.md, "Spans".

@@ -37,6 +37,17 @@ pub(crate) fn suggest<'a>(
         .map(|(_, c)| c)
 }
 
+/// The closest of `candidates` to a misspelt `word` (case-insensitive, `-` read as `_`,
+/// within a third of its length): the "did you mean" of every logship option, for an
+/// application that validates options of its own the same way (the CLI's `[follow]`
+/// section). Compares names only; never give it a value that could be a secret.
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    suggest(word, candidates.into_iter())
+}
+
 /// The error for a key that is not in the table, with the closest name or alias.
 pub(crate) fn unknown_key(key: &str) -> ConfigError {
     let candidates = KEYS
