@@ -375,7 +375,7 @@ pub use integrations::log4rs;
 pub use integrations::tracing::LogshipLayer;
 pub use pipeline::{Builder, Guard, Logship, ShutdownReport};
 pub use queue::Rejected;
-pub use record::{Entries, Entry, ErrorValue, Level, Record, Value};
+pub use record::{Entries, Entry, ErrorValue, EventId, Level, Record, Value};
 pub use reporter::DeliveryError;
 pub use secret::Secret;
 pub use send::NetworkSummary;
