@@ -552,8 +552,10 @@ fn serve_intake(
     let ticket = shared.begin(conn, req, protocol.name());
     let mut settings = shared.settings();
     if ticket.fault.is_some() {
-        // The whole request is faulted: its items must not use item faults up.
+        // The whole request is faulted: its items must not use item faults up, and its
+        // documents are not stored (its events are not recorded either).
         settings.item_faults = Default::default();
+        settings.documents = Default::default();
     }
     let (response, mut outcome) = match protocol.handle(req, &settings) {
         Ok(mut accepted) => {
