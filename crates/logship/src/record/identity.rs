@@ -27,8 +27,17 @@ static NEXT_SEQ: AtomicU64 = AtomicU64::new(0);
 /// This process's prefix, drawn once.
 static PREFIX: OnceLock<u64> = OnceLock::new();
 
-/// The identity of one event: unique across processes and restarts (see the module
-/// docs for the scheme and its collision odds), kept in the spill with the record.
+/// The identity of one event: unique across processes and restarts, kept in the spill
+/// with the record, so that a replayed event has the id of its first copy.
+///
+/// 128 bits: a per-process prefix of 64 random bits (drawn from the operating system's
+/// randomness when the process builds its first record) and the event's sequence number
+/// in that process (a 64-bit counter from 0), written as 32 lowercase hex digits, prefix
+/// first. Ids of one process never repeat; two processes share ids only if they drew the
+/// same prefix, which for `n` process starts has odds of about `n² / 2^65` (one in 37
+/// million for a million starts). Capturing one costs an atomic increment, no system
+/// call and no allocation. A process that `fork`s without `exec` and logs on both sides
+/// shares its prefix with its child.
 ///
 /// ```
 /// use logship::{Level, Record};

@@ -115,6 +115,21 @@ pub const ODD_TEXTS: &[&str] = &[
     "_id",
 ];
 
+/// Reads a child test process's stdout until a line holding `marker` followed by a
+/// number (libtest prints the test's name first, on the same line); returns the number,
+/// or `None` when the child ended without printing it.
+pub fn child_count(child: &mut std::process::Child, marker: &str) -> Option<u64> {
+    use std::io::BufRead;
+    let stdout = child.stdout.take()?;
+    for line in std::io::BufReader::new(stdout).lines() {
+        let line = line.ok()?;
+        if let Some((_, count)) = line.split_once(marker) {
+            return count.trim().parse().ok();
+        }
+    }
+    None
+}
+
 /// Milliseconds since the Unix epoch, now.
 pub fn now_ms() -> u64 {
     SystemTime::now()
