@@ -471,3 +471,34 @@ fn elasticsearch_date_patterns_name_the_index_per_event() {
         .to_string()
         .starts_with("index = Logs-%Y: must be lower case"));
 }
+
+#[test]
+fn every_vendor_writes_the_event_id_under_its_name_and_none_with_event_id_off() {
+    for &vendor in Vendor::ALL {
+        let mut c = with_endpoint(vendor, "http://intake:9");
+        let name = match vendor {
+            Vendor::Elasticsearch => "\"_id\":",
+            Vendor::Otlp => "log.record.uid",
+            Vendor::Loki => "\"logship_id\":",
+            _ => "\"logship.id\":",
+        };
+        for otlp_json in [false, true] {
+            c.otlp.encoding = if otlp_json {
+                crate::config::OtlpEncoding::Json
+            } else {
+                crate::config::OtlpEncoding::Protobuf
+            };
+            for on in [true, false] {
+                c.event_id = on;
+                let codec = Codec::new(&c).unwrap();
+                let body = String::from_utf8_lossy(&codec.encode(&[sample()])).into_owned();
+                assert_eq!(
+                    body.contains(SAMPLE_ID),
+                    on,
+                    "{vendor:?} event_id={on}: {body}"
+                );
+                assert_eq!(body.contains(name), on, "{vendor:?} event_id={on}: {body}");
+            }
+        }
+    }
+}

@@ -130,6 +130,28 @@ pub fn child_count(child: &mut std::process::Child, marker: &str) -> Option<u64>
     None
 }
 
+/// Takes the event id a vendor wrote under `key` out of `object`, checking its form (32
+/// lowercase hex digits) and that `seen` did not hold it yet.
+pub fn take_event_id(
+    object: &mut serde_json::Value,
+    key: &str,
+    seen: &mut std::collections::HashSet<String>,
+) {
+    let id = object
+        .as_object_mut()
+        .and_then(|o| o.remove(key))
+        .unwrap_or_else(|| panic!("no {key} in {object}"));
+    let id = id.as_str().expect("the id is a string").to_owned();
+    assert!(
+        id.len() == 32
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)),
+        "{id}"
+    );
+    assert!(seen.insert(id.clone()), "id {id} arrived twice");
+}
+
 /// Milliseconds since the Unix epoch, now.
 pub fn now_ms() -> u64 {
     SystemTime::now()
