@@ -393,6 +393,10 @@ pub fn answers(data: &[u8]) {
             );
         }
         assert!(items.retry.iter().all(|i| !items.rejected.contains(i)));
+        assert!(
+            items.retry.len() + items.rejected.len() + items.already_delivered <= sent,
+            "more outcomes than events sent"
+        );
         assert_eq!(items.retry_error.is_some(), !items.retry.is_empty());
         assert_eq!(items.rejected_error.is_some(), !items.rejected.is_empty());
         assert_eq!(items.rejected_status.is_some(), !items.rejected.is_empty());

@@ -79,6 +79,11 @@ pub struct PipelineArgs {
     #[arg(long, value_name = "root|prefixed", value_parser = parse_span_fields)]
     pub span_fields: Option<logship::SpanFields>,
 
+    /// Do not ship event ids (Elasticsearch `_id`, the `logship.id` attribute elsewhere):
+    /// a replayed event may then be stored twice.
+    #[arg(long)]
+    pub no_event_id: bool,
+
     /// Splunk index. [default: the token's default index]
     #[arg(long, value_name = "INDEX")]
     pub splunk_index: Option<String>,
@@ -329,6 +334,9 @@ impl PipelineArgs {
         }
         if let Some(mode) = self.span_fields {
             builder = builder.span_fields(mode);
+        }
+        if self.no_event_id {
+            builder = builder.event_id(false);
         }
         if self.splunk_index.is_some()
             || self.splunk_sourcetype.is_some()

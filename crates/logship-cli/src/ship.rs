@@ -364,6 +364,12 @@ pub(crate) fn summary(
             s.events_replayed
         ));
     }
+    if s.already_delivered > 0 {
+        line.push_str(&format!(
+            ", {} already at the intake from an earlier attempt (not stored twice)",
+            s.already_delivered
+        ));
+    }
     let late = s.events_abandoned + s.pending();
     if late > 0 {
         line.push_str(&format!(

@@ -77,6 +77,7 @@ pub mod tls;
 mod wire;
 
 pub use faults::{Fault, ItemFault};
+pub use protocol::DocumentCounts;
 pub use server::{Intake, IntakeConfig, IDLE_TIMEOUT, MAX_BODY_BYTES};
 pub use state::{IntakeStats, ObserverFn, ReceivedEvent, RequestRecord};
 pub use tls::{IssuedCert, ThrowawayCa, TlsServer, TlsSetupError, Validity};

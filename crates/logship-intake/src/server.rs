@@ -192,6 +192,13 @@ impl Intake {
         self.shared.wait_until(timeout, |s| s.events >= n as u64)
     }
 
+    /// Blocks until the emulated Elasticsearch holds at least `n` documents (stored when
+    /// a `_bulk` request is handled, before its answer is held by [`pause`](Self::pause)
+    /// or sent) or `timeout` passes; returns whether it does.
+    pub fn wait_for_documents(&self, n: u64, timeout: Duration) -> bool {
+        self.shared.wait_for_documents(timeout, |c| c.stored >= n)
+    }
+
     /// Blocks until at least `n` intake requests have been received (body
     /// fully read, not necessarily answered) or `timeout` passes.
     pub fn wait_for_requests(&self, n: usize, timeout: Duration) -> bool {
@@ -302,6 +309,16 @@ impl Intake {
                 "; largest request {} on the wire, {} decoded",
                 human_bytes(s.largest_request_wire),
                 human_bytes(s.largest_request_decoded)
+            );
+        }
+        if s.es_documents.id_conflicts > 0 || s.es_documents.content_duplicates > 0 {
+            let _ = write!(
+                out,
+                "; Elasticsearch: {} create{} of an existing _id refused (409), {} duplicate document{} by content",
+                s.es_documents.id_conflicts,
+                plural(s.es_documents.id_conflicts),
+                s.es_documents.content_duplicates,
+                plural(s.es_documents.content_duplicates),
             );
         }
         let _ = write!(out, "; max concurrency {}; ", s.max_concurrency);
@@ -535,8 +552,10 @@ fn serve_intake(
     let ticket = shared.begin(conn, req, protocol.name());
     let mut settings = shared.settings();
     if ticket.fault.is_some() {
-        // The whole request is faulted: its items must not use item faults up.
+        // The whole request is faulted: its items must not use item faults up, and its
+        // documents are not stored (its events are not recorded either).
         settings.item_faults = Default::default();
+        settings.documents = Default::default();
     }
     let (response, mut outcome) = match protocol.handle(req, &settings) {
         Ok(mut accepted) => {

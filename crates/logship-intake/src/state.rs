@@ -120,6 +120,9 @@ pub struct IntakeStats {
     pub tls_handshake_failures: u64,
     /// Why the most recent TLS handshake failed, as rustls words it.
     pub last_tls_failure: Option<String>,
+    /// What the emulated Elasticsearch holds: documents by `_id`, 409s for existing
+    /// ids, duplicates by content.
+    pub es_documents: crate::DocumentCounts,
 }
 
 /// How many of the latest accepted events are kept for `GET /_intake/events`, whatever
@@ -447,6 +450,7 @@ impl Shared {
         inner.stats = IntakeStats::default();
         inner.epoch += 1;
         drop(inner);
+        self.settings().documents.clear();
         self.cond.notify_all();
     }
 
@@ -471,7 +475,19 @@ impl Shared {
     }
 
     pub fn stats(&self) -> IntakeStats {
-        lock(&self.inner).stats.clone()
+        let mut stats = lock(&self.inner).stats.clone();
+        stats.es_documents = self.settings().documents.counts();
+        stats
+    }
+
+    /// Blocks until the emulated Elasticsearch's counts satisfy `pred` or `timeout`
+    /// passes (documents are stored before the answer is held or sent).
+    pub fn wait_for_documents(
+        &self,
+        timeout: Duration,
+        pred: impl Fn(&crate::DocumentCounts) -> bool,
+    ) -> bool {
+        self.settings().documents.wait_until(timeout, pred)
     }
 
     /// Blocks until `pred(stats)` holds or `timeout` passes; returns whether it holds.

@@ -33,9 +33,17 @@ fn json_of(body: &[u8]) -> Value {
 
 /// An NDJSON bulk body of `create` actions into `index`, one per message.
 fn bulk(index: &str, messages: &[&str]) -> Vec<u8> {
+    let actions = messages
+        .iter()
+        .map(|m| (json!({"create": {"_index": index}}), *m));
+    bulk_of(actions)
+}
+
+/// An NDJSON bulk body: each action line followed by a document holding the message.
+fn bulk_of<'a>(pairs: impl Iterator<Item = (Value, &'a str)>) -> Vec<u8> {
     let mut body = String::new();
-    for m in messages {
-        body.push_str(&json!({"create": {"_index": index}}).to_string());
+    for (action, m) in pairs {
+        body.push_str(&action.to_string());
         body.push('\n');
         body.push_str(&json!({"@timestamp": "2026-01-17T22:12:31.123Z", "message": m}).to_string());
         body.push('\n');
@@ -325,4 +333,136 @@ fn an_error_only_filter_drops_the_successful_items_like_elasticsearch() {
     let v = json_of(&answer);
     assert_eq!(v.as_object().unwrap().len(), 1, "{v}");
     assert!(v["took"].is_u64());
+}
+
+/// A bulk body of `op` actions naming `_id`s, one document per `(id, message)`.
+fn bulk_with_ids(op: &str, index: &str, docs: &[(&str, &str)]) -> Vec<u8> {
+    bulk_of(
+        docs.iter()
+            .map(|(id, m)| (json!({op: {"_index": index, "_id": id}}), *m)),
+    )
+}
+
+#[test]
+fn a_create_of_an_existing_id_answers_409_like_elasticsearch_and_stores_nothing() {
+    let intake = start();
+    let first = bulk_with_ids(
+        "create",
+        "logs-app-default",
+        &[("id-1", "a"), ("id-2", "b")],
+    );
+    let (status, body) = post(&intake, "/_bulk", &[NDJSON, API_KEY], &first);
+    assert_eq!(status, 200);
+    let v = json_of(&body);
+    assert_eq!(v["errors"], false);
+    assert_eq!(
+        v["items"][0]["create"]["_id"], "id-1",
+        "the client's id is kept"
+    );
+    // The replay of one of them, and a new one.
+    let again = bulk_with_ids(
+        "create",
+        "logs-app-default",
+        &[("id-2", "b"), ("id-3", "c")],
+    );
+    let (status, body) = post(&intake, "/_bulk", &[NDJSON, API_KEY], &again);
+    assert_eq!(status, 200, "per-item failures keep the request's 200");
+    let v = json_of(&body);
+    assert_eq!(v["errors"], true);
+    let conflict = &v["items"][0]["create"];
+    assert_eq!(conflict["status"], 409);
+    assert_eq!(
+        conflict["error"]["type"],
+        "version_conflict_engine_exception"
+    );
+    assert_eq!(
+        conflict["error"]["reason"],
+        "[id-2]: version conflict, document already exists (current version [1])"
+    );
+    assert_eq!(conflict["error"]["index"], ".ds-logs-app-default-000001");
+    assert_eq!(conflict["error"]["shard"], "0");
+    assert!(conflict["error"]["index_uuid"].is_string());
+    assert_eq!(v["items"][1]["create"]["status"], 201);
+    // The same id in another index is another document.
+    let other = bulk_with_ids("create", "other", &[("id-2", "b")]);
+    let (_, body) = post(&intake, "/_bulk", &[NDJSON, API_KEY], &other);
+    assert_eq!(json_of(&body)["items"][0]["create"]["status"], 201);
+    let docs = intake.stats().es_documents;
+    assert_eq!(
+        (docs.stored, docs.ids, docs.id_conflicts),
+        (4, 4, 1),
+        "{docs:?}"
+    );
+    assert_eq!(
+        docs.content_duplicates, 1,
+        "id-2 in `other` has id-2's content"
+    );
+    assert_eq!(
+        intake.events().len(),
+        4,
+        "the refused create is not an event"
+    );
+    assert!(
+        intake.violations().is_empty(),
+        "a 409 is no violation: {:?}",
+        intake.violations()
+    );
+    // Filtered like logship asks, the conflict keeps its status and error type.
+    let (_, body) = post(
+        &intake,
+        "/_bulk?filter_path=errors,items.*.status,items.*.error.type,items.*.error.reason",
+        &[NDJSON, API_KEY],
+        &bulk_with_ids("create", "other", &[("id-2", "b")]),
+    );
+    let v = json_of(&body);
+    assert_eq!(v["items"][0]["create"]["status"], 409);
+    assert_eq!(
+        v["items"][0]["create"]["error"]["type"],
+        "version_conflict_engine_exception"
+    );
+    intake.reset();
+    assert_eq!(
+        intake.stats().es_documents.stored,
+        0,
+        "reset forgets the documents"
+    );
+}
+
+#[test]
+fn an_index_of_an_existing_id_replaces_it_and_bad_ids_are_refused() {
+    let intake = start();
+    let (_, body) = post(
+        &intake,
+        "/_bulk",
+        &[NDJSON, API_KEY],
+        &bulk_with_ids("index", "app", &[("x", "1")]),
+    );
+    assert_eq!(json_of(&body)["items"][0]["index"]["result"], "created");
+    let (_, body) = post(
+        &intake,
+        "/_bulk",
+        &[NDJSON, API_KEY],
+        &bulk_with_ids("index", "app", &[("x", "2")]),
+    );
+    let item = &json_of(&body)["items"][0]["index"];
+    assert_eq!(
+        (item["status"].as_u64(), item["result"].as_str()),
+        (Some(200), Some("updated"))
+    );
+    assert_eq!(item["_version"], 2);
+    let docs = intake.stats().es_documents;
+    assert_eq!(
+        (docs.stored, docs.ids, docs.id_conflicts),
+        (1, 1, 0),
+        "{docs:?}"
+    );
+    let long = "i".repeat(513);
+    for bad in [
+        bulk_with_ids("create", "app", &[("", "m")]),
+        bulk_with_ids("create", "app", &[(long.as_str(), "m")]),
+    ] {
+        let (status, body) = post(&intake, "/_bulk", &[NDJSON, API_KEY], &bad);
+        assert_eq!(status, 400, "{}", String::from_utf8_lossy(&body));
+    }
+    assert_eq!(intake.violations().len(), 2, "logship never sends such ids");
 }

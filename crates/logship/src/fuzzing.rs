@@ -74,6 +74,8 @@ pub struct Items {
     pub retry: Vec<usize>,
     /// Indexes rejected for good.
     pub rejected: Vec<usize>,
+    /// Events the intake already held (Elasticsearch's 409 for an existing `_id`).
+    pub already_delivered: usize,
     /// First retryable failure, for the report.
     pub retry_error: Option<String>,
     /// First permanent failure, for the report.
@@ -114,6 +116,7 @@ impl Intake {
         self.0.items(body, sent).map(|r| Items {
             retry: r.retry,
             rejected: r.rejected,
+            already_delivered: r.already_delivered,
             retry_error: r.retry_error,
             rejected_error: r.rejected_error,
             rejected_status: r.rejected_status,

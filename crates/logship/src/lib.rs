@@ -26,7 +26,17 @@
 //! reached, counted as lost. An event refused at the log call (queue full, or after
 //! shutdown) is counted too. An intake that accepted a request whose answer logship did
 //! not see gets that batch again, so duplicates are possible; loss is not, except in the
-//! cases below. What happens at the end of a program:
+//! cases below.
+//!
+//! Every event carries an [`EventId`] from the moment it is captured (a per-process random
+//! prefix and a sequence number; scheme and collision odds in its docs), kept with it in
+//! the spill, so a resent event has the same id as the first copy. Elasticsearch and
+//! OpenSearch make that exactly-once: the id is the document's `_id` in a `create`, and a
+//! second copy is answered `409 version_conflict_engine_exception`, counted as
+//! [`Stats::already_delivered`] (and delivered), never failed or resent. The other vendors
+//! get it as an attribute (`logship.id`, OTLP `log.record.uid`, Loki `logship_id`) to
+//! deduplicate on in queries (docs/vendors.md, "Event identity"); `event_id = false` sends
+//! none. What happens at the end of a program:
 //!
 //! - **The guard is dropped at once** (`let (layer, _) = builder.build_layer()?` drops
 //!   it; `_guard` keeps it): the pipeline shuts down immediately, every later event is
@@ -388,7 +398,7 @@ pub use integrations::log4rs;
 pub use integrations::tracing::LogshipLayer;
 pub use pipeline::{Builder, Guard, Logship, ShutdownReport};
 pub use queue::Rejected;
-pub use record::{Entries, Entry, ErrorValue, Level, Record, Value};
+pub use record::{Entries, Entry, ErrorValue, EventId, Level, Record, Value};
 pub use reporter::DeliveryError;
 pub use secret::Secret;
 pub use send::NetworkSummary;

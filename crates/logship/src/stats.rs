@@ -18,6 +18,7 @@ pub(crate) struct Counters {
     pub invalid_utf8: AtomicU64,
     pub batches: AtomicU64,
     pub events_delivered: AtomicU64,
+    pub already_delivered: AtomicU64,
     pub events_failed: AtomicU64,
     pub events_abandoned: AtomicU64,
     pub bytes_raw: AtomicU64,
@@ -62,6 +63,7 @@ impl Counters {
             invalid_utf8: get(&self.invalid_utf8),
             batches: get(&self.batches),
             events_delivered: get(&self.events_delivered),
+            already_delivered: get(&self.already_delivered),
             events_failed: get(&self.events_failed),
             events_abandoned: get(&self.events_abandoned),
             bytes_raw: get(&self.bytes_raw),
@@ -112,6 +114,13 @@ pub struct Stats {
     pub batches: u64,
     /// Events the intake acknowledged.
     pub events_delivered: u64,
+    /// Of `events_delivered` (and `events_replayed`), the events the intake already held
+    /// from an earlier request, so it did not store them twice: Elasticsearch/OpenSearch
+    /// answering `409 version_conflict_engine_exception` to the `create` of an event's
+    /// `_id` after a replay (a crash, or an answer that never came). Never failed, never
+    /// resent.
+    #[serde(default)]
+    pub already_delivered: u64,
     /// Events given up on: rejected permanently by the intake, or retries exhausted.
     pub events_failed: u64,
     /// Events still queued or in flight when the shutdown timeout ran out.

@@ -113,8 +113,11 @@ fn streams_arrive_grouped_time_ordered_with_labels_and_metadata() {
         }
         assert!(seen.len() <= LEVELS.len());
     }
+    let mut ids = std::collections::HashSet::new();
     for e in intake.events() {
-        let v = &e.value;
+        let mut v = e.value.clone();
+        take_event_id(&mut v["metadata"], "logship_id", &mut ids);
+        let v = &v;
         let i = v["metadata"]["seq"]
             .as_str()
             .unwrap()

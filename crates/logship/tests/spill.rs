@@ -5,7 +5,6 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -163,15 +162,7 @@ fn a_process_killed_with_sigkill_loses_nothing_it_spilled() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut spilled = None;
-    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
-        let line = line.unwrap();
-        // libtest prints the test's name first, on the same line.
-        if let Some((_, count)) = line.split_once("SPILLED ") {
-            spilled = Some(count.trim().parse::<u64>().unwrap());
-            break;
-        }
-    }
+    let spilled = child_count(&mut child, "SPILLED ");
     assert_eq!(
         spilled,
         Some(n),

@@ -39,8 +39,12 @@ fn splunk_events_arrive_concatenated_in_seconds_within_the_request_cap() {
         assert!(r.decoded_bytes <= 1_000_000, "{} bytes", r.decoded_bytes);
     }
     let now_s = now_ms() as f64 / 1000.0;
+    let mut ids = std::collections::HashSet::new();
     for e in intake.events() {
-        let v = &e.value;
+        let mut v = e.value.clone();
+        // Each event's id is an indexed field of its own.
+        take_event_id(&mut v["fields"], "logship.id", &mut ids);
+        let v = &v;
         let t = v["time"].as_f64().unwrap();
         assert!(
             t > now_s - 60.0 && t <= now_s,

@@ -21,6 +21,12 @@
 //! query parameter (see [`super::filter_path`]). Items can be failed on purpose with
 //! [`ItemFault`](crate::ItemFault)s. Each accepted document is recorded as an
 //! event with its target added as `_index`.
+//!
+//! Document ids: an action may name an `_id` (a non-empty string of at most 512 bytes).
+//! The documents are kept by concrete index and `_id` ([`super::documents`]): a `create`
+//! of an `_id` already stored fails with `409 version_conflict_engine_exception` in the
+//! item shape of a real cluster, is not stored again, and is not a violation (it is how a
+//! client's replay stays duplicate-free); an `index` of one replaces it (`"updated"`).
 
 use std::fmt;
 use std::fmt::Write as _;
@@ -30,6 +36,7 @@ use std::sync::PoisonError;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::{json, Map, Value};
 
+use super::documents::Stored;
 use super::filter_path::FilterPath;
 use super::{
     check_credential, decode_body_with, kind, media_type, require_content_length, strip_scheme,
@@ -43,6 +50,9 @@ pub(crate) const PATH: &str = "/_bulk";
 /// `http.max_content_length`, 100 MB by default (docs/wire-formats.md 7); applied to the
 /// decoded body here (whether ES counts compressed bytes is UNCONFIRMED).
 pub(crate) const MAX_CONTENT_LENGTH: u64 = 100 * 1024 * 1024;
+
+/// Longest `_id` Elasticsearch accepts, in bytes.
+const MAX_ID_BYTES: usize = 512;
 
 /// Source of document ids, unique for the process.
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -172,36 +182,48 @@ pub(crate) fn handle(req: &Request, settings: &Settings) -> Result<Accepted, Rej
             ));
             (status, kind, reason)
         });
+        let target = backing_index(&action.index);
         let result = match checked {
             Ok(doc) => match faults.take(source) {
                 Some(fault) => {
                     let (kind, reason) = fault.error();
                     Err((fault.status, kind, reason.to_owned()))
                 }
-                None => Ok(doc),
+                None => store(settings, &action, &target, source).map(|s| (doc, s)),
             },
             Err(e) => Err(e),
         };
-        let target = backing_index(&action.index);
         // Written as text: building a `Value` per item costs more than the rest.
         if i > 0 {
             items.push(',');
         }
         let target_json = Value::String(target.clone()).to_string();
         match result {
-            Ok(mut doc) => {
+            Ok((mut doc, stored)) => {
                 doc.insert("_index".into(), Value::String(action.index));
                 events.push(Value::Object(doc));
-                let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+                let id = match &action.id {
+                    Some(id) => Value::String(id.clone()).to_string(),
+                    None => format!("\"ls{:012x}\"", NEXT_ID.fetch_add(1, Ordering::Relaxed)),
+                };
+                let (version, result, status) = match stored {
+                    Stored::Updated => (2, "updated", 200),
+                    _ => (1, "created", 201),
+                };
                 let _ = write!(
                     items,
-                    r#"{{"{}":{{"_index":{target_json},"_id":"ls{id:012x}","_version":1,"result":"created","_shards":{{"total":2,"successful":1,"failed":0}},"_seq_no":{i},"_primary_term":1,"status":201}}}}"#,
+                    r#"{{"{}":{{"_index":{target_json},"_id":{id},"_version":{version},"result":"{result}","_shards":{{"total":2,"successful":1,"failed":0}},"_seq_no":{i},"_primary_term":1,"status":{status}}}}}"#,
                     action.op
                 );
             }
             Err((status, kind, reason)) => {
                 errors = true;
-                let error = json!({ "type": kind, "reason": reason, "index": target });
+                let mut error = json!({ "type": kind, "reason": reason, "index": target });
+                if status == 409 {
+                    // A real cluster's version conflict also names the shard and index.
+                    error["index_uuid"] = json!("bG9nc2hpcC1pbnRha2U");
+                    error["shard"] = json!("0");
+                }
                 let _ = write!(
                     items,
                     r#"{{"{}":{{"_index":{target_json},"status":{status},"error":{error}}}}}"#,
@@ -247,6 +269,32 @@ struct Action {
     op: &'static str,
     /// The target: the action's `_index`, else the path's.
     index: String,
+    /// The document id the client chose, if any.
+    id: Option<String>,
+}
+
+/// Stores a checked document: `Err` (409) for a `create` of an `_id` stored before.
+fn store(
+    settings: &Settings,
+    action: &Action,
+    target: &str,
+    source: &[u8],
+) -> Result<Stored, ItemError> {
+    let id = action.id.as_deref();
+    match settings
+        .documents
+        .store(target, id, action.op == "create", source)
+    {
+        Stored::Conflict => Err((
+            409,
+            "version_conflict_engine_exception",
+            format!(
+                "[{}]: version conflict, document already exists (current version [1])",
+                id.unwrap_or("")
+            ),
+        )),
+        stored => Ok(stored),
+    }
 }
 
 /// Parses `{"create":{"_index":"x"}}` (or `index`).
@@ -289,7 +337,23 @@ fn parse_action(line: &[u8], default_index: Option<&str>) -> Result<Action, Stri
         },
     };
     check_index_name(&index)?;
-    Ok(Action { op, index })
+    let id =
+        match meta.get("_id") {
+            None => None,
+            Some(Value::String(s)) if s.is_empty() => return Err(
+                "Validation Failed: 1: an id must be provided if version type or value are set;"
+                    .into(),
+            ),
+            Some(Value::String(s)) if s.len() > MAX_ID_BYTES => {
+                return Err(format!(
+            "Validation Failed: 1: id is too long, must be no longer than 512 bytes but was: {};",
+            s.len()
+        ))
+            }
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => return Err(format!("_id is a {}, not a string", kind(other))),
+        };
+    Ok(Action { op, index, id })
 }
 
 /// Elasticsearch's index naming rules.

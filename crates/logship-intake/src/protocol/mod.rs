@@ -17,6 +17,7 @@
 //! and body shape, from `docs/wire-formats.md`), never a made-up success.
 
 pub(crate) mod datadog;
+mod documents;
 pub(crate) mod dynatrace;
 pub(crate) mod elasticsearch;
 mod filter_path;
@@ -35,6 +36,8 @@ use serde_json::Value;
 
 use crate::faults::ItemFaultQueue;
 use crate::http::{Request, Response};
+pub use documents::DocumentCounts;
+pub(crate) use documents::Documents;
 
 /// Largest decompressed body accepted, to survive a gzip bomb.
 pub(crate) const MAX_DECODED_BODY: u64 = 512 * 1024 * 1024;
@@ -51,6 +54,8 @@ pub(crate) struct Settings {
     /// Whether `_bulk` honours `?filter_path=` (default); off, every answer is the full
     /// one, like behind a proxy that drops the query string.
     pub es_filter_path: bool,
+    /// The documents the emulated Elasticsearch holds (shared by every snapshot).
+    pub documents: Arc<Documents>,
 }
 
 impl Default for Settings {
@@ -60,6 +65,7 @@ impl Default for Settings {
             splunk_max_content_length: splunk::DEFAULT_MAX_CONTENT_LENGTH,
             item_faults: Arc::default(),
             es_filter_path: true,
+            documents: Arc::default(),
         }
     }
 }

@@ -110,6 +110,9 @@ pub fn example_toml(vendor: Vendor) -> String {
     out.push_str(
         "# Span fields at the event's root (innermost span wins), or \"prefixed\" <span>.<field>.\n# span_fields = \"root\"\n",
     );
+    out.push_str(
+        "# Each event's id: Elasticsearch `_id` (replays are not stored twice), `logship.id` elsewhere.\n# event_id = true\n",
+    );
     out.push_str("# source = \"rust\"\n# hostname = \"(this machine's)\"\n");
     out.push_str(
         "# Extra request headers (values are secrets):\n# [headers]\n# X-Scope = \"logs\"\n\n",

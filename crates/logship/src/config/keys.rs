@@ -275,6 +275,18 @@ pub(crate) const KEYS: &[Key] = &[
         get: |c| choice(SpanFields::NAMES, &SpanFields::ALL, &c.span_fields),
     },
     Key {
+        name: "event_id",
+        kind: Kind::Bool,
+        vendor_env: false,
+        when: When::Always,
+        java: None,
+        builder: "`event_id` / `--no-event-id`",
+        default: "true",
+        doc: "ship each event's id: Elasticsearch `_id` (a replayed event answers 409 instead of being stored twice; off: the cluster picks ids, a little faster to index), other vendors the attribute `logship.id` (OTLP `log.record.uid`, Loki `logship_id`; docs/vendors.md)",
+        set: |c, v| c.event_id = v.bool(),
+        get: |c| Some(c.event_id.to_string()),
+    },
+    Key {
         name: "splunk_index",
         kind: Kind::Str,
         vendor_env: false,

@@ -139,6 +139,10 @@ pub struct Config {
     pub tags: Vec<String>,
     /// Where span fields go (key `span_fields`). Default: [`SpanFields::Root`].
     pub span_fields: SpanFields,
+    /// Whether each event's id is shipped (key `event_id`): as `_id` for
+    /// Elasticsearch/OpenSearch (a replay is then refused with 409 instead of stored
+    /// twice), as an attribute (`logship.id`, ...) for the other vendors. Default: true.
+    pub event_id: bool,
     /// Splunk HTTP Event Collector options (keys `splunk_index`, `splunk_sourcetype`,
     /// `splunk_channel`). Default: none set.
     pub splunk: SplunkOptions,
@@ -263,6 +267,7 @@ impl Default for Config {
             hostname: None,
             tags: Vec::new(),
             span_fields: SpanFields::Root,
+            event_id: true,
             splunk: SplunkOptions::default(),
             loki: LokiOptions::default(),
             username: None,
@@ -325,6 +330,7 @@ impl fmt::Debug for Config {
             .field("hostname", &self.hostname)
             .field("tags", &self.tags)
             .field("span_fields", &self.span_fields)
+            .field("event_id", &self.event_id)
             .field("splunk", &self.splunk)
             .field("loki", &self.loki)
             .field("username", &self.username)

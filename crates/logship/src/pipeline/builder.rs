@@ -129,6 +129,15 @@ impl Builder {
         self
     }
 
+    /// Whether each event's id is shipped (default: yes): as `_id` for
+    /// Elasticsearch/OpenSearch, whose `create` then refuses a replayed event with 409
+    /// instead of storing it twice, and as the attribute `logship.id` (or the vendor's
+    /// equivalent, docs/wire-formats.md) elsewhere, for deduplicating in queries.
+    pub fn event_id(mut self, on: bool) -> Self {
+        self.config.event_id = on;
+        self
+    }
+
     /// HTTP basic auth (Loki behind a gateway, Grafana Cloud: instance ID and token;
     /// Elasticsearch / OpenSearch). The password is a secret, never printed.
     pub fn basic_auth(mut self, username: impl Into<String>, password: impl Into<Secret>) -> Self {

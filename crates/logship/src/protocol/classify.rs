@@ -41,6 +41,10 @@ pub(crate) struct ItemResults {
     /// Indexes of the events the intake will never accept as sent (mapping errors, other
     /// 4xx): counted as failed, never resent.
     pub rejected: Vec<usize>,
+    /// Events the intake already held (Elasticsearch's `409
+    /// version_conflict_engine_exception` for a `create` with an existing `_id`): stored by
+    /// an earlier request, so delivered, never resent, never failed.
+    pub already_delivered: usize,
     /// The first retryable failure, as `status type: reason`, for the report.
     pub retry_error: Option<String>,
     /// The first permanent failure, as `status type: reason`, for the report.

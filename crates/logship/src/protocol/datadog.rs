@@ -6,7 +6,8 @@
 //! and the event's fields as attributes.
 
 use super::fields::{
-    millis, write_error, write_opt, ErrorNames, Naming, Style, TraceIds, DD_SPAN_ID, DD_TRACE_ID,
+    id_name, millis, write_error, write_id, write_opt, ErrorNames, Naming, Style, TraceIds,
+    DD_SPAN_ID, DD_TRACE_ID, ID_NAME,
 };
 use super::format::Protocol;
 use super::{Context, Limits};
@@ -71,6 +72,8 @@ fn status(level: Level) -> &'static str {
 pub(super) struct Encoder {
     common: Vec<u8>,
     naming: Naming,
+    /// Whether each event's id is written as `logship.id` (`event_id`).
+    with_id: bool,
 }
 
 impl Encoder {
@@ -103,8 +106,13 @@ impl Encoder {
             naming: Naming::new(
                 ctx.span_fields,
                 Style::Json,
-                RESERVED.iter().chain(&ErrorNames::DATADOG.all()),
+                RESERVED
+                    .iter()
+                    .copied()
+                    .chain(ErrorNames::DATADOG.all())
+                    .chain(id_name(ctx.event_id, ID_NAME)),
             ),
+            with_id: ctx.event_id,
         }
     }
 
@@ -121,6 +129,7 @@ impl Encoder {
         body.extend_from_slice(b",\"logger.name\":");
         json::string(body, record.target());
         body.extend_from_slice(&self.common);
+        write_id(body, ID_NAME, record, self.with_id);
         write_error(body, record, &ErrorNames::DATADOG);
         TraceIds::of(record).write_datadog(body);
         self.naming.write_flat(body, record, false, json::value);

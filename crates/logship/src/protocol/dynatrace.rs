@@ -9,8 +9,8 @@
 //! resent.
 
 use super::fields::{
-    unique_tags, write_error, write_opt, write_pairs, ErrorNames, Naming, Style, ENV_NAME,
-    VERSION_NAME,
+    id_name, unique_tags, write_error, write_id, write_opt, write_pairs, ErrorNames, Naming, Style,
+    ENV_NAME, ID_NAME, VERSION_NAME,
 };
 use super::format::Protocol;
 use super::{Context, Limits};
@@ -88,6 +88,8 @@ fn severity(level: Level) -> &'static str {
 pub(super) struct Encoder {
     common: Vec<u8>,
     naming: Naming,
+    /// Whether each event's id is written as `logship.id` (`event_id`).
+    with_id: bool,
 }
 
 impl Encoder {
@@ -98,16 +100,24 @@ impl Encoder {
         write_opt(&mut common, "host.name", Some(&ctx.hostname));
         write_opt(&mut common, ENV_NAME, ctx.env.as_deref());
         write_opt(&mut common, VERSION_NAME, ctx.version.as_deref());
-        let tags = unique_tags(&ctx.tags, Style::Json, RESERVED);
+        // A tag may not take the name the event id is written under either.
+        let tag_taken: Vec<&str> = RESERVED
+            .iter()
+            .copied()
+            .chain(id_name(ctx.event_id, ID_NAME))
+            .collect();
+        let tags = unique_tags(&ctx.tags, Style::Json, &tag_taken);
         write_pairs(&mut common, &tags, false);
         let taken = RESERVED
             .iter()
             .copied()
             .chain(ErrorNames::OTEL.all())
+            .chain(id_name(ctx.event_id, ID_NAME))
             .chain(tags.iter().map(|(k, _)| k.as_str()));
         Encoder {
             common,
             naming: Naming::new(ctx.span_fields, Style::Json, taken),
+            with_id: ctx.event_id,
         }
     }
 
@@ -124,6 +134,7 @@ impl Encoder {
         body.extend_from_slice(b"\",\"logger.name\":");
         json::string(body, record.target());
         body.extend_from_slice(&self.common);
+        write_id(body, ID_NAME, record, self.with_id);
         write_error(body, record, &ErrorNames::OTEL);
         self.naming.write_flat(body, record, false, json::value);
         body.push(b'}');

@@ -158,8 +158,11 @@ pub(super) fn authorization(config: &Config) -> Option<String> {
 #[derive(Debug)]
 pub(super) struct Encoder {
     index: IndexName,
-    /// The whole action line when the target has no date pattern.
+    /// The action line up to its `_index` value when the target has no date pattern
+    /// (`{"create":{"_index":"<name>"`).
     action: Option<Vec<u8>>,
+    /// Whether each event's id is sent as `_id` (`event_id`).
+    with_id: bool,
     common: Vec<u8>,
     naming: Naming,
     /// The cluster's `http.max_content_length` as configured (`max_request_bytes`).
@@ -176,7 +179,7 @@ impl Encoder {
                 .as_deref()
                 .unwrap_or(DEFAULT_INDEX),
         )?;
-        let action = (!index.is_dated()).then(|| action_line(&index.render(0)));
+        let action = (!index.is_dated()).then(|| action_head(&index.render(0)));
         let mut common = Vec::new();
         write_opt(&mut common, "service.name", ctx.service.as_deref());
         // ECS: `service.environment` is equivalent to `deployment.environment.name`.
@@ -192,6 +195,7 @@ impl Encoder {
         Ok(Encoder {
             index,
             action,
+            with_id: ctx.event_id,
             common,
             naming: Naming::new(
                 ctx.span_fields,
@@ -210,9 +214,17 @@ impl Encoder {
     pub(super) fn push(&self, body: &mut Vec<u8>, record: &Record) {
         let nanos = record.timestamp_nanos();
         match &self.action {
-            Some(line) => body.extend_from_slice(line),
-            None => body.extend_from_slice(&action_line(&self.index.render(nanos))),
+            Some(head) => body.extend_from_slice(head),
+            None => body.extend_from_slice(&action_head(&self.index.render(nanos))),
         }
+        // The event's own id as `_id`: a `create` of an id the index holds already answers
+        // 409, so a replayed event is never stored twice (see [`items`]).
+        if let Some(id) = record.id().filter(|_| self.with_id) {
+            body.extend_from_slice(b",\"_id\":\"");
+            id.write_hex(body);
+            body.push(b'"');
+        }
+        body.extend_from_slice(b"}}\n");
         body.extend_from_slice(b"{\"@timestamp\":\"");
         json::rfc3339_millis(body, nanos);
         body.extend_from_slice(b"\",\"message\":");
@@ -229,11 +241,10 @@ impl Encoder {
     }
 }
 
-/// `{"create":{"_index":"<name>"}}\n`
-fn action_line(index: &str) -> Vec<u8> {
+/// `{"create":{"_index":"<name>"`: the action line up to where `_id` goes.
+fn action_head(index: &str) -> Vec<u8> {
     let mut line = b"{\"create\":{\"_index\":".to_vec();
     json::string(&mut line, index);
-    line.extend_from_slice(b"}}\n");
     line
 }
 
@@ -333,6 +344,9 @@ struct BulkError {
     reason: Option<String>,
 }
 
+/// The error type of a `create` whose `_id` exists (`409`).
+const VERSION_CONFLICT: &str = "version_conflict_engine_exception";
+
 /// Reads a `_bulk` answer for `sent` events; `None` when it is not one (unreadable, or
 /// not one item per event).
 pub(super) fn items(body: &str, sent: usize) -> Option<ItemResults> {
@@ -358,8 +372,17 @@ pub(super) fn items(body: &str, sent: usize) -> Option<ItemResults> {
             };
             format!("{} {}: {reason}", item.status, kind.unwrap_or("error"))
         };
+        let conflict = item.status == 409
+            && item
+                .error
+                .as_ref()
+                .and_then(|e| e.kind.as_deref())
+                .is_some_and(|k| k == VERSION_CONFLICT);
         match item.status {
             200..=299 => {}
+            // A `create` of an `_id` the index already holds: this event was stored by an
+            // earlier request (a replay after a crash or a lost answer). Delivered, once.
+            409 if conflict => results.already_delivered += 1,
             429 | 500..=599 => {
                 results.retry.push(i);
                 results.retry_error.get_or_insert_with(describe);
@@ -471,12 +494,15 @@ mod tests {
             {"create":{"_index":"logs","status":429,"error":{"type":"es_rejected_execution_exception","reason":"queue full"}}},
             {"create":{"_index":"logs","status":400,"error":{"type":"mapper_parsing_exception","reason":"failed to parse field [n]"}}},
             {"create":{"_index":"logs","status":503,"error":{"type":"unavailable_shards_exception","reason":"primary shard is not active"}}},
-            {"create":{"_index":"logs","status":409,"error":{"type":"version_conflict_engine_exception","reason":"exists"}}}
+            {"create":{"_index":"logs","status":409,"error":{"type":"version_conflict_engine_exception","reason":"exists"}}},
+            {"create":{"_index":"logs","status":409,"error":{"type":"some_other_conflict","reason":"?"}}}
         ]}"#;
         assert_eq!(classify(200, body), Outcome::Items);
-        let r = items(body, 5).unwrap();
+        let r = items(body, 6).unwrap();
         assert_eq!(r.retry, vec![1, 3]);
-        assert_eq!(r.rejected, vec![2, 4]);
+        // A version conflict on `create` is the document already stored: delivered, once.
+        assert_eq!(r.already_delivered, 1);
+        assert_eq!(r.rejected, vec![2, 5], "another 409 is still a rejection");
         assert_eq!(r.rejected_status, Some(400));
         assert_eq!(
             r.retry_error.as_deref(),
@@ -486,8 +512,8 @@ mod tests {
             .rejected_error
             .unwrap()
             .contains("mapper_parsing_exception"));
-        assert!(items(body, 4).is_none(), "one item per event sent");
-        assert!(items("not json", 5).is_none());
+        assert!(items(body, 5).is_none(), "one item per event sent");
+        assert!(items("not json", 6).is_none());
     }
 
     #[test]

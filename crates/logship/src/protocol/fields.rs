@@ -455,6 +455,29 @@ pub(super) fn write_opt(out: &mut Vec<u8>, key: &str, value: Option<&str>) {
     }
 }
 
+/// The attribute carrying each event's id ([`crate::EventId`]) for the vendors without a
+/// document id of their own (Elasticsearch uses `_id`; OTLP `log.record.uid`, Loki
+/// `logship_id`): users deduplicate replayed events on it in queries.
+pub(super) const ID_NAME: &str = "logship.id";
+
+/// The name reserved for the event id when ids are written (`event_id`), to keep out of
+/// the fields' names.
+pub(super) fn id_name(on: bool, name: &'static str) -> Option<&'static str> {
+    on.then_some(name)
+}
+
+/// `,"<key>":"<32 hex digits>"`: the record's id, when `on` and the record has one (a
+/// record read from an old spill file has none).
+pub(super) fn write_id(out: &mut Vec<u8>, key: &str, record: &Record, on: bool) {
+    if let Some(id) = record.id().filter(|_| on) {
+        out.push(b',');
+        json::string(out, key);
+        out.extend_from_slice(b":\"");
+        id.write_hex(out);
+        out.push(b'"');
+    }
+}
+
 /// The OpenTelemetry semantic-convention name of the deployment environment (`env`),
 /// also used by the vendors without a convention of their own (docs/vendors.md).
 pub(super) const ENV_NAME: &str = "deployment.environment.name";

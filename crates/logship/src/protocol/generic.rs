@@ -10,8 +10,12 @@
 //!  "spans":[{"name":"request","method":"POST"}]}
 //! ```
 //!
+//! With `event_id` on (the default) each object also holds `"logship.id"`, the event's id
+//! (32 hex digits), for deduplicating replayed events downstream.
+//!
 //! Event fields are top-level keys; a field whose name is one of the reserved keys
-//! (`timestamp`, `level`, `target`, `message`, `spans`) is written as `field.<name>`.
+//! (`timestamp`, `level`, `target`, `message`, `spans`, and `logship.id` when ids are
+//! written) is written as `field.<name>`.
 //! Enclosing spans, outermost first, are listed in `spans` with their fields (a span
 //! field called `name` is written `field.name`). Every name appears once per object: of
 //! a field recorded twice, the last value is kept. This format does not read
@@ -20,7 +24,7 @@
 
 use std::sync::LazyLock;
 
-use super::fields::Naming;
+use super::fields::{write_id, Naming, ID_NAME};
 use super::format::Protocol;
 use super::Limits;
 use crate::json;
@@ -44,23 +48,29 @@ const RESERVED: [&str; 5] = ["timestamp", "level", "target", "message", "spans"]
 
 /// Unique names: the event's fields in the event object, each span's in its own.
 static NAMING: LazyLock<Naming> = LazyLock::new(|| Naming::per_span(&RESERVED, &["name"]));
+/// [`NAMING`] when the event object also holds [`ID_NAME`].
+static NAMING_WITH_ID: LazyLock<Naming> = LazyLock::new(|| {
+    let mut taken = RESERVED.to_vec();
+    taken.push(ID_NAME);
+    Naming::per_span(&taken, &["name"])
+});
 
 /// Appends one event as a JSON object followed by a newline.
-pub(super) fn push_ndjson(body: &mut Vec<u8>, record: &Record) {
-    write_object(body, record);
+pub(super) fn push_ndjson(body: &mut Vec<u8>, record: &Record, with_id: bool) {
+    write_object(body, record, with_id);
     body.push(b'\n');
 }
 
 /// Appends one event as an element of a JSON array.
-pub(super) fn push_array_item(body: &mut Vec<u8>, record: &Record, first: bool) {
+pub(super) fn push_array_item(body: &mut Vec<u8>, record: &Record, first: bool, with_id: bool) {
     if !first {
         body.push(b',');
     }
-    write_object(body, record);
+    write_object(body, record, with_id);
 }
 
-/// Writes the generic event object.
-pub(crate) fn write_object(out: &mut Vec<u8>, record: &Record) {
+/// Writes the generic event object (with `"logship.id"` when `with_id`).
+pub(crate) fn write_object(out: &mut Vec<u8>, record: &Record, with_id: bool) {
     out.extend_from_slice(b"{\"timestamp\":\"");
     json::rfc3339_millis(out, record.timestamp_nanos());
     out.extend_from_slice(b"\",\"level\":\"");
@@ -69,8 +79,10 @@ pub(crate) fn write_object(out: &mut Vec<u8>, record: &Record) {
     json::string(out, record.target());
     out.extend_from_slice(b",\"message\":");
     json::string(out, record.message_str());
+    write_id(out, ID_NAME, record, with_id);
+    let naming = if with_id { &NAMING_WITH_ID } else { &NAMING };
     let mut in_span = false;
-    NAMING.visit(
+    naming.visit(
         record,
         |_, _| false,
         |entry, name| match entry {
@@ -126,11 +138,17 @@ pub(super) fn classify(status: u16) -> Outcome {
 
 /// Newline-delimited JSON objects, to any URL.
 #[derive(Debug)]
-pub(super) struct Ndjson;
+pub(super) struct Ndjson {
+    /// Whether each object holds the event's id (`event_id`).
+    pub(super) with_id: bool,
+}
 
 /// One JSON array of objects, to any URL.
 #[derive(Debug)]
-pub(super) struct JsonArray;
+pub(super) struct JsonArray {
+    /// Whether each object holds the event's id (`event_id`).
+    pub(super) with_id: bool,
+}
 
 impl Protocol for Ndjson {
     fn path(&self) -> Option<&'static str> {
@@ -144,7 +162,7 @@ impl Protocol for Ndjson {
     }
     fn open(&self, _body: &mut Vec<u8>) {}
     fn push(&self, body: &mut Vec<u8>, record: &Record, _prev: Option<&Record>) {
-        push_ndjson(body, record);
+        push_ndjson(body, record, self.with_id);
     }
     fn close_len(&self) -> usize {
         0
@@ -178,7 +196,7 @@ impl Protocol for JsonArray {
         body.push(b'[');
     }
     fn push(&self, body: &mut Vec<u8>, record: &Record, prev: Option<&Record>) {
-        push_array_item(body, record, prev.is_none());
+        push_array_item(body, record, prev.is_none(), self.with_id);
     }
     fn close_len(&self) -> usize {
         1
@@ -217,8 +235,10 @@ mod tests {
             .span("db")
             .field("rows", 3i64);
         let mut out = Vec::new();
-        write_object(&mut out, &r);
-        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        write_object(&mut out, &r, true);
+        let mut v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let id = v.as_object_mut().unwrap().remove("logship.id");
+        assert_eq!(id, Some(r.id().unwrap().to_string().into()));
         assert_eq!(
             v,
             serde_json::json!({

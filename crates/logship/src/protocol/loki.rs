@@ -25,7 +25,7 @@
 
 use std::fmt::Write as _;
 
-use super::fields::{unique_tags, write_error, ErrorNames, Naming, Style};
+use super::fields::{unique_tags, write_error, write_id, ErrorNames, Naming, Style};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::loki::static_labels;
@@ -71,7 +71,10 @@ const LEVELS: [Level; 5] = [
     Level::Error,
 ];
 /// Metadata every entry carries besides the tags and the event's fields.
-const FIXED_METADATA: [&str; 3] = ["target", "hostname", "service_version"];
+const FIXED_METADATA: [&str; 4] = ["target", "hostname", "service_version", ID_METADATA];
+/// The structured-metadata name of each event's id (`event_id`; the label alphabet has
+/// no `.`).
+const ID_METADATA: &str = "logship_id";
 const OPEN: &[u8] = b"{\"streams\":[";
 const STREAM_TAIL: &[u8] = b"]}";
 const CLOSE: &[u8] = b"]}";
@@ -118,6 +121,8 @@ pub(super) struct Encoder {
     max_line_bytes: usize,
     /// Metadata names: query-safe, unique, never `target`, `hostname` or a tag's.
     naming: Naming,
+    /// Whether each entry's metadata holds its id as `logship_id` (`event_id`).
+    with_id: bool,
 }
 
 impl Encoder {
@@ -173,6 +178,7 @@ impl Encoder {
             common,
             max_line_bytes: config.loki.max_line_bytes,
             naming: Naming::new(ctx.span_fields, Style::LokiName, taken),
+            with_id: ctx.event_id,
         })
     }
 
@@ -237,6 +243,7 @@ impl Encoder {
         body.extend_from_slice(b",{\"target\":");
         json::string(body, record.target());
         body.extend_from_slice(&self.common);
+        write_id(body, ID_METADATA, record, self.with_id);
         write_error(body, record, &ErrorNames::LOKI);
         self.naming.each(
             record,
@@ -413,7 +420,8 @@ mod tests {
             streams[0]["values"][0][2],
             serde_json::json!({
                 "target": "app::pay", "hostname": "web-1", "team": "pay",
-                "order_id": "42", "ok": "true", "field_hostname": "shadowed", "id": "7"
+                "order_id": "42", "ok": "true", "field_hostname": "shadowed", "id": "7",
+                "logship_id": records[2].id().unwrap().to_string()
             })
         );
     }

@@ -65,6 +65,8 @@ pub(crate) struct Context {
     pub tags: Vec<String>,
     /// Where span fields go.
     pub span_fields: crate::config::SpanFields,
+    /// Whether each event's id is written (`event_id`).
+    pub event_id: bool,
 }
 
 /// The request format of one configured intake.
@@ -151,14 +153,19 @@ impl Codec {
             hostname: config.hostname.clone().unwrap_or_else(machine_hostname),
             tags: config.tags.clone(),
             span_fields: config.span_fields,
+            event_id: config.event_id,
         };
         let key = config.api_key.clone().unwrap_or_default();
         let mut headers = config.headers.clone();
         // Each intake's encoder and its auth header; every other behaviour comes from its
         // `Protocol` implementation.
         let format = match config.vendor {
-            Vendor::Ndjson => Format::Ndjson(generic::Ndjson),
-            Vendor::JsonArray => Format::JsonArray(generic::JsonArray),
+            Vendor::Ndjson => Format::Ndjson(generic::Ndjson {
+                with_id: ctx.event_id,
+            }),
+            Vendor::JsonArray => Format::JsonArray(generic::JsonArray {
+                with_id: ctx.event_id,
+            }),
             Vendor::Datadog => {
                 headers.push(("DD-API-KEY".into(), key));
                 Format::Datadog(datadog::Encoder::new(&ctx))

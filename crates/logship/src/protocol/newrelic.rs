@@ -9,8 +9,8 @@
 //! whose compressed body is over it before sending, and split again on 413.
 
 use super::fields::{
-    millis, unique_tags, write_error, write_opt, write_pairs, ErrorNames, Naming, Style, TraceIds,
-    ENV_NAME, VERSION_NAME,
+    id_name, millis, unique_tags, write_error, write_id, write_opt, write_pairs, ErrorNames,
+    Naming, Style, TraceIds, ENV_NAME, ID_NAME, VERSION_NAME,
 };
 use super::format::Protocol;
 use super::{Context, Limits};
@@ -56,6 +56,8 @@ pub(super) fn url(config: &Config) -> String {
 pub(super) struct Encoder {
     open: Vec<u8>,
     naming: Naming,
+    /// Whether each event's id is written as `logship.id` (`event_id`).
+    with_id: bool,
 }
 
 impl Encoder {
@@ -78,8 +80,13 @@ impl Encoder {
             naming: Naming::new(
                 ctx.span_fields,
                 Style::Json,
-                RESERVED.iter().chain(&ErrorNames::NEW_RELIC.all()),
+                RESERVED
+                    .iter()
+                    .copied()
+                    .chain(ErrorNames::NEW_RELIC.all())
+                    .chain(id_name(ctx.event_id, ID_NAME)),
             ),
+            with_id: ctx.event_id,
         }
     }
 
@@ -101,6 +108,7 @@ impl Encoder {
         body.extend_from_slice(record.level().as_str().as_bytes());
         body.extend_from_slice(b"\",\"logger.name\":");
         json::string(body, record.target());
+        write_id(body, ID_NAME, record, self.with_id);
         write_error(body, record, &ErrorNames::NEW_RELIC);
         TraceIds::of(record).write_hex(body, "trace.id", "span.id");
         // New Relic attributes take no arrays or objects: structure goes as its JSON text.

@@ -7,8 +7,8 @@
 //! A 400 naming an `invalid-event-number` rejects just that event: the others are resent.
 
 use super::fields::{
-    unique_tags, write_error, write_opt, write_pairs, ErrorNames, Naming, Style, ENV_NAME,
-    VERSION_NAME,
+    id_name, unique_tags, write_error, write_opt, write_pairs, ErrorNames, Naming, Style, ENV_NAME,
+    ID_NAME, VERSION_NAME,
 };
 use super::format::Protocol;
 use super::{Context, Limits};
@@ -81,7 +81,11 @@ fn new_guid() -> String {
 #[derive(Debug)]
 pub(super) struct Encoder {
     envelope: Vec<u8>,
+    /// The indexed fields every event carries (`"service":"…",…`, maybe none), without
+    /// the `fields` object around them.
     fields: Vec<u8>,
+    /// Whether each event's id is an indexed field `logship.id` (`event_id`).
+    with_id: bool,
     naming: Naming,
     /// The server's `max_content_length` as configured (`max_request_bytes`).
     max_body_bytes: usize,
@@ -105,9 +109,8 @@ impl Encoder {
             (VERSION_NAME, &ctx.version),
         ];
         if own.iter().any(|(_, v)| v.is_some()) || !ctx.tags.is_empty() {
-            fields.extend_from_slice(b",\"fields\":{");
             let mut first = true;
-            let mut taken = Vec::new();
+            let mut taken: Vec<&str> = id_name(ctx.event_id, ID_NAME).into_iter().collect();
             for (name, value) in own {
                 let Some(value) = value else { continue };
                 if !first {
@@ -124,11 +127,11 @@ impl Encoder {
                 &unique_tags(&ctx.tags, Style::Json, &taken),
                 first,
             );
-            fields.push(b'}');
         }
         Encoder {
             envelope,
             fields,
+            with_id: ctx.event_id,
             naming: Naming::new(
                 ctx.span_fields,
                 Style::Json,
@@ -157,7 +160,23 @@ impl Encoder {
         write_error(body, record, &ErrorNames::OTEL);
         self.naming.write_flat(body, record, false, json::value);
         body.push(b'}');
-        body.extend_from_slice(&self.fields);
+        // Indexed fields: the common ones, and the event's id (`| dedup logship.id`, or
+        // `tstats` by it, finds a replayed event's second copy).
+        let id = record.id().filter(|_| self.with_id);
+        if !self.fields.is_empty() || id.is_some() {
+            body.extend_from_slice(b",\"fields\":{");
+            body.extend_from_slice(&self.fields);
+            if let Some(id) = id {
+                if !self.fields.is_empty() {
+                    body.push(b',');
+                }
+                json::string(body, ID_NAME);
+                body.extend_from_slice(b":\"");
+                id.write_hex(body);
+                body.push(b'"');
+            }
+            body.push(b'}');
+        }
         body.extend_from_slice(b"}\n");
     }
 }

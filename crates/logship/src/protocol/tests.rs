@@ -23,7 +23,8 @@ fn with_endpoint(vendor: Vendor, endpoint: &str) -> Config {
 
 fn sample() -> Record {
     let mut r = Record::new(Level::Warn, "app::pay");
-    r.set_timestamp_nanos(1_717_171_717_123_456_789)
+    r.set_id(Some(crate::record::EventId::from_parts(0xabc, 1)))
+        .set_timestamp_nanos(1_717_171_717_123_456_789)
         .message("paid \"x\"")
         .field("order_id", 42u64)
         .field("status", "shadowed")
@@ -31,6 +32,9 @@ fn sample() -> Record {
         .field("id", 7i64);
     r
 }
+
+/// The id of [`sample`], as every vendor writes it.
+const SAMPLE_ID: &str = "0000000000000abc0000000000000001";
 
 fn body(vendor: Vendor, endpoint: Option<&str>) -> String {
     let mut c = config(vendor);
@@ -238,7 +242,7 @@ fn splunk_body_is_concatenated_events_with_seconds() {
     assert_eq!(e["event"]["order_id"], 42);
     assert_eq!(
         e["fields"],
-        serde_json::json!({"service": "checkout", "env": "prod", "team": "pay"})
+        serde_json::json!({"service": "checkout", "env": "prod", "team": "pay", "logship.id": SAMPLE_ID})
     );
 }
 
@@ -320,7 +324,7 @@ fn elasticsearch_body_is_create_pairs_with_a_final_newline() {
     assert_eq!(lines.len(), 4, "an action and a source line per event");
     assert_eq!(
         lines[0],
-        serde_json::json!({"create": {"_index": "logs-logship-default"}})
+        serde_json::json!({"create": {"_index": "logs-logship-default", "_id": SAMPLE_ID}})
     );
     let d = &lines[1];
     assert_eq!(d["@timestamp"], "2024-05-31T16:08:37.123Z");
@@ -439,7 +443,7 @@ fn elasticsearch_date_patterns_name_the_index_per_event() {
     let codec = Codec::new(&c).unwrap();
     let at = |nanos: u64| {
         let mut r = Record::new(Level::Info, "t");
-        r.set_timestamp_nanos(nanos).message("m");
+        r.set_id(None).set_timestamp_nanos(nanos).message("m");
         r
     };
     // 2024-05-31T23:59:59.999Z and one millisecond later.
@@ -466,4 +470,35 @@ fn elasticsearch_date_patterns_name_the_index_per_event() {
         .unwrap_err()
         .to_string()
         .starts_with("index = Logs-%Y: must be lower case"));
+}
+
+#[test]
+fn every_vendor_writes_the_event_id_under_its_name_and_none_with_event_id_off() {
+    for &vendor in Vendor::ALL {
+        let mut c = with_endpoint(vendor, "http://intake:9");
+        let name = match vendor {
+            Vendor::Elasticsearch => "\"_id\":",
+            Vendor::Otlp => "log.record.uid",
+            Vendor::Loki => "\"logship_id\":",
+            _ => "\"logship.id\":",
+        };
+        for otlp_json in [false, true] {
+            c.otlp.encoding = if otlp_json {
+                crate::config::OtlpEncoding::Json
+            } else {
+                crate::config::OtlpEncoding::Protobuf
+            };
+            for on in [true, false] {
+                c.event_id = on;
+                let codec = Codec::new(&c).unwrap();
+                let body = String::from_utf8_lossy(&codec.encode(&[sample()])).into_owned();
+                assert_eq!(
+                    body.contains(SAMPLE_ID),
+                    on,
+                    "{vendor:?} event_id={on}: {body}"
+                );
+                assert_eq!(body.contains(name), on, "{vendor:?} event_id={on}: {body}");
+            }
+        }
+    }
 }

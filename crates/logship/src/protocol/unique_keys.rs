@@ -143,6 +143,9 @@ const KEYS: &[&str] = &[
     "exception.type",
     "exception_message",
     "error.class",
+    "logship.id",
+    "logship_id",
+    "log.record.uid",
 ];
 const SPANS: &[&str] = &["request", "db", "a", "log", "field", "request.db"];
 
@@ -192,6 +195,8 @@ fn configs() -> Vec<Config> {
         "a.b:1",
         "a_b:2",
         "service.name:n",
+        "logship.id:t",
+        "logship_id:t",
         "flag",
     ]
     .map(String::from)

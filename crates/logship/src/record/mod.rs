@@ -14,12 +14,14 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 mod encoding;
 mod error_value;
+mod identity;
 mod truncate;
 
 pub use encoding::Entries;
 use encoding::*;
 use error_value::put_error;
 pub use error_value::ErrorValue;
+pub use identity::EventId;
 
 /// Severity of an event, from least to most severe.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -152,6 +154,10 @@ pub enum Entry<'a> {
     Error(&'a str, ErrorValue<'a>),
 }
 
+/// Bit of the serialised level byte saying an [`EventId`] follows the timestamp (levels
+/// use the values 0..=4, so records written before ids existed never have it).
+const HAS_ID: u8 = 0x80;
+
 /// Bytes a record costs beyond its buffer, for the queue's byte budget.
 pub(crate) const RECORD_OVERHEAD: usize = 64;
 
@@ -170,6 +176,9 @@ pub(crate) const RECORD_OVERHEAD: usize = 64;
 pub struct Record {
     timestamp_nanos: u64,
     level: Level,
+    /// Given at capture; `None` only for a record read from a spill file written before
+    /// ids existed (segment format 1).
+    id: Option<EventId>,
     /// `[target][entries...]`, each string as a u32 LE length then UTF-8 bytes.
     data: Vec<u8>,
     /// Text of the event had invalid UTF-8 replaced (see [`Record::mark_invalid_utf8`]);
@@ -182,6 +191,7 @@ impl fmt::Debug for Record {
         f.debug_struct("Record")
             .field("timestamp_nanos", &self.timestamp_nanos)
             .field("level", &self.level)
+            .field("id", &self.id)
             .field("target", &self.target())
             .field("entries", &self.entries().collect::<Vec<_>>())
             .finish()
@@ -202,6 +212,7 @@ impl Record {
         Record {
             timestamp_nanos: now_nanos(),
             level,
+            id: Some(EventId::next()),
             data,
             invalid_utf8: false,
         }
@@ -313,6 +324,19 @@ impl Record {
         self.data.extend_from_slice(raw);
     }
 
+    /// The event's identity, given when the record was built (see [`EventId`]); `None`
+    /// only for an event read back from a spill file an older logship wrote.
+    pub fn id(&self) -> Option<EventId> {
+        self.id
+    }
+
+    /// Replaces the id (tests that compare records built twice give both the same id).
+    #[cfg(test)]
+    pub(crate) fn set_id(&mut self, id: Option<EventId>) -> &mut Self {
+        self.id = id;
+        self
+    }
+
     /// Nanoseconds since the Unix epoch.
     pub fn timestamp_nanos(&self) -> u64 {
         self.timestamp_nanos
@@ -351,26 +375,45 @@ impl Record {
         self.data.len() + RECORD_OVERHEAD
     }
 
-    /// Serialises the record (for disk spill): level, timestamp, then the entry buffer.
+    /// Serialises the record (for disk spill): level byte, timestamp u64 LE, then, when
+    /// the record has an id, its prefix and sequence number (u64 LE each; the level
+    /// byte's bit [`HAS_ID`] says so), then the entry buffer.
     ///
     /// Not part of the API (the spill format may change in any release): public only so
     /// the integration tests can write spill segments byte by byte.
     #[doc(hidden)]
     pub fn to_bytes(&self, out: &mut Vec<u8>) {
-        out.push(self.level.to_byte());
+        let flag = if self.id.is_some() { HAS_ID } else { 0 };
+        out.push(self.level.to_byte() | flag);
         out.extend_from_slice(&self.timestamp_nanos.to_le_bytes());
+        if let Some(id) = self.id {
+            out.extend_from_slice(&id.prefix().to_le_bytes());
+            out.extend_from_slice(&id.seq().to_le_bytes());
+        }
         out.extend_from_slice(&self.data);
     }
 
-    /// Reads back what [`Record::to_bytes`] wrote; `None` when the bytes are not a record.
+    /// Reads back what [`Record::to_bytes`] wrote, by this release or an older one (a
+    /// level byte without [`HAS_ID`]: no id); `None` when the bytes are not a record.
     pub(crate) fn from_bytes(bytes: &[u8]) -> Option<Record> {
         let (&level, rest) = bytes.split_first()?;
         let ts: [u8; 8] = rest.get(..8)?.try_into().ok()?;
-        let data = rest.get(8..)?.to_vec();
+        let mut rest = rest.get(8..)?;
+        let mut id = None;
+        if level & HAS_ID != 0 {
+            let prefix: [u8; 8] = rest.get(..8)?.try_into().ok()?;
+            let seq: [u8; 8] = rest.get(8..16)?.try_into().ok()?;
+            id = Some(EventId::from_parts(
+                u64::from_le_bytes(prefix),
+                u64::from_le_bytes(seq),
+            ));
+            rest = rest.get(16..)?;
+        }
         let record = Record {
             timestamp_nanos: u64::from_le_bytes(ts),
-            level: Level::from_byte(level),
-            data,
+            level: Level::from_byte(level & !HAS_ID),
+            id,
+            data: rest.to_vec(),
             invalid_utf8: false,
         };
         record.is_well_formed().then_some(record)

@@ -46,9 +46,51 @@ fn bytes_round_trip_and_garbage_is_rejected() {
         // Any prefix either fails or parses as a well-formed record; never panics.
         let _ = Record::from_bytes(&bytes[..cut_at]);
     }
+    // The last byte of the target's length (after level, timestamp and id).
     let mut corrupt = bytes.clone();
-    corrupt[12] = 0xff;
-    assert!(Record::from_bytes(&corrupt).is_none() || corrupt[12] == bytes[12]);
+    corrupt[28] = 0xff;
+    assert!(Record::from_bytes(&corrupt).is_none() || corrupt[28] == bytes[28]);
+}
+
+#[test]
+fn the_id_is_kept_in_the_spill_bytes_and_old_bytes_read_without_one() {
+    let r = sample();
+    let id = r.id().expect("every record built gets an id");
+    let mut bytes = Vec::new();
+    r.to_bytes(&mut bytes);
+    let back = Record::from_bytes(&bytes).unwrap();
+    assert_eq!(back.id(), Some(id));
+    assert_eq!(back.level(), Level::Warn);
+    // Segment format 1 (before ids): level byte without the flag, timestamp, entries.
+    let mut old = vec![bytes[0] & !HAS_ID];
+    old.extend_from_slice(&bytes[1..9]);
+    old.extend_from_slice(&bytes[25..]);
+    let legacy = Record::from_bytes(&old).expect("an old record still reads");
+    assert_eq!(legacy.id(), None);
+    assert_eq!(legacy.level(), Level::Warn);
+    assert_eq!(legacy.timestamp_nanos(), r.timestamp_nanos());
+    assert_eq!(
+        legacy.entries().collect::<Vec<_>>(),
+        r.entries().collect::<Vec<_>>()
+    );
+    // A flagged record too short for its id is no record.
+    assert!(Record::from_bytes(&bytes[..20]).is_none());
+}
+
+#[test]
+fn records_get_distinct_ids_in_capture_order_and_copies_keep_theirs() {
+    let a = Record::new(Level::Info, "t");
+    let b = Record::new(Level::Info, "t");
+    let (ia, ib) = (a.id().unwrap(), b.id().unwrap());
+    assert_ne!(ia, ib);
+    assert_eq!(ia.prefix(), ib.prefix());
+    assert!(ib.seq() > ia.seq());
+    assert_eq!(
+        a.truncated(64).id(),
+        Some(ia),
+        "a cut copy is the same event"
+    );
+    assert_eq!(a.clone().id(), Some(ia));
 }
 
 #[test]

@@ -16,6 +16,7 @@ impl Record {
         let mut out = Record {
             timestamp_nanos: self.timestamp_nanos,
             level: self.level,
+            id: self.id,
             data: Vec::with_capacity(max_bytes.min(self.data.len()) + 128),
             invalid_utf8: self.invalid_utf8,
         };

@@ -25,8 +25,11 @@ use crate::stats::{Counters, Health};
 /// splits).
 #[derive(Default, Debug)]
 pub(crate) struct Delivery {
-    /// Records the intake accepted.
+    /// Records the intake accepted (including those it already held).
     pub delivered: usize,
+    /// Of `delivered`, the records the intake already held from an earlier request
+    /// (Elasticsearch's 409 for a `create` of an existing `_id`): not stored twice.
+    pub already_delivered: usize,
     /// Records the intake rejected for good.
     pub rejected: Vec<Record>,
     /// Records the intake rejected for good without saying which (OTLP's
@@ -41,6 +44,7 @@ pub(crate) struct Delivery {
 impl Delivery {
     fn merge(&mut self, other: Delivery) {
         self.delivered += other.delivered;
+        self.already_delivered += other.already_delivered;
         self.rejected.extend(other.rejected);
         self.rejected_unnamed += other.rejected_unnamed;
         self.exhausted.extend(other.exhausted);
@@ -305,8 +309,13 @@ impl Sender {
             return Step::Done(self.give_up(status, "unreadable per-event results", a));
         };
         self.count_accepted(&a.body, &a.wire);
-        Counters::add(&counters.partial_requests, 1);
+        // Items the intake already held (409 for an existing `_id`) are no failure: a
+        // request answered only with those is not a partial success.
+        if !items.retry.is_empty() || !items.rejected.is_empty() {
+            Counters::add(&counters.partial_requests, 1);
+        }
         a.settled.delivered += a.pending.len() - items.retry.len() - items.rejected.len();
+        a.settled.already_delivered += items.already_delivered;
         if !items.rejected.is_empty() {
             self.report(
                 items.rejected_status.or(status),

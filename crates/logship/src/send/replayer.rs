@@ -56,6 +56,7 @@ pub(crate) fn run(sender: Sender, queue: Queue, queue_capacity: usize) {
         let delivery = sender.deliver(batch.records(), body);
         let c = &shared.counters;
         Counters::add(&c.events_replayed, delivery.delivered as u64);
+        Counters::add(&c.already_delivered, delivery.already_delivered as u64);
         if delivery.delivered == 0 && delivery.rejected.is_empty() && delivery.rejected_unnamed == 0
         {
             // Nothing got through: keep it on disk and try again later.

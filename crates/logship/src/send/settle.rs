@@ -83,6 +83,7 @@ pub(crate) fn live_then(
     }
     let c = &shared.counters;
     Counters::add(&c.events_delivered, delivery.delivered as u64);
+    Counters::add(&c.already_delivered, delivery.already_delivered as u64);
     Counters::add(
         &c.events_failed,
         (delivery.rejected.len() + delivery.rejected_unnamed) as u64,

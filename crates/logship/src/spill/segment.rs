@@ -8,11 +8,17 @@
 //! Layout of `<20-digit id>.seg`:
 //!
 //! ```text
-//! header: b"LGSHSPIL" ‖ version u32 LE (= 1)                    12 bytes
+//! header: b"LGSHSPIL" ‖ version u32 LE (= 2)                    12 bytes
 //! frame:  FRAME_MAGIC u32 LE ‖ len u32 LE ‖ crc u32 LE ‖ payload  12 + len bytes
 //!         crc = CRC32 (IEEE, crc32fast) over (len bytes ‖ payload)
 //!         payload = Record::to_bytes
 //! ```
+//!
+//! Versions: 2 (this release) added each record's event id to the payload (a flag bit
+//! in its level byte says it is there, see `Record::to_bytes`); 1 has no ids. Both are
+//! read: a version-1 file an older logship left is replayed, its records without an id.
+//! An older logship refuses a version-2 file (quarantined whole, kept, counted) rather
+//! than misread its records.
 //!
 //! Must never: panic on any bytes, hold more than one frame (plus a fixed read window) in
 //! memory, or return a record that does not pass both the CRC and `Record::from_bytes`.
@@ -27,7 +33,9 @@ use crate::record::Record;
 /// First eight bytes of every segment file.
 pub(crate) const FILE_MAGIC: &[u8; 8] = b"LGSHSPIL";
 /// Format version written after [`FILE_MAGIC`].
-pub(crate) const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 2;
+/// Oldest format version still read (records without event ids).
+pub(crate) const OLDEST_VERSION: u32 = 1;
 /// Bytes of the file header.
 pub(crate) const HEADER_LEN: u64 = 12;
 /// Marks the start of every frame (bytes `4C 53 46 52`, "LSFR", on disk).
@@ -300,7 +308,7 @@ impl FrameReader {
             return Ok(Err(BadHeader::Magic));
         }
         let version = u32::from_le_bytes([h[8], h[9], h[10], h[11]]);
-        if version != VERSION {
+        if !(OLDEST_VERSION..=VERSION).contains(&version) {
             return Ok(Err(BadHeader::Version(version)));
         }
         Ok(Ok(()))
@@ -511,7 +519,8 @@ mod tests {
 
     fn rec(i: u64) -> Record {
         let mut r = Record::new(Level::Info, "seg::test");
-        r.set_timestamp_nanos(1_000 + i)
+        r.set_id(Some(crate::record::EventId::from_parts(7, i)))
+            .set_timestamp_nanos(1_000 + i)
             .message(&format!("record number {i}"))
             .field("i", i);
         r
@@ -612,8 +621,11 @@ mod tests {
         b[0] = b'X';
         assert_eq!(check(&b), Err(BadHeader::Magic));
         let mut b = bytes.clone();
-        b[8] = 2;
-        assert_eq!(check(&b), Err(BadHeader::Version(2)));
+        b[8] = 3;
+        assert_eq!(check(&b), Err(BadHeader::Version(3)));
+        let mut b = bytes.clone();
+        b[8] = 1;
+        assert_eq!(check(&b), Ok(()), "files an older logship wrote are read");
     }
 
     #[test]

@@ -115,6 +115,43 @@ pub const ODD_TEXTS: &[&str] = &[
     "_id",
 ];
 
+/// Reads a child test process's stdout until a line holding `marker` followed by a
+/// number (libtest prints the test's name first, on the same line); returns the number,
+/// or `None` when the child ended without printing it.
+pub fn child_count(child: &mut std::process::Child, marker: &str) -> Option<u64> {
+    use std::io::BufRead;
+    let stdout = child.stdout.take()?;
+    for line in std::io::BufReader::new(stdout).lines() {
+        let line = line.ok()?;
+        if let Some((_, count)) = line.split_once(marker) {
+            return count.trim().parse().ok();
+        }
+    }
+    None
+}
+
+/// Takes the event id a vendor wrote under `key` out of `object`, checking its form (32
+/// lowercase hex digits) and that `seen` did not hold it yet.
+pub fn take_event_id(
+    object: &mut serde_json::Value,
+    key: &str,
+    seen: &mut std::collections::HashSet<String>,
+) {
+    let id = object
+        .as_object_mut()
+        .and_then(|o| o.remove(key))
+        .unwrap_or_else(|| panic!("no {key} in {object}"));
+    let id = id.as_str().expect("the id is a string").to_owned();
+    assert!(
+        id.len() == 32
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)),
+        "{id}"
+    );
+    assert!(seen.insert(id.clone()), "id {id} arrived twice");
+}
+
 /// Milliseconds since the Unix epoch, now.
 pub fn now_ms() -> u64 {
     SystemTime::now()

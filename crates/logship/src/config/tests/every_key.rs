@@ -68,6 +68,7 @@ const EVERY_KEY: &[(&str, &str, &str, Check)] = &[
     ("span_fields", "\"prefixed\"", "prefixed", |c| {
         c.span_fields == SpanFields::Prefixed
     }),
+    ("event_id", "false", "false", |c| !c.event_id),
     ("splunk_index", "\"main\"", "main", |c| {
         c.splunk.index.as_deref() == Some("main")
     }),

@@ -91,6 +91,7 @@ pub(super) fn push(
     first: bool,
     new_scope: bool,
     naming: &Naming,
+    with_id: bool,
 ) {
     if new_scope {
         if !first {
@@ -102,7 +103,7 @@ pub(super) fn push(
     } else {
         body.push(b',');
     }
-    let fields = Fields::of(record, naming);
+    let fields = Fields::of(record, naming, with_id);
     let (number, text) = severity(record.level());
     body.extend_from_slice(b"{\"timeUnixNano\":\"");
     json::unsigned(body, record.timestamp_nanos());

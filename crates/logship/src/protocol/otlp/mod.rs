@@ -30,7 +30,9 @@ mod protobuf;
 
 use std::borrow::Cow;
 
-use super::fields::{error_stack, hex_id, trace_flags, ErrorNames, Naming, Style, TraceIds};
+use super::fields::{
+    error_stack, hex_id, id_name, trace_flags, ErrorNames, Naming, Style, TraceIds,
+};
 use super::format::Protocol;
 use super::{Context, Limits};
 use crate::config::OtlpEncoding;
@@ -195,8 +197,14 @@ fn is_trace_field(key: &str, value: Value<'_>) -> bool {
     }
 }
 
+/// The OpenTelemetry semantic convention for a log record's unique id ("other log
+/// records with the same id will be considered duplicates and can be removed safely"):
+/// where OTLP carries each event's id (`event_id`).
+pub(super) const UID_NAME: &str = "log.record.uid";
+
 impl<'a> Fields<'a> {
-    fn of(record: &'a Record, naming: &Naming) -> Fields<'a> {
+    /// The record's attributes; its id as [`UID_NAME`] when `with_id`.
+    fn of(record: &'a Record, naming: &Naming, with_id: bool) -> Fields<'a> {
         // The last well-formed id recorded wins (the innermost span's, or the event's).
         let ids = TraceIds::of(record);
         let mut fields = Fields {
@@ -231,6 +239,12 @@ impl<'a> Fields<'a> {
             }
             push(names.message, Cow::Borrowed(e.message));
             push(names.stack, Cow::Owned(error_stack(&e)));
+        }
+        if let Some(id) = record.id().filter(|_| with_id) {
+            fields.attrs.push(Attr {
+                key: Cow::Borrowed(UID_NAME),
+                value: AnyValue::Str(Cow::Owned(id.to_string())),
+            });
         }
         fields
     }
@@ -277,6 +291,8 @@ pub(super) struct Encoder {
     /// What `open` writes: the request up to the first scope.
     prefix: Vec<u8>,
     naming: Naming,
+    /// Whether each record carries its id as `log.record.uid` (`event_id`).
+    with_id: bool,
 }
 
 impl Encoder {
@@ -289,7 +305,15 @@ impl Encoder {
         Encoder {
             encoding,
             prefix,
-            naming: Naming::new(ctx.span_fields, Style::Json, ErrorNames::OTEL.all()),
+            naming: Naming::new(
+                ctx.span_fields,
+                Style::Json,
+                ErrorNames::OTEL
+                    .all()
+                    .into_iter()
+                    .chain(id_name(ctx.event_id, UID_NAME)),
+            ),
+            with_id: ctx.event_id,
         }
     }
 
@@ -312,10 +336,17 @@ impl Encoder {
     pub(super) fn push(&self, body: &mut Vec<u8>, record: &Record, prev: Option<&Record>) {
         let new_scope = prev.is_none_or(|p| p.target() != record.target());
         match self.encoding {
-            OtlpEncoding::Protobuf => protobuf::push(body, record, new_scope, &self.naming),
-            OtlpEncoding::Json => {
-                json_mapping::push(body, record, prev.is_none(), new_scope, &self.naming)
+            OtlpEncoding::Protobuf => {
+                protobuf::push(body, record, new_scope, &self.naming, self.with_id)
             }
+            OtlpEncoding::Json => json_mapping::push(
+                body,
+                record,
+                prev.is_none(),
+                new_scope,
+                &self.naming,
+                self.with_id,
+            ),
         }
     }
 

@@ -164,7 +164,13 @@ pub(super) fn prefix(resource: &[(String, String)]) -> Vec<u8> {
 }
 
 /// Appends one `LogRecord`, after a new `ScopeLogs` header when `new_scope`.
-pub(super) fn push(body: &mut Vec<u8>, record: &Record, new_scope: bool, naming: &Naming) {
+pub(super) fn push(
+    body: &mut Vec<u8>,
+    record: &Record,
+    new_scope: bool,
+    naming: &Naming,
+    with_id: bool,
+) {
     if new_scope {
         let name = record.target().as_bytes();
         body.push(tag(2, LEN));
@@ -174,7 +180,7 @@ pub(super) fn push(body: &mut Vec<u8>, record: &Record, new_scope: bool, naming:
         put_varint(body, field_len(name.len()) as u64);
         put_bytes_field(body, 1, name);
     }
-    let fields = Fields::of(record, naming);
+    let fields = Fields::of(record, naming, with_id);
     let (number, text) = severity(record.level());
     let message = record.message_str();
     let body_len = field_len(message.len());

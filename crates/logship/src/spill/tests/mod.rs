@@ -25,7 +25,8 @@ mod size_limits;
 
 fn rec(i: u64) -> Record {
     let mut r = Record::new(Level::Info, "spill::test");
-    r.set_timestamp_nanos(1_000_000 + i)
+    r.set_id(Some(crate::record::EventId::from_parts(7, i)))
+        .set_timestamp_nanos(1_000_000 + i)
         .message(&format!("record {i:06}"))
         .field("i", i);
     r
