@@ -104,8 +104,22 @@ fn section(title: &str, vendor: Vendor, otlp: Option<OtlpEncoding>, note: &str) 
     out
 }
 
-/// Replaces values that differ from run to run (none today beyond the headers).
-fn scrub(v: Value) -> Value {
+/// Replaces the values that differ from run to run: the event id (its process prefix is
+/// random), under each vendor's name for it, at any depth.
+fn scrub(mut v: Value) -> Value {
+    const ID_NAMES: &[&str] = &["logship.id", "logship_id", "log.record.uid", "_id"];
+    let mut stack = vec![&mut v];
+    while let Some(node) = stack.pop() {
+        if let Value::Object(map) = node {
+            for (key, child) in map.iter_mut() {
+                if ID_NAMES.contains(&key.as_str()) && child.is_string() {
+                    *child = Value::String("<event id: 32 hex digits>".into());
+                } else {
+                    stack.push(child);
+                }
+            }
+        }
+    }
     v
 }
 
@@ -132,7 +146,7 @@ fn page() -> String {
         ("New Relic", Vendor::NewRelic, None, "Log API: the detailed JSON form (`common` + `logs`); shown is one entry of `logs`."),
         ("Dynatrace", Vendor::Dynatrace, None, "Log ingest v2: a JSON array of records."),
         ("Grafana Loki", Vendor::Loki, None, "Push API, JSON: shown is the intake's view of one entry (its line, its stream's labels, its structured metadata)."),
-        ("Elasticsearch / OpenSearch", Vendor::Elasticsearch, None, "`_bulk` NDJSON: an action line, then the document (ECS field names); shown is the document."),
+        ("Elasticsearch / OpenSearch", Vendor::Elasticsearch, None, "`_bulk` NDJSON: a `create` action line carrying the event id as `_id` (a replay meets 409, counted as already delivered), then the document (ECS field names); shown is the document."),
         ("OpenTelemetry (OTLP/HTTP protobuf)", Vendor::Otlp, Some(OtlpEncoding::Protobuf), "`/v1/logs`, protobuf: shown is the intake's JSON view of the decoded `LogRecord` (resource and scope alongside)."),
         ("OpenTelemetry (OTLP/HTTP JSON)", Vendor::Otlp, Some(OtlpEncoding::Json), "`/v1/logs`, the protobuf JSON mapping: shown is the intake's view of the decoded `LogRecord`."),
         ("Generic NDJSON", Vendor::Ndjson, None, "Any URL: one JSON object per line, spans kept nested."),
