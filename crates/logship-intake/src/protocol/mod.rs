@@ -25,6 +25,7 @@ pub(crate) mod loki;
 pub(crate) mod newrelic;
 pub(crate) mod otlp;
 pub(crate) mod splunk;
+pub(crate) mod splunk_ack;
 pub(crate) mod unique;
 
 use std::io::Read;
@@ -51,6 +52,9 @@ pub(crate) struct Settings {
     /// Whether `_bulk` honours `?filter_path=` (default); off, every answer is the full
     /// one, like behind a proxy that drops the query string.
     pub es_filter_path: bool,
+    /// Splunk indexer acknowledgement: mode, issued ids, query faults (shared by every
+    /// snapshot).
+    pub splunk_ack: Arc<splunk_ack::AckState>,
 }
 
 impl Default for Settings {
@@ -60,6 +64,7 @@ impl Default for Settings {
             splunk_max_content_length: splunk::DEFAULT_MAX_CONTENT_LENGTH,
             item_faults: Arc::default(),
             es_filter_path: true,
+            splunk_ack: Arc::default(),
         }
     }
 }
