@@ -554,8 +554,11 @@ fn serve_intake(
     let ticket = shared.begin(conn, req, protocol.name());
     let mut settings = shared.settings();
     if ticket.fault.is_some() {
-        // The whole request is faulted: its items must not use item faults up.
+        // The whole request is faulted: its items must not use item faults up, and it
+        // must neither be issued a Splunk ackId nor use acknowledgements up (its answer
+        // never reaches the client): it works on a scratch copy of the ack mode.
         settings.item_faults = Default::default();
+        settings.splunk_ack = Arc::new(settings.splunk_ack.scratch());
     }
     let (response, mut outcome) = match protocol.handle(req, &settings) {
         Ok(mut accepted) => {

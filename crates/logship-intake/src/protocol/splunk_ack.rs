@@ -98,6 +98,13 @@ impl AckState {
         self.lock().mode = mode;
     }
 
+    /// A fresh state with the same mode and nothing issued (for a faulted request).
+    pub fn scratch(&self) -> AckState {
+        let scratch = AckState::default();
+        scratch.set_mode(self.mode());
+        scratch
+    }
+
     /// The current mode.
     pub fn mode(&self) -> AckMode {
         self.lock().mode
