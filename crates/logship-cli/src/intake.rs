@@ -154,12 +154,8 @@ pub fn run(args: IntakeArgs) -> Result<ExitCode, Failure> {
             Fault::Wire(wire),
         );
     }
-    {
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "listening on {}", intake.url(""));
-        let _ = out.flush();
-    }
     if args.print {
+        // Installed before the listening line, so an event sent right after it is printed.
         // One write per line under the stdout lock, so lines from connection threads never
         // interleave; a closed stdout is ignored (the intake keeps serving).
         intake.set_observer(Box::new(|event, _arrival| {
@@ -171,6 +167,11 @@ pub fn run(args: IntakeArgs) -> Result<ExitCode, Failure> {
         }));
     }
 
+    {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "listening on {}", intake.url(""));
+        let _ = out.flush();
+    }
     let deadline = duration.map(|d| Instant::now() + d);
     let mut next_progress = Instant::now() + PROGRESS_EVERY;
     let mut last_events = 0;
