@@ -312,3 +312,29 @@ fn an_ack_endpoint_failing_for_good_ends_in_the_spill_not_in_a_hang() {
     assert_eq!((s.lost(), s.pending()), (0, 0), "{s:?}");
     assert!(s.splunk_ack_poll_failures > 0);
 }
+
+#[test]
+fn batches_awaiting_acks_are_capped_then_the_senders_wait() {
+    // Nothing is ever confirmed; one event per batch; 4 senders.
+    let intake = ack_intake(1);
+    let (logship, _guard) = ack_builder(&intake, Duration::from_secs(60), 1)
+        .max_in_flight(4)
+        .linger(Duration::from_millis(1))
+        .build()
+        .unwrap();
+    let n = 400;
+    push_all(&logship, n);
+    // 256 batches wait (the cap), and each of the 4 senders holds at most one more.
+    assert!(wait_for_stats(&logship, WAIT, |s| s.events_awaiting_ack >= 256));
+    assert_eq!(logship.stats().events_awaiting_ack, 256, "the cap is exact");
+    let report = logship.shutdown(Duration::from_secs(1));
+    let sent = intake.stats().events;
+    assert!(
+        (256..=260).contains(&sent),
+        "{sent} requests accepted: the wait for acks is not bounded"
+    );
+    let s = &report.stats;
+    assert_eq!(s.events_delivered, 0);
+    assert_eq!(s.events_abandoned as usize, n, "{s:?}");
+    assert_eq!(s.pending(), 0);
+}

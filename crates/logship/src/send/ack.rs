@@ -82,6 +82,18 @@ struct Entry {
     reply: Option<Channel<Delivery>>,
 }
 
+impl Entry {
+    /// A new entry with one open part: the delivery about to be added.
+    fn new(held_bytes: usize, reply: Option<Channel<Delivery>>) -> Entry {
+        Entry {
+            held_bytes,
+            settled: Delivery::default(),
+            open: 1,
+            reply,
+        }
+    }
+}
+
 /// One accepted request's records, waiting for its ackId.
 struct Part {
     owner: Owner,
@@ -200,8 +212,12 @@ impl Acks {
                     .extend(unconfirmed.into_iter().flat_map(|a| a.records));
                 return Some(delivery);
             }
-            let s = self.lock();
+            let mut s = self.lock();
             if s.entries.len() < MAX_BATCHES {
+                // Taken under the same lock as the check, so the cap is exact. `open: 1`
+                // stands for the delivery `add` brings in.
+                s.entries
+                    .insert(Owner::Live(seq), Entry::new(held_bytes, None));
                 break;
             }
             drop(s);
@@ -211,13 +227,7 @@ impl Acks {
                 Err(_) => continue,
             }
         }
-        let entry = Entry {
-            held_bytes,
-            settled: Delivery::default(),
-            open: 0,
-            reply: None,
-        };
-        let finished = self.add(sender, Owner::Live(seq), Some(entry), delivery, 0);
+        let finished = self.add(sender, Owner::Live(seq), delivery, 0);
         self.finish(sender, finished);
         None
     }
@@ -230,18 +240,14 @@ impl Acks {
             return delivery;
         }
         let (tx, rx) = crossbeam_channel::bounded(1);
-        let key = {
+        let owner = {
             let mut s = self.lock();
             s.next_replay += 1;
-            s.next_replay
+            let owner = Owner::Replay(s.next_replay);
+            s.entries.insert(owner, Entry::new(0, Some(tx)));
+            owner
         };
-        let entry = Entry {
-            held_bytes: 0,
-            settled: Delivery::default(),
-            open: 0,
-            reply: Some(tx),
-        };
-        let finished = self.add(sender, Owner::Replay(key), Some(entry), delivery, 0);
+        let finished = self.add(sender, owner, delivery, 0);
         self.finish(sender, finished);
         // The poll thread answers every entry, at the latest at the shutdown deadline.
         rx.recv().unwrap_or_default()
@@ -255,29 +261,23 @@ impl Acks {
         );
         let body = sender.codec.encode(&resend.records);
         let delivery = sender.deliver(&resend.records, body);
-        let finished = self.add(sender, resend.owner, None, delivery, resend.resends);
+        let finished = self.add(sender, resend.owner, delivery, resend.resends);
         self.finish(sender, finished);
     }
 
-    /// Adds `delivery` to `owner`'s entry (a new one when `entry` is given; otherwise it
-    /// comes back from a resend, whose part it closes): its unconfirmed parts wait, the
-    /// rest is settled in the entry. Returns the entry when nothing of it is open any
-    /// more. A resend whose entry was settled meanwhile (at the shutdown deadline) is
-    /// dropped: its records were settled with the entry.
+    /// Adds `delivery` to `owner`'s entry, closing the one open part it answers for (the
+    /// new batch itself, or a part that was resent): its unconfirmed parts wait, the rest
+    /// is settled in the entry. Returns the entry when nothing of it is open any more.
+    /// (An entry is never removed while a part of it is open, so one is always found.)
     fn add(
         &self,
         sender: &Sender,
         owner: Owner,
-        entry: Option<Entry>,
         mut delivery: Delivery,
         resends: u32,
     ) -> Option<Finished> {
         let now = Instant::now();
         let mut s = self.lock();
-        let resent = entry.is_none();
-        if let Some(entry) = entry {
-            s.entries.insert(owner, entry);
-        }
         let awaiting = std::mem::take(&mut delivery.awaiting);
         let mut expired = Vec::new();
         {
@@ -290,9 +290,7 @@ impl Acks {
             let Some(entry) = entries.get_mut(&owner) else {
                 return None;
             };
-            if resent {
-                entry.open = entry.open.saturating_sub(1);
-            }
+            entry.open = entry.open.saturating_sub(1);
             entry.settled.merge(delivery);
             for part in awaiting {
                 entry.open += 1;
