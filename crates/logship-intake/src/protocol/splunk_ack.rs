@@ -159,7 +159,7 @@ impl AckState {
         let ch = inner.channels.entry(channel.to_owned()).or_default();
         let id = ch.next;
         ch.next += 1;
-        let lost = lose_every > 0 && (id + 1) % lose_every == 0;
+        let lost = lose_every > 0 && (id + 1).is_multiple_of(lose_every);
         ch.pending.insert(id, lost);
         while ch.pending.len() > MAX_PENDING_PER_CHANNEL {
             ch.pending.pop_first();

@@ -287,9 +287,7 @@ impl Acks {
                 records,
                 ..
             } = &mut *s;
-            let Some(entry) = entries.get_mut(&owner) else {
-                return None;
-            };
+            let entry = entries.get_mut(&owner)?;
             entry.open = entry.open.saturating_sub(1);
             entry.settled.merge(delivery);
             for part in awaiting {
