@@ -75,6 +75,17 @@ pub struct IntakeArgs {
     #[arg(long, value_name = "BYTES", default_value_t = 1_000_000)]
     pub splunk_max_content_length: usize,
 
+    /// Emulate a Splunk HEC token with indexer acknowledgement on: requests without a
+    /// channel get 400 code 10, answers carry an ackId, POST /services/collector/ack
+    /// answers which are indexed.
+    #[arg(long)]
+    pub splunk_ack: bool,
+
+    /// With --splunk-ack: never confirm every Nth ackId of a channel (to test a client's
+    /// resends). [default: none lost]
+    #[arg(long, value_name = "N", requires = "splunk_ack")]
+    pub splunk_ack_lose_every: Option<u64>,
+
     /// Serve HTTPS with this certificate chain (PEM, leaf first); needs --tls-key.
     #[arg(long, value_name = "FILE", requires = "tls_key")]
     pub tls_cert: Option<std::path::PathBuf>,
@@ -127,6 +138,10 @@ pub fn run(args: IntakeArgs) -> Result<ExitCode, Failure> {
         api_key: args.key.clone(),
         splunk_max_content_length: args.splunk_max_content_length,
         tls,
+        splunk_ack: logship_intake::AckMode {
+            enabled: args.splunk_ack,
+            lose_every: args.splunk_ack_lose_every.unwrap_or(0),
+        },
     };
     let intake = Intake::start(config)
         .map_err(|e| Failure::runtime(format!("cannot listen on 127.0.0.1:{}: {e}", args.port)))?;
@@ -139,12 +154,8 @@ pub fn run(args: IntakeArgs) -> Result<ExitCode, Failure> {
             Fault::Wire(wire),
         );
     }
-    {
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "listening on {}", intake.url(""));
-        let _ = out.flush();
-    }
     if args.print {
+        // Installed before the listening line, so an event sent right after it is printed.
         // One write per line under the stdout lock, so lines from connection threads never
         // interleave; a closed stdout is ignored (the intake keeps serving).
         intake.set_observer(Box::new(|event, _arrival| {
@@ -156,6 +167,11 @@ pub fn run(args: IntakeArgs) -> Result<ExitCode, Failure> {
         }));
     }
 
+    {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "listening on {}", intake.url(""));
+        let _ = out.flush();
+    }
     let deadline = duration.map(|d| Instant::now() + d);
     let mut next_progress = Instant::now() + PROGRESS_EVERY;
     let mut last_events = 0;

@@ -92,9 +92,21 @@ pub struct PipelineArgs {
     #[arg(long, value_name = "TYPE")]
     pub splunk_sourcetype: Option<String>,
 
-    /// Splunk request channel: a GUID, or auto to generate one.
+    /// Splunk request channel: a GUID, or auto to generate one. [default: a GUID per
+    /// process; a channel is always sent]
     #[arg(long, value_name = "GUID|auto")]
     pub splunk_channel: Option<String>,
+
+    /// Splunk indexer acknowledgement: an event counts as delivered only once
+    /// /services/collector/ack confirms it (for HEC tokens with "indexer
+    /// acknowledgement" on). [default: off]
+    #[arg(long)]
+    pub splunk_ack: bool,
+
+    /// With --splunk-ack: resend a batch whose acknowledgement has not come this many
+    /// milliseconds after Splunk accepted it. [default: 300000]
+    #[arg(long, value_name = "MS")]
+    pub splunk_ack_timeout_ms: Option<u64>,
 
     /// Elasticsearch / OpenSearch data stream or index; a UTC date pattern (%Y, %m, %d,
     /// %H) is expanded from each event's timestamp, e.g. logs-%Y.%m.%d.
@@ -342,11 +354,23 @@ impl PipelineArgs {
             || self.splunk_sourcetype.is_some()
             || self.splunk_channel.is_some()
         {
-            // The three flags replace the whole Splunk group, as one setting.
-            let mut splunk = logship::SplunkOptions::default();
+            // The three flags replace the whole Splunk group, as one setting (the
+            // acknowledgement keys are kept, and set by their own flags below).
+            let kept = builder.config().splunk.clone();
+            let mut splunk = logship::SplunkOptions::default()
+                .ack(kept.ack)
+                .ack_timeout(kept.ack_timeout);
             splunk.index = self.splunk_index.clone();
             splunk.sourcetype = self.splunk_sourcetype.clone();
             splunk.channel = self.splunk_channel.clone();
+            builder = builder.splunk(splunk);
+        }
+        if self.splunk_ack || self.splunk_ack_timeout_ms.is_some() {
+            let mut splunk = builder.config().splunk.clone();
+            splunk.ack |= self.splunk_ack;
+            if let Some(ms) = self.splunk_ack_timeout_ms {
+                splunk.ack_timeout = std::time::Duration::from_millis(ms);
+            }
             builder = builder.splunk(splunk);
         }
         if let Some(index) = &self.index {

@@ -6,12 +6,11 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::process::{Child, Command, Output, Stdio};
+use std::io::{BufRead, Read, Write};
+use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use common::{logship, row, run_with_stdin, temp_path};
+use common::{http, logship, row, run_with_stdin, start_intake, temp_path};
 use logship_intake::{Fault, Intake, IntakeConfig};
 use serde_json::Value;
 
@@ -358,44 +357,6 @@ fn ship_rejects_bad_options_with_exit_code_2_naming_the_field() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("vendor"), "{}", stderr(&out));
-}
-
-/// Starts `logship intake ...` and returns the child, its stdout reader and its port.
-fn start_intake(extra: &[&str]) -> (Child, BufReader<std::process::ChildStdout>, u16) {
-    let mut child = logship()
-        .args(["intake", "--port", "0"])
-        .args(extra)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn logship intake");
-    let mut out = BufReader::new(child.stdout.take().expect("stdout piped"));
-    let mut line = String::new();
-    out.read_line(&mut line).expect("listening line");
-    let port = line
-        .trim()
-        .strip_prefix("listening on http://127.0.0.1:")
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
-    (child, out, port)
-}
-
-/// One HTTP/1.1 exchange on a fresh connection; returns the whole response.
-fn http(port: u16, head: &str, body: &[u8]) -> String {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .expect("timeout");
-    let request = format!(
-        "{head}\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).expect("write head");
-    stream.write_all(body).expect("write body");
-    let mut response = String::new();
-    stream.read_to_string(&mut response).expect("read response");
-    response
 }
 
 #[test]

@@ -16,6 +16,8 @@
 //! | `POST /_intake/pause` / `POST /_intake/resume` | hold / release answers |
 //! | `POST /_intake/delay?ms=N` | delay every answer by N ms |
 //! | `POST /_intake/reset` | clear recorded state and counters |
+//! | `POST /_intake/splunk_ack?enabled=B[&lose_every=N]` | Splunk indexer acknowledgement on or off, losing every Nth ackId (see [`AckMode`](crate::AckMode)) |
+//! | `POST /_intake/splunk_ack_fail?count=N&status=S` or `...&mode=M` | the next N Splunk ack queries get status S (body = this request's body) or the wire fault M |
 
 use std::time::Duration;
 
@@ -34,9 +36,8 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> Response {
     let endpoint = req.path().strip_prefix(PREFIX).unwrap_or("");
     let expected_method = match endpoint {
         "stats" | "events" => "GET",
-        "fail" | "fail_items" | "close" | "misbehave" | "pause" | "resume" | "delay" | "reset" => {
-            "POST"
-        }
+        "fail" | "fail_items" | "close" | "misbehave" | "pause" | "resume" | "delay" | "reset"
+        | "splunk_ack" | "splunk_ack_fail" => "POST",
         _ => return Response::error(404, &format!("unknown control endpoint {:?}", req.path())),
     };
     if req.method != expected_method {
@@ -146,6 +147,33 @@ fn run(shared: &Shared, endpoint: &str, req: &Request) -> Result<Response, Strin
         }
         "reset" => {
             shared.reset();
+            Ok(ok())
+        }
+        "splunk_ack" => {
+            let enabled: bool = required_param(req, "enabled")?;
+            let lose_every: u64 = match req.query_param("lose_every") {
+                None => 0,
+                Some(_) => required_param(req, "lose_every")?,
+            };
+            shared.settings().splunk_ack.set_mode(crate::AckMode {
+                enabled,
+                lose_every,
+            });
+            Ok(ok())
+        }
+        "splunk_ack_fail" => {
+            let count = count_param(req)?;
+            let fault = match req.query_param("mode") {
+                Some(mode) => Fault::Wire(WireFault::parse(mode, &|name| {
+                    req.query_param(name).map(str::to_owned)
+                })?),
+                None => Fault::Status {
+                    status: required_param(req, "status")?,
+                    headers: vec![("Content-Type".into(), "application/json".into())],
+                    body: String::from_utf8_lossy(&req.body).into_owned(),
+                },
+            };
+            shared.settings().splunk_ack.fail_queries(count, fault);
             Ok(ok())
         }
         _ => Err(format!("unknown control endpoint {endpoint:?}")),

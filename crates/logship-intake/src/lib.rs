@@ -29,7 +29,7 @@
 //! | Vendor | Path | Credential | Success |
 //! |---|---|---|---|
 //! | Datadog Logs v2 | `POST /api/v2/logs` | `DD-API-KEY` (missing 401, wrong 403) | `202 {}` |
-//! | Splunk HEC | `POST /services/collector`, `/services/collector/event`, `/services/collector/event/1.0`; `GET /services/collector/health` | `Authorization: Splunk <token>` (401 code 2/3, 403 code 4) | `200 {"text":"Success","code":0}` |
+//! | Splunk HEC | `POST /services/collector`, `/services/collector/event`, `/services/collector/event/1.0`; `GET /services/collector/health`; with [`AckMode`] on, `POST /services/collector/ack` | `Authorization: Splunk <token>` (401 code 2/3, 403 code 4) | `200 {"text":"Success","code":0}` (plus `"ackId":N` with ack on) |
 //! | New Relic Logs | `POST /log/v1` | `Api-Key` (or `X-License-Key`, `License-Key`, `?Api-Key=`; 403) | `202 {"requestId":"…"}` |
 //! | Dynatrace Logs v2 | `POST /api/v2/logs/ingest`, `POST /e/{env-id}/api/v2/logs/ingest` | `Authorization: Api-Token <token>` (401) | `204` (no body) |
 //! | Grafana Loki push (JSON) | `POST /loki/api/v1/push` | none; with an API key, basic auth whose password is the key (401); optional `X-Scope-OrgID` | `204` (no body); violations `400` text |
@@ -77,6 +77,7 @@ pub mod tls;
 mod wire;
 
 pub use faults::{Fault, ItemFault};
+pub use protocol::splunk_ack::{AckMode, AckStats};
 pub use protocol::DocumentCounts;
 pub use server::{Intake, IntakeConfig, IDLE_TIMEOUT, MAX_BODY_BYTES};
 pub use state::{IntakeStats, ObserverFn, ReceivedEvent, RequestRecord};

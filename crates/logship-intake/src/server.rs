@@ -18,6 +18,7 @@ use std::time::Duration;
 use crate::control;
 use crate::faults::{Fault, ItemFault};
 use crate::http::{self, ReadError, Request, Response};
+use crate::protocol::splunk_ack::AckMode;
 use crate::protocol::{Protocol, RejectionKind, Settings};
 use crate::state::{
     ConnTrack, IntakeStats, ObserverFn, Outcome, ReceivedEvent, RequestRecord, Shared,
@@ -63,6 +64,9 @@ pub struct IntakeConfig {
     /// Serve HTTPS with this certificate (and, for mTLS, require client certificates);
     /// `None` (the default) serves plain HTTP. See [`TlsServer`].
     pub tls: Option<TlsServer>,
+    /// Splunk indexer acknowledgement (default off: no channel needed, no `ackId`);
+    /// changeable later with [`Intake::set_splunk_ack`]. See [`AckMode`].
+    pub splunk_ack: AckMode,
 }
 
 impl Default for IntakeConfig {
@@ -74,6 +78,7 @@ impl Default for IntakeConfig {
             api_key: None,
             splunk_max_content_length: crate::protocol::splunk::DEFAULT_MAX_CONTENT_LENGTH,
             tls: None,
+            splunk_ack: AckMode::default(),
         }
     }
 }
@@ -112,6 +117,7 @@ impl Intake {
             splunk_max_content_length: cfg.splunk_max_content_length,
             ..Settings::default()
         };
+        settings.splunk_ack.set_mode(cfg.splunk_ack);
         let shared = Arc::new(Shared::new(cfg.keep_events, cfg.delay, settings));
         let tls = cfg.tls.is_some();
         let accept = {
@@ -255,6 +261,19 @@ impl Intake {
     /// See [`ItemFault`].
     pub fn fail_items(&self, fault: ItemFault) {
         self.shared.fail_items(fault);
+    }
+
+    /// Turns Splunk indexer acknowledgement emulation on or off, and sets which acks are
+    /// lost on purpose (see [`AckMode`]); ids issued so far are kept.
+    pub fn set_splunk_ack(&self, mode: AckMode) {
+        self.shared.settings().splunk_ack.set_mode(mode);
+    }
+
+    /// Serves `fault` to the next `n` Splunk acknowledgement queries (`POST
+    /// /services/collector/ack`) instead of their answer; event requests do not use these
+    /// up, and ack queries do not use up [`Intake::fail_next`]'s faults.
+    pub fn fail_splunk_ack_queries(&self, n: usize, fault: Fault) {
+        self.shared.settings().splunk_ack.fail_queries(n, fault);
     }
 
     /// Whether Elasticsearch `_bulk` answers honour `?filter_path=` (on by default).
@@ -552,10 +571,13 @@ fn serve_intake(
     let ticket = shared.begin(conn, req, protocol.name());
     let mut settings = shared.settings();
     if ticket.fault.is_some() {
-        // The whole request is faulted: its items must not use item faults up, and its
-        // documents are not stored (its events are not recorded either).
+        // The whole request is faulted: its items must not use item faults up, its
+        // documents are not stored (its events are not recorded either), and it must
+        // neither be issued a Splunk ackId nor use acknowledgements up (its answer never
+        // reaches the client): it works on a scratch copy of the ack mode.
         settings.item_faults = Default::default();
         settings.documents = Default::default();
+        settings.splunk_ack = Arc::new(settings.splunk_ack.scratch());
     }
     let (response, mut outcome) = match protocol.handle(req, &settings) {
         Ok(mut accepted) => {

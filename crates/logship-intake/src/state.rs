@@ -123,6 +123,8 @@ pub struct IntakeStats {
     /// What the emulated Elasticsearch holds: documents by `_id`, 409s for existing
     /// ids, duplicates by content.
     pub es_documents: crate::DocumentCounts,
+    /// Splunk indexer acknowledgement: ids issued, queries, confirmations, losses.
+    pub splunk_ack: crate::protocol::splunk_ack::AckStats,
 }
 
 /// How many of the latest accepted events are kept for `GET /_intake/events`, whatever
@@ -315,6 +317,14 @@ impl Shared {
     ) -> Ticket {
         let arrival = SystemTime::now();
         let arrival_instant = Instant::now();
+        // Splunk ack queries take only the faults meant for them, so a test can fault the
+        // event requests and the ack queries each on their own.
+        let ack_query = crate::protocol::splunk_ack::ACK_PATHS.contains(&req.path());
+        let ack_fault = if ack_query {
+            self.settings().splunk_ack.take_query_fault()
+        } else {
+            None
+        };
         let mut inner = lock(&self.inner);
         // Taken under the lock so ids are pushed in order: `commit` finds its
         // record by binary search.
@@ -327,7 +337,11 @@ impl Shared {
         if in_flight > inner.stats.max_concurrency {
             inner.stats.max_concurrency = in_flight;
         }
-        let fault = inner.faults.take();
+        let fault = if ack_query {
+            ack_fault
+        } else {
+            inner.faults.take()
+        };
         if self.keep_events {
             inner.requests.push(RequestRecord {
                 id,
@@ -451,6 +465,7 @@ impl Shared {
         inner.epoch += 1;
         drop(inner);
         self.settings().documents.clear();
+        self.settings().splunk_ack.reset();
         self.cond.notify_all();
     }
 
@@ -477,6 +492,7 @@ impl Shared {
     pub fn stats(&self) -> IntakeStats {
         let mut stats = lock(&self.inner).stats.clone();
         stats.es_documents = self.settings().documents.counts();
+        stats.splunk_ack = self.settings().splunk_ack.stats();
         stats
     }
 

@@ -276,3 +276,94 @@ fn splunk_enforces_max_content_length_on_the_decoded_body() {
         "100 byte limit",
     );
 }
+
+#[test]
+fn with_indexer_acknowledgement_a_channel_is_required_answers_carry_ack_ids_and_the_ack_endpoint_confirms(
+) {
+    let intake = start();
+    let mut c = Client::connect(&intake);
+    let headers = hec_headers("tok");
+    let ack = "/services/collector/ack";
+    let event = br#"{"event":"e"}"#;
+    // Off (the default): no channel needed, no ackId, and the ack endpoint says so.
+    let resp = c.post(HEC, &hv(&headers), event);
+    assert_eq!(resp.json(), json!({"text": "Success", "code": 0}));
+    let mut with_channel = hv(&headers);
+    with_channel.push(("X-Splunk-Request-Channel", GUID));
+    let resp = expect_violation(
+        &intake,
+        &mut c,
+        (ack, &with_channel, br#"{"acks":[0]}"#),
+        400,
+        "indexer acknowledgement is off",
+    );
+    assert_eq!(resp.json(), json!({"text": "ACK is disabled", "code": 14}));
+
+    intake.set_splunk_ack(logship_intake::AckMode {
+        enabled: true,
+        lose_every: 2,
+    });
+    let resp = expect_violation(
+        &intake,
+        &mut c,
+        (HEC, &hv(&headers), event),
+        400,
+        "names no channel",
+    );
+    assert_eq!(
+        resp.json(),
+        json!({"text": "Data channel is missing", "code": 10})
+    );
+    for id in 0..4 {
+        let resp = c.post(HEC, &with_channel, event);
+        assert_eq!(
+            resp.json(),
+            json!({"text": "Success", "code": 0, "ackId": id})
+        );
+    }
+    // The channel may come as a query parameter; ids count per channel.
+    let other = "1f2b6c1e-3a4d-4e5f-8a9b-0c1d2e3f4a5b";
+    let resp = c.post(&format!("{HEC}?channel={other}"), &hv(&headers), event);
+    assert_eq!(resp.json()["ackId"], 0);
+
+    // Every 2nd id is lost; a confirmed id is reported once, unknown ones are false.
+    let resp = c.post(ack, &with_channel, br#"{"acks":[0,1,2,3,9]}"#);
+    assert_eq!(resp.status, 200);
+    assert_eq!(
+        resp.json(),
+        json!({"acks": {"0": true, "1": false, "2": true, "3": false, "9": false}})
+    );
+    let resp = c.post(ack, &with_channel, br#"{"acks":[0,2]}"#);
+    assert_eq!(resp.json(), json!({"acks": {"0": false, "2": false}}));
+    expect_violation(
+        &intake,
+        &mut c,
+        (ack, &hv(&headers), br#"{"acks":[0]}"#),
+        400,
+        "names no channel",
+    );
+    let resp = expect_violation(
+        &intake,
+        &mut c,
+        (ack, &with_channel, br#"{"acks":"all"}"#),
+        400,
+        "acknowledgement query",
+    );
+    assert_eq!(resp.json()["code"], 6);
+
+    // Ack queries take their own faults, never the event requests' ones.
+    intake.fail_splunk_ack_queries(1, logship_intake::Fault::json(503, "{}"));
+    assert_eq!(c.post(HEC, &with_channel, event).status, 200);
+    assert_eq!(c.post(ack, &with_channel, br#"{"acks":[4]}"#).status, 503);
+    assert_eq!(
+        c.post(ack, &with_channel, br#"{"acks":[4]}"#).json(),
+        json!({"acks": {"4": true}}),
+        "the faulted query did not use the ack up"
+    );
+    let stats = intake.stats().splunk_ack;
+    assert_eq!(
+        (stats.issued, stats.lost, stats.confirmed, stats.queries),
+        (6, 2, 3, 4)
+    );
+    assert_eq!(stats.missing_channel, 2);
+}

@@ -32,6 +32,9 @@ pub(crate) struct Counters {
     pub events_replayed: AtomicU64,
     pub spill_dropped: AtomicU64,
     pub dead_lettered: AtomicU64,
+    pub splunk_ack_polls: AtomicU64,
+    pub splunk_ack_poll_failures: AtomicU64,
+    pub splunk_ack_resends: AtomicU64,
     pub last_error: Mutex<Option<String>>,
 }
 
@@ -77,6 +80,10 @@ impl Counters {
             events_replayed: get(&self.events_replayed),
             spill_dropped: get(&self.spill_dropped),
             dead_lettered: get(&self.dead_lettered),
+            splunk_ack_polls: get(&self.splunk_ack_polls),
+            splunk_ack_poll_failures: get(&self.splunk_ack_poll_failures),
+            splunk_ack_resends: get(&self.splunk_ack_resends),
+            events_awaiting_ack: 0,
             spill_pending: spill.pending_records,
             spill_bytes: spill.bytes,
             spill_corrupt: spill.corrupt_records,
@@ -191,6 +198,22 @@ pub struct Stats {
     /// (requests out longer than `spill_in_flight_after`): a crash cannot lose them.
     #[serde(default)]
     pub spill_in_flight_copies: u64,
+    /// With `splunk_ack`: acknowledgement queries sent to `/services/collector/ack` (each
+    /// asks about every batch waiting, up to 1000 ackIds).
+    #[serde(default)]
+    pub splunk_ack_polls: u64,
+    /// With `splunk_ack`: acknowledgement queries that failed (network error, non-200,
+    /// an answer not of the documented shape); asked again at the next poll.
+    #[serde(default)]
+    pub splunk_ack_poll_failures: u64,
+    /// With `splunk_ack`: events sent again because their acknowledgement did not come
+    /// within `splunk_ack_timeout_ms` (Splunk may then index them twice).
+    #[serde(default)]
+    pub splunk_ack_resends: u64,
+    /// With `splunk_ack`: events Splunk accepted that wait for their acknowledgement right
+    /// now (not counted as delivered yet).
+    #[serde(default)]
+    pub events_awaiting_ack: u64,
 }
 
 impl Stats {

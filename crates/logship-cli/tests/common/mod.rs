@@ -1,8 +1,12 @@
 //! Helpers shared by the CLI's end-to-end test binaries (each uses only part of them).
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::path::PathBuf;
+use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 /// A fresh path under the target's temporary directory.
 pub fn temp_path(name: &str) -> PathBuf {
@@ -133,4 +137,48 @@ impl StderrLines {
     pub fn lines(&self) -> Vec<String> {
         self.0 .0.lock().unwrap().clone()
     }
+}
+
+/// Starts `logship intake ...` and returns the child, its stdout reader and its port.
+pub fn start_intake(
+    extra: &[&str],
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStdout>,
+    u16,
+) {
+    let mut child = logship()
+        .args(["intake", "--port", "0"])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn logship intake");
+    let mut out = BufReader::new(child.stdout.take().expect("stdout piped"));
+    let mut line = String::new();
+    out.read_line(&mut line).expect("listening line");
+    let port = line
+        .trim()
+        .strip_prefix("listening on http://127.0.0.1:")
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
+    (child, out, port)
+}
+
+/// One HTTP/1.1 exchange on a fresh connection; returns the whole response.
+pub fn http(port: u16, head: &str, body: &[u8]) -> String {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    let request = format!(
+        "{head}\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).expect("write head");
+    stream.write_all(body).expect("write body");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("read response");
+    response
 }

@@ -32,8 +32,8 @@ const VENDOR_PREFIXES: &[&str] = &[
 ];
 
 /// The paths the vendors are served at, for the 404 answer.
-pub(crate) const SERVED: &str = "/api/v2/logs (datadog), /services/collector/event and \
-/services/collector/health (splunk), /log/v1 (newrelic), /api/v2/logs/ingest and \
+pub(crate) const SERVED: &str = "/api/v2/logs (datadog), /services/collector/event, \
+/services/collector/ack and /services/collector/health (splunk), /log/v1 (newrelic), /api/v2/logs/ingest and \
 /e/<env>/api/v2/logs/ingest (dynatrace), /loki/api/v1/push (loki), /_bulk and \
 /<index>/_bulk (elasticsearch), /v1/logs (otlp); any other path outside those prefixes \
 is the generic NDJSON/JSON intake";

@@ -26,6 +26,7 @@ pub(crate) mod loki;
 pub(crate) mod newrelic;
 pub(crate) mod otlp;
 pub(crate) mod splunk;
+pub(crate) mod splunk_ack;
 pub(crate) mod unique;
 
 use std::io::Read;
@@ -56,6 +57,9 @@ pub(crate) struct Settings {
     pub es_filter_path: bool,
     /// The documents the emulated Elasticsearch holds (shared by every snapshot).
     pub documents: Arc<Documents>,
+    /// Splunk indexer acknowledgement: mode, issued ids, query faults (shared by every
+    /// snapshot).
+    pub splunk_ack: Arc<splunk_ack::AckState>,
 }
 
 impl Default for Settings {
@@ -66,6 +70,7 @@ impl Default for Settings {
             item_faults: Arc::default(),
             es_filter_path: true,
             documents: Arc::default(),
+            splunk_ack: Arc::default(),
         }
     }
 }

@@ -12,11 +12,13 @@
 //! 6, 12 and 13. A single bad envelope fails the whole request, as on the
 //! real HEC.
 //!
-//! `/services/collector/raw` and `/ack` are not emulated (they fall through
-//! to the generic protocol).
+//! Indexer acknowledgement (a channel required, `ackId` in answers, `POST
+//! /services/collector/ack`) is emulated when turned on: see [`super::splunk_ack`].
+//! `/services/collector/raw` is not emulated (it falls through to the generic protocol).
 
 use serde_json::{json, Map, Value};
 
+use super::splunk_ack::ACK_PATHS;
 use super::{
     check_credential, decode_body_with, kind, require_content_length, require_post, strip_scheme,
     Accepted, Credential, Rejection, Settings,
@@ -60,16 +62,18 @@ mod code {
     pub const INVALID_TOKEN: u16 = 4;
     pub const NO_DATA: u16 = 5;
     pub const INVALID_DATA_FORMAT: u16 = 6;
+    pub const CHANNEL_MISSING: u16 = 10;
     pub const INVALID_CHANNEL: u16 = 11;
     pub const EVENT_REQUIRED: u16 = 12;
     pub const EVENT_BLANK: u16 = 13;
+    pub const ACK_DISABLED: u16 = 14;
     pub const INDEXED_FIELDS: u16 = 15;
     pub const HEALTHY: u16 = 17;
 }
 
 /// Whether this module serves `path`.
 pub(crate) fn serves(path: &str) -> bool {
-    EVENT_PATHS.contains(&path) || HEALTH_PATHS.contains(&path)
+    EVENT_PATHS.contains(&path) || HEALTH_PATHS.contains(&path) || ACK_PATHS.contains(&path)
 }
 
 /// Validates and decodes a HEC request.
@@ -92,13 +96,66 @@ pub(crate) fn handle(req: &Request, settings: &Settings) -> Result<Accepted, Rej
             ));
         }
     }
+    let ack = settings.splunk_ack.mode().enabled;
+    let channel = match channel {
+        Some(c) => Some(c),
+        None if ack || ACK_PATHS.contains(&req.path()) => {
+            settings.splunk_ack.count_missing_channel();
+            return Err(reject(
+                400,
+                code::CHANNEL_MISSING,
+                None,
+                "indexer acknowledgement is on and the request names no channel (X-Splunk-Request-Channel header or ?channel=)",
+            ));
+        }
+        None => None,
+    };
     require_content_length(req).map_err(|r| r.reshape(http_error))?;
+    if ACK_PATHS.contains(&req.path()) {
+        return ack_query(req, settings, ack, channel.unwrap_or_default());
+    }
     let body = decode_body_with(req, false, settings.splunk_max_content_length as u64)
         .map_err(|r| r.reshape(http_error))?;
     let decoded = body.len();
     let events = parse_envelopes(&body).map_err(|r| r.with_decoded(decoded))?;
-    let response = Response::json(200, &json!({ "text": "Success", "code": code::SUCCESS }));
-    Ok(Accepted::new(events, decoded, response))
+    let mut answer = json!({ "text": "Success", "code": code::SUCCESS });
+    if let (true, Some(channel)) = (ack, channel) {
+        answer["ackId"] = json!(settings.splunk_ack.issue(channel));
+    }
+    Ok(Accepted::new(events, decoded, Response::json(200, &answer)))
+}
+
+/// `POST /services/collector/ack` (channel and token checked already).
+fn ack_query(
+    req: &Request,
+    settings: &Settings,
+    ack: bool,
+    channel: &str,
+) -> Result<Accepted, Rejection> {
+    if !ack {
+        return Err(reject(
+            400,
+            code::ACK_DISABLED,
+            None,
+            "an acknowledgement query, but indexer acknowledgement is off for this token",
+        ));
+    }
+    let body = decode_body_with(req, false, settings.splunk_max_content_length as u64)
+        .map_err(|r| r.reshape(http_error))?;
+    let Some(ids) = super::splunk_ack::parse_query(&body) else {
+        return Err(reject(
+            400,
+            code::INVALID_DATA_FORMAT,
+            None,
+            "the acknowledgement query is not {\"acks\":[<ackId>, ...]}",
+        ));
+    };
+    let answer = settings.splunk_ack.query(channel, &ids);
+    Ok(Accepted::new(
+        Vec::new(),
+        body.len(),
+        Response::json(200, &answer),
+    ))
 }
 
 /// `GET /services/collector/health`: always healthy (real Splunk largely
@@ -303,6 +360,8 @@ fn text(code: u16) -> &'static str {
         code::EVENT_REQUIRED => "Event field is required",
         code::EVENT_BLANK => "Event field cannot be blank",
         code::INDEXED_FIELDS => "Error in handling indexed fields",
+        code::CHANNEL_MISSING => "Data channel is missing",
+        code::ACK_DISABLED => "ACK is disabled",
         _ => "Error",
     }
 }

@@ -56,6 +56,7 @@ pub fn example_toml(vendor: Vendor) -> String {
             out.push_str("# Required: your HTTP Event Collector (the standard path is added).\n");
             out.push_str("endpoint = \"https://splunk.example.com:8088\"\n");
             out.push_str("# splunk_index = \"main\"\n# splunk_sourcetype = \"_json\"\n# splunk_channel = \"auto\"\n");
+            out.push_str("# splunk_ack = true  # the token has indexer acknowledgement on\n# splunk_ack_timeout_ms = 300000\n");
             out.push_str("# max_request_bytes = 1000000    # the server's max_content_length\n");
         }
         Vendor::Dynatrace => {

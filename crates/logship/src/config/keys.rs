@@ -14,11 +14,8 @@
 //! crate-root helpers `config_keys` and `env_var_name` had no caller outside the crate;
 //! keeping the table private means a new column is never a breaking change.)
 
-use std::time::Duration;
-
 use super::value::{list, quote};
 use super::{redact_url, OtlpEncoding, Overflow, SpanFields};
-use crate::spill::{SpillFsync, SpillFull};
 
 pub(crate) use super::key::{Key, Kind, When};
 
@@ -33,55 +30,7 @@ pub(crate) fn find_by_any_name(given: &str) -> Option<&'static Key> {
         .find(|k| k.name == given || k.alias() == Some(given))
 }
 
-const MS: &str = " milliseconds";
-const BYTES: &str = " bytes";
-
-const fn int(min: u64, max: u64, unit: &'static str) -> Kind {
-    Kind::Int { min, max, unit }
-}
-
-const TAGS: Kind = Kind::List {
-    item: "key:value",
-    fix: "write tags = [\"env:prod\", \"team:payments\"]",
-};
-const LABELS: Kind = Kind::List {
-    item: "name=value",
-    fix: "write loki_labels = [\"env=prod\", \"team=core\"]",
-};
-
-const SPILL_FULL_NAMES: &[&str] = &["drop_oldest", "drop_newest"];
-const SPILL_FULL: [SpillFull; 2] = [SpillFull::DropOldest, SpillFull::DropNewest];
-const SPILL_FSYNC_NAMES: &[&str] = &["on_segment_close", "always", "never"];
-const SPILL_FSYNC: [SpillFsync; 3] = [
-    SpillFsync::OnSegmentClose,
-    SpillFsync::Always,
-    SpillFsync::Never,
-];
-const OTLP_ENCODING_NAMES: &[&str] = &["protobuf", "json"];
-
-fn text(s: &Option<String>) -> Option<String> {
-    s.as_deref().map(quote)
-}
-
-fn millis(d: Duration) -> Option<String> {
-    Some(d.as_millis().to_string())
-}
-
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
-
-fn path(p: &Option<std::path::PathBuf>) -> Option<String> {
-    p.as_ref().map(|p| quote(&p.display().to_string()))
-}
-
-fn redacted<T>(v: &Option<T>) -> Option<String> {
-    v.as_ref().map(|_| quote("[redacted]"))
-}
-
-fn choice<T: PartialEq>(names: &[&str], values: &[T], v: &T) -> Option<String> {
-    values.iter().position(|x| x == v).map(|i| quote(names[i]))
-}
+use super::key_parts::*;
 
 /// Every key, in the order `config check` and `config example` show them.
 pub(crate) const KEYS: &[Key] = &[
@@ -317,10 +266,34 @@ pub(crate) const KEYS: &[Key] = &[
         when: When::Always,
         java: None,
         builder: "`splunk` / `--splunk-channel`",
-        default: "none",
-        doc: "Splunk channel: a GUID or `auto`",
+        default: "a GUID generated per process",
+        doc: "Splunk channel (`X-Splunk-Request-Channel`, always sent): a GUID or `auto`",
         set: |c, v| c.splunk.channel = v.text(),
         get: |c| text(&c.splunk.channel),
+    },
+    Key {
+        name: "splunk_ack",
+        kind: Kind::Bool,
+        vendor_env: false,
+        when: When::Always,
+        java: Some("splunkAck"),
+        builder: "`splunk` / `--splunk-ack`",
+        default: "false",
+        doc: "Splunk indexer acknowledgement: delivered only once `/services/collector/ack` confirms",
+        set: |c, v| c.splunk.ack = v.bool(),
+        get: |c| Some(c.splunk.ack.to_string()),
+    },
+    Key {
+        name: "splunk_ack_timeout_ms",
+        kind: int(100, 3_600_000, MS),
+        vendor_env: false,
+        when: When::Always,
+        java: Some("splunkAckTimeoutMs"),
+        builder: "`splunk` / `--splunk-ack-timeout-ms`",
+        default: "300,000",
+        doc: "with `splunk_ack`: a batch not acknowledged this long after it was accepted is resent",
+        set: |c, v| c.splunk.ack_timeout = ms(v.int()),
+        get: |c| millis(c.splunk.ack_timeout),
     },
     Key {
         name: "tenant_id",

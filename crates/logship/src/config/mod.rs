@@ -34,6 +34,7 @@ mod example;
 mod file;
 pub(crate) mod hosted;
 mod key;
+mod key_parts;
 mod keys;
 mod layered;
 pub(crate) mod loki;

@@ -128,6 +128,9 @@ impl Logship {
         stats.concurrency_limit = concurrency.limit() as u64;
         stats.concurrency_peak = concurrency.peak() as u64;
         stats.tls_verify_disabled = self.inner.tls_verify_disabled;
+        if let Some(acks) = &self.inner.pool.acks {
+            stats.events_awaiting_ack = acks.awaiting_records();
+        }
         stats
     }
 
@@ -135,6 +138,9 @@ impl Logship {
     /// or given up on), at most `timeout`. Log calls may continue meanwhile.
     pub fn flush(&self, timeout: Duration) -> Result<(), FlushTimeout> {
         let deadline = Instant::now() + timeout;
+        if let Some(acks) = &self.inner.pool.acks {
+            acks.hurry(deadline); // acknowledgements are asked for at a short period
+        }
         let timed_out = || FlushTimeout {
             timeout,
             pending: self.stats().pending(),

@@ -15,6 +15,7 @@ use crate::error::BuildError;
 use crate::protocol::Codec;
 use crate::queue::{Memory, Queue};
 use crate::reporter::Reporter;
+use crate::send::ack::Acks;
 use crate::send::backoff::Backoff;
 use crate::send::concurrency::Limiter;
 use crate::send::Pool;
@@ -94,10 +95,14 @@ impl Builder {
             spill_unavailable,
             told_closed: Default::default(),
         });
-        let pool = Arc::new(Pool::new(Limiter::new(
+        let mut pool = Pool::new(Limiter::new(
             config.max_in_flight,
             config.adaptive_concurrency,
-        )));
+        ));
+        pool.acks = codec
+            .ack_url()
+            .map(|url| Arc::new(Acks::new(url, config.splunk.ack_timeout)));
+        let pool = Arc::new(pool);
         let (queue, records) = Queue::bounded(config.queue_capacity, config.overflow);
         let (control_tx, control_rx) = crossbeam_channel::unbounded();
         let (jobs_tx, jobs_rx) = crossbeam_channel::bounded(config.max_in_flight);
@@ -133,6 +138,12 @@ impl Builder {
             let (queue, capacity) = (queue.clone(), config.queue_capacity);
             spawn("logship-replayer".into(), move || {
                 crate::send::replayer::run(replayer, queue, capacity)
+            })?;
+        }
+        if let Some(acks) = pool.acks.clone() {
+            let poller = new_sender(config.max_retries);
+            spawn("logship-acks".into(), move || {
+                crate::send::ack::run(acks, poller)
             })?;
         }
         if shared.spill.is_some() {

@@ -34,6 +34,7 @@ use crate::record::Record;
 use crate::secret::Secret;
 use classify::{ItemResults, Outcome};
 use format::{Format, Protocol};
+pub(crate) use splunk::{MAX_ACK_ANSWER, MAX_ACK_IDS};
 
 /// Room kept in a request body beside one event that fills it (the request's framing and
 /// shared envelope: brackets, OTLP's resource and scope).
@@ -79,6 +80,8 @@ pub(crate) struct Codec {
     /// The latest compression ratio (raw / wire, in hundredths) the senders saw; lets the
     /// batcher cut batches whose compressed body will fit an intake's wire limit.
     wire_ratio: AtomicU32,
+    /// Splunk's acknowledgement URL, when `splunk_ack` is on (see `send::ack`).
+    ack_url: Option<String>,
 }
 
 /// Most response-body bytes kept for error reports (intakes that answer per event ask
@@ -175,9 +178,10 @@ impl Codec {
                     "Authorization".into(),
                     Secret::new(format!("Splunk {}", key.expose())),
                 ));
-                if let Some(channel) = splunk::channel(config) {
-                    headers.push(("X-Splunk-Request-Channel".into(), Secret::new(channel)));
-                }
+                headers.push((
+                    "X-Splunk-Request-Channel".into(),
+                    Secret::new(splunk::channel(config)),
+                ));
                 Format::Splunk(splunk::Encoder::new(&ctx, config))
             }
             Vendor::NewRelic => {
@@ -224,6 +228,17 @@ impl Codec {
         if let Format::Elasticsearch(_) = format {
             url = elasticsearch::with_filter_path(&url);
         }
+        let ack_url = match config.vendor {
+            Vendor::Splunk if config.splunk.ack => Some(splunk::ack_url(&url).ok_or_else(|| {
+                ConfigError::new(
+                    "splunk_ack",
+                    "true",
+                    "the acknowledgement URL is the endpoint's path up to /services/collector, then /ack, and this endpoint's path has no /services/collector",
+                )
+                .fix("give the endpoint with its HEC path, e.g. endpoint = \"https://splunk:8088/services/collector/event\"")
+            })?),
+            _ => None,
+        };
         let max_wire_bytes = match (vendor_limits.max_wire_bytes, config.max_request_bytes) {
             (Some(v), Some(c)) => Some(v.min(c)),
             (v, _) => v,
@@ -243,7 +258,29 @@ impl Codec {
                 max_wire_bytes,
             },
             wire_ratio: AtomicU32::new(100),
+            ack_url,
         })
+    }
+
+    /// Splunk's acknowledgement URL when `splunk_ack` is on (else `None`).
+    pub(crate) fn ack_url(&self) -> Option<&str> {
+        self.ack_url.as_deref()
+    }
+
+    /// The `ackId` of a Splunk success answer, if it carries one.
+    pub(crate) fn ack_id(&self, body: &str) -> Option<u64> {
+        splunk::ack_id(body)
+    }
+
+    /// The body of a Splunk acknowledgement query for `ids`.
+    pub(crate) fn ack_query(ids: &[u64]) -> Vec<u8> {
+        splunk::ack_query(ids)
+    }
+
+    /// The ackIds a Splunk acknowledgement answer confirms; `None` for an answer not of
+    /// the documented shape.
+    pub(crate) fn acked(body: &[u8]) -> Option<Vec<u64>> {
+        splunk::acked(body)
     }
 
     /// The URL requests are POSTed to (may contain secrets in its query: never print it raw).

@@ -53,13 +53,76 @@ pub(super) fn classify(status: u16, body: &str) -> Outcome {
     super::classify::by_table(RESPONSES, status)
 }
 
-/// The channel header value, generating a GUID for `auto`.
-pub(super) fn channel(config: &Config) -> Option<String> {
+/// The channel header value: the configured GUID, else (none, or `auto`) this process's
+/// own GUID, generated once. A channel is always sent: tokens with indexer acknowledgement
+/// refuse requests without one (code 10), and the others accept it.
+pub(super) fn channel(config: &Config) -> String {
+    static PROCESS_CHANNEL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     match config.splunk.channel.as_deref() {
-        None => None,
-        Some("auto") => Some(new_guid()),
-        Some(c) => Some(c.to_owned()),
+        None | Some("auto") => PROCESS_CHANNEL.get_or_init(new_guid).clone(),
+        Some(c) => c.to_owned(),
     }
+}
+
+/// Path of the acknowledgement endpoint (docs/wire-formats.md 2.1).
+const ACK_PATH: &str = "/services/collector/ack";
+
+/// Most ackIds one acknowledgement query asks about; more are asked in several.
+pub(crate) const MAX_ACK_IDS: usize = 1000;
+
+/// Most bytes of an acknowledgement answer read: `MAX_ACK_IDS` entries of
+/// `"1234567890":false,` with room to spare.
+pub(crate) const MAX_ACK_ANSWER: u64 = 64 * 1024;
+
+/// The acknowledgement URL for the event URL `url`: its path up to `/services/collector`,
+/// then `/ack`, with the same query (which may carry `channel=`); `None` when the path has
+/// no `/services/collector` (then the endpoint's owner must name one that does).
+pub(super) fn ack_url(url: &str) -> Option<String> {
+    let uri = url.parse::<ureq::http::Uri>().ok()?;
+    let (scheme, authority) = (uri.scheme_str()?, uri.authority()?);
+    let path = uri.path();
+    let at = path.find("/services/collector")?;
+    let base = &path[..at];
+    Some(match uri.query() {
+        Some(q) => format!("{scheme}://{authority}{base}{ACK_PATH}?{q}"),
+        None => format!("{scheme}://{authority}{base}{ACK_PATH}"),
+    })
+}
+
+/// The `ackId` of a success answer (`{"text":"Success","code":0,"ackId":7}`); `None` when
+/// it has none (a token without indexer acknowledgement) or is not JSON.
+pub(super) fn ack_id(body: &str) -> Option<u64> {
+    let v: serde_json::Value = serde_json::from_str(body.trim()).ok()?;
+    v.get("ackId")?.as_u64()
+}
+
+/// The body of an acknowledgement query: `{"acks":[0,1,2]}`.
+pub(super) fn ack_query(ids: &[u64]) -> Vec<u8> {
+    let mut body = b"{\"acks\":[".to_vec();
+    for (i, id) in ids.iter().enumerate() {
+        if i > 0 {
+            body.push(b',');
+        }
+        json::unsigned(&mut body, *id);
+    }
+    body.extend_from_slice(b"]}");
+    body
+}
+
+/// The ackIds an acknowledgement answer (`{"acks":{"0":true,"1":false}}`) confirms;
+/// `None` when the answer is not of that shape (a failed query: nothing is confirmed).
+/// An id the answer does not name, or names with anything but `true`, is not confirmed.
+pub(super) fn acked(body: &[u8]) -> Option<Vec<u64>> {
+    let v: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let acks = v.get("acks")?.as_object()?;
+    let mut confirmed = Vec::new();
+    for (id, state) in acks {
+        let id: u64 = id.parse().ok()?;
+        if state.as_bool()? {
+            confirmed.push(id);
+        }
+    }
+    Some(confirmed)
 }
 
 /// A random version-4 GUID.
@@ -229,6 +292,60 @@ mod tests {
         for _ in 0..100 {
             let g = new_guid();
             assert!(is_guid(&g), "{g}");
+        }
+    }
+
+    #[test]
+    fn a_channel_is_always_sent_and_one_per_process() {
+        let mut config = Config::default();
+        let first = channel(&config);
+        assert!(is_guid(&first), "{first}");
+        config.splunk.channel = Some("auto".into());
+        assert_eq!(channel(&config), first, "auto is the process's channel");
+        let own = "0f8b3c2a-1111-4222-8333-444455556666";
+        config.splunk.channel = Some(own.into());
+        assert_eq!(channel(&config), own);
+    }
+
+    #[test]
+    fn the_ack_url_sits_beside_the_event_path() {
+        for (event, ack) in [
+            (
+                "https://h:8088/services/collector/event",
+                "https://h:8088/services/collector/ack",
+            ),
+            (
+                "http://h:1/services/collector",
+                "http://h:1/services/collector/ack",
+            ),
+            (
+                "http://h:1/splunk/services/collector/event/1.0?channel=x",
+                "http://h:1/splunk/services/collector/ack?channel=x",
+            ),
+        ] {
+            assert_eq!(ack_url(event).as_deref(), Some(ack), "{event}");
+        }
+        assert_eq!(ack_url("http://h:1/hec"), None);
+    }
+
+    #[test]
+    fn ack_answers_are_read_strictly() {
+        assert_eq!(ack_id(r#"{"text":"Success","code":0,"ackId":7}"#), Some(7));
+        assert_eq!(ack_id(r#"{"text":"Success","code":0}"#), None);
+        assert_eq!(ack_id("<html>"), None);
+        assert_eq!(ack_query(&[0, 5, 12]), br#"{"acks":[0,5,12]}"#.to_vec());
+        let mut got = acked(br#"{"acks":{"0":true,"5":false,"12":true}}"#).unwrap();
+        got.sort();
+        assert_eq!(got, vec![0, 12]);
+        for garbage in [
+            &b"not json"[..],
+            br#"{"acks":[0,1]}"#,
+            br#"{"acks":{"x":true}}"#,
+            br#"{"acks":{"1":"yes"}}"#,
+            br#"{"text":"Invalid token","code":4}"#,
+            b"",
+        ] {
+            assert_eq!(acked(garbage), None, "{}", String::from_utf8_lossy(garbage));
         }
     }
 

@@ -15,6 +15,7 @@ use std::time::Duration;
 use flate2::write::GzEncoder;
 use flate2::Compression;
 
+use super::ack::Awaiting;
 use super::Sender;
 use crate::protocol::classify::{self, ItemResults, Outcome};
 use crate::record::Record;
@@ -39,12 +40,16 @@ pub(crate) struct Delivery {
     pub exhausted: Vec<Record>,
     /// Records not sent because shutdown ran out of time.
     pub aborted: Vec<Record>,
+    /// Parts Splunk accepted with an `ackId`, not delivered until the ack endpoint
+    /// confirms them (`splunk_ack`; see `send::ack`).
+    pub awaiting: Vec<super::ack::Awaiting>,
 }
 
 impl Delivery {
-    fn merge(&mut self, other: Delivery) {
+    pub(crate) fn merge(&mut self, other: Delivery) {
         self.delivered += other.delivered;
         self.already_delivered += other.already_delivered;
+        self.awaiting.extend(other.awaiting);
         self.rejected.extend(other.rejected);
         self.rejected_unnamed += other.rejected_unnamed;
         self.exhausted.extend(other.exhausted);
@@ -378,6 +383,18 @@ impl Sender {
             );
         }
         self.count_accepted(&a.body, &a.wire);
+        if let Some(acks) = &self.pool.acks {
+            // With indexer acknowledgement a 200 is not "delivered" yet: the part waits
+            // for its ackId to be confirmed.
+            match self.codec.ack_id(&answer.body) {
+                Some(ack_id) => {
+                    let records = std::mem::take(&mut a.pending).into_owned();
+                    a.settled.awaiting.push(Awaiting { ack_id, records });
+                    return Step::Done(std::mem::take(&mut a.settled));
+                }
+                None => acks.no_ack_id(self),
+            }
+        }
         a.settled.delivered += a.pending.len();
         Step::Done(std::mem::take(&mut a.settled))
     }

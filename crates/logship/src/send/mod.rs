@@ -11,6 +11,7 @@
 //! its memory, and lets `flush` and `shutdown` make progress. Nothing here ever runs on
 //! a caller's thread.
 
+pub(crate) mod ack;
 pub(crate) mod backoff;
 pub(crate) mod concurrency;
 pub(crate) mod deliver;
@@ -27,7 +28,7 @@ pub use network::NetworkSummary;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::Receiver;
 
@@ -63,6 +64,9 @@ pub(crate) struct Pool {
     in_flight: Mutex<Vec<InFlight>>,
     /// Signalled when a batch is added to or leaves `in_flight` (see `watch`).
     in_flight_changed: Condvar,
+    /// Splunk indexer acknowledgement, when `splunk_ack` is on (see [`ack`]). A batch
+    /// waiting for its ack stays in `in_flight` (for shutdown and the watch thread).
+    pub acks: Option<Arc<ack::Acks>>,
 }
 
 /// A live batch a sender is carrying: what shutdown needs to spill it if its request is
@@ -97,6 +101,7 @@ impl Pool {
             threads: AtomicUsize::new(0),
             in_flight: Mutex::new(Vec::new()),
             in_flight_changed: Condvar::new(),
+            acks: None,
         }
     }
 
@@ -108,7 +113,7 @@ impl Pool {
 
     /// Unregisters a batch whose sender is done with it; returns its entry (still holding
     /// its insurance copy, if one was written) unless shutdown took it already.
-    fn done(&self, seq: u64) -> Option<InFlight> {
+    pub(crate) fn done(&self, seq: u64) -> Option<InFlight> {
         let mut in_flight = self.in_flight();
         let at = in_flight.iter().position(|f| f.seq == seq)?;
         let entry = in_flight.swap_remove(at);
@@ -155,35 +160,74 @@ pub(crate) struct Sender {
 }
 
 impl Sender {
-    /// Runs one sender thread until the job channel closes.
+    /// Runs one sender thread until the job channel closes (with `splunk_ack`, until
+    /// then and no batch waits for an acknowledgement any more).
     pub(crate) fn run(self, jobs: Receiver<Job>) {
-        while let Ok(job) = jobs.recv() {
-            self.grow_pool(&jobs);
-            let delivery = if self.shared.abort.is_raised() {
-                Delivery {
-                    aborted: job.records.to_vec(),
-                    ..Delivery::default()
+        let Some(acks) = self.pool.acks.clone() else {
+            while let Ok(job) = jobs.recv() {
+                self.carry(&jobs, job);
+            }
+            return;
+        };
+        // Resends of batches whose acknowledgement did not come are sent by the senders
+        // too, also after the last batch was handed over.
+        let never = crossbeam_channel::never();
+        let mut jobs_open = true;
+        loop {
+            let next_job = if jobs_open { &jobs } else { &never };
+            crossbeam_channel::select! {
+                recv(acks.resends()) -> resend => {
+                    if let Ok(resend) = resend {
+                        acks.resend(&self, resend);
+                    }
                 }
-            } else {
-                self.pool.carry(InFlight {
-                    seq: job.seq,
-                    records: Arc::clone(&job.records),
-                    held_bytes: job.held_bytes,
-                    since: Instant::now(),
-                    copy: None,
-                    copied: false,
-                });
-                self.deliver(&job.records, job.body)
-            };
-            // Counts nothing when shutdown already settled this batch at its deadline. Once
-            // counted (and spilled where it had to be), its insurance copy can go.
-            let pool = &self.pool;
-            settle::live_then(&self.shared, job.seq, job.held_bytes, delivery, || {
-                if let Some(mut entry) = pool.done(job.seq) {
-                    entry.forget_copy();
-                }
-            });
+                recv(next_job) -> job => match job {
+                    Ok(job) => self.carry(&jobs, job),
+                    Err(_) => jobs_open = false,
+                },
+                default(Duration::from_millis(100)) => {}
+            }
+            if !jobs_open && acks.idle() {
+                return;
+            }
         }
+    }
+
+    /// Carries one batch: delivers it and settles it (or, awaiting an acknowledgement,
+    /// hands it to [`ack::Acks`], which settles it).
+    fn carry(&self, jobs: &Receiver<Job>, job: Job) {
+        self.grow_pool(jobs);
+        let delivery = if self.shared.abort.is_raised() {
+            Delivery {
+                aborted: job.records.to_vec(),
+                ..Delivery::default()
+            }
+        } else {
+            self.pool.carry(InFlight {
+                seq: job.seq,
+                records: Arc::clone(&job.records),
+                held_bytes: job.held_bytes,
+                since: Instant::now(),
+                copy: None,
+                copied: false,
+            });
+            self.deliver(&job.records, job.body)
+        };
+        let delivery = match &self.pool.acks {
+            Some(acks) => match acks.hold(self, job.seq, job.held_bytes, delivery) {
+                Some(now) => now,
+                None => return, // settled when acknowledged
+            },
+            None => delivery,
+        };
+        // Counts nothing when shutdown already settled this batch at its deadline. Once
+        // counted (and spilled where it had to be), its insurance copy can go.
+        let pool = &self.pool;
+        settle::live_then(&self.shared, job.seq, job.held_bytes, delivery, || {
+            if let Some(mut entry) = pool.done(job.seq) {
+                entry.forget_copy();
+            }
+        });
     }
 
     /// Starts sender threads until there are as many as the concurrency limit wants (see

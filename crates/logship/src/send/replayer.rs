@@ -53,7 +53,11 @@ pub(crate) fn run(sender: Sender, queue: Queue, queue_capacity: usize) {
             continue;
         };
         let body = sender.codec.encode(batch.records());
-        let delivery = sender.deliver(batch.records(), body);
+        let mut delivery = sender.deliver(batch.records(), body);
+        if let Some(acks) = &sender.pool.acks {
+            // Replayed data is acknowledged on disk only once Splunk confirmed it.
+            delivery = acks.replay(&sender, delivery);
+        }
         let c = &shared.counters;
         Counters::add(&c.events_replayed, delivery.delivered as u64);
         Counters::add(&c.already_delivered, delivery.already_delivered as u64);

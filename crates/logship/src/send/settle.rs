@@ -81,6 +81,13 @@ pub(crate) fn live_then(
         then();
         return;
     }
+    let mut delivery = delivery;
+    // Never reached with parts awaiting an ack (`send::ack` settles those); if it were,
+    // they would be kept like aborted ones, never counted as delivered nor dropped.
+    let unconfirmed = std::mem::take(&mut delivery.awaiting);
+    delivery
+        .aborted
+        .extend(unconfirmed.into_iter().flat_map(|a| a.records));
     let c = &shared.counters;
     Counters::add(&c.events_delivered, delivery.delivered as u64);
     Counters::add(&c.already_delivered, delivery.already_delivered as u64);

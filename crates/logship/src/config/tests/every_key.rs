@@ -78,6 +78,10 @@ const EVERY_KEY: &[(&str, &str, &str, Check)] = &[
     ("splunk_channel", "\"auto\"", "auto", |c| {
         c.splunk.channel.as_deref() == Some("auto")
     }),
+    ("splunk_ack", "true", "true", |c| c.splunk.ack),
+    ("splunk_ack_timeout_ms", "4500", "4500", |c| {
+        c.splunk.ack_timeout == Duration::from_millis(4500)
+    }),
     ("tenant_id", "\"team-a\"", "team-a", |c| {
         c.loki.tenant_id.as_deref() == Some("team-a")
     }),
