@@ -212,7 +212,8 @@ fn ship_json_from_file_maps_levels_messages_and_fields() {
     // Nested objects arrive as dotted names (structure, not a string); arrays as arrays.
     assert_eq!(e["ctx.k"], "v");
     assert!(e.get("ctx").is_none());
-    assert_eq!(e["nothing"], "null");
+    assert_eq!(e["nothing"], serde_json::Value::Null);
+    assert!(e.get("nothing").is_some(), "null is kept");
     assert!(e.get("logship.parse_error").is_none());
 
     let e = find("via msg");
