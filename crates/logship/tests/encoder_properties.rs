@@ -17,12 +17,12 @@ mod common;
 
 use std::time::Duration;
 
-use logship::{Builder, Level, OtlpEncoding, OtlpOptions, Record, SplunkOptions, Vendor};
+use logship::{Builder, Level, OtlpEncoding, Record, Vendor};
 use logship_intake::{Intake, IntakeConfig};
 use proptest::prelude::*;
 use serde_json::Value as Json;
 
-const KEY: &str = "key-0123456789abcdef";
+use common::vendors::KEY;
 
 /// The encoders, with where each vendor's intake puts the message.
 const ENCODERS: &[(Vendor, Option<OtlpEncoding>, &str)] = &[
@@ -201,7 +201,7 @@ fn intake() -> Intake {
 }
 
 fn builder(intake: &Intake, vendor: Vendor, encoding: Option<OtlpEncoding>) -> Builder {
-    let mut b = logship::Logship::builder()
+    let b = logship::Logship::builder()
         .vendor(vendor)
         .endpoint(match vendor {
             Vendor::Ndjson | Vendor::JsonArray => intake.url("/logs"),
@@ -216,16 +216,7 @@ fn builder(intake: &Intake, vendor: Vendor, encoding: Option<OtlpEncoding>) -> B
         .shutdown_timeout(common::WAIT)
         .report_to_stderr(false)
         .spill(false);
-    if let Some(e) = encoding {
-        b = b.otlp(OtlpOptions::default().encoding(e));
-    }
-    if vendor == Vendor::Splunk {
-        b = b.splunk(SplunkOptions::default().channel("auto"));
-    }
-    if vendor == Vendor::Loki {
-        b = b.basic_auth("123456", KEY);
-    }
-    b
+    common::vendors::for_vendor(b, vendor, encoding)
 }
 
 /// Letters and digits kept, everything else `_`: how a name compares across vendors that

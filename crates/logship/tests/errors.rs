@@ -8,7 +8,7 @@ use std::fmt;
 
 use common::vendors::*;
 use common::*;
-use logship::{OtlpEncoding, OtlpOptions, SplunkOptions, Vendor};
+use logship::{OtlpEncoding, Vendor};
 use serde_json::Value;
 use tracing_subscriber::prelude::*;
 
@@ -115,15 +115,7 @@ fn builder_for(
     vendor: Vendor,
     encoding: Option<OtlpEncoding>,
 ) -> logship::Builder {
-    let mut builder = vendor_builder(intake, vendor);
-    if let Some(e) = encoding {
-        builder = builder.otlp(OtlpOptions::default().encoding(e));
-    }
-    match vendor {
-        Vendor::Splunk => builder.splunk(SplunkOptions::default().channel("auto")),
-        Vendor::Loki => builder.basic_auth("123456", KEY),
-        _ => builder,
-    }
+    for_vendor(vendor_builder(intake, vendor), vendor, encoding)
 }
 
 fn check(what: &str, intake: &logship_intake::Intake, names: [&str; 3]) {

@@ -6,7 +6,7 @@ mod common;
 
 use common::vendors::*;
 use common::*;
-use logship::{Level, OtlpOptions, Record, SplunkOptions, Vendor};
+use logship::{Level, Record, Vendor};
 
 #[test]
 fn a_rejected_key_fails_fast_for_every_vendor_and_is_never_shown() {
@@ -67,17 +67,7 @@ fn odd_text_reaches_every_vendor_unchanged_and_without_violations() {
     ];
     for &(vendor, encoding, message_at) in cases {
         let intake = vendor_intake();
-        let mut builder = vendor_builder(&intake, vendor);
-        if let Some(e) = encoding {
-            builder = builder.otlp(OtlpOptions::default().encoding(e));
-        }
-        if vendor == Vendor::Splunk {
-            builder = builder.splunk(SplunkOptions::default().channel("auto"));
-        }
-        if vendor == Vendor::Loki {
-            // The intake plays a gateway checking basic auth whose password is the key.
-            builder = builder.basic_auth("123456", KEY);
-        }
+        let builder = for_vendor(vendor_builder(&intake, vendor), vendor, encoding);
         // Field values differ from the message, so a field that overwrote the message
         // (a field named `message`, say) would show.
         let events = ODD_TEXTS.iter().enumerate().map(|(i, text)| {

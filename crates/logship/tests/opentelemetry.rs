@@ -109,7 +109,7 @@ fn hex_ids(vendor: Vendor, v: &Value) -> (Option<String>, Option<String>) {
 
 #[test]
 fn every_vendor_gets_the_ids_of_the_span_the_sdk_started() {
-    for &(vendor, encoding) in EVERY_VENDOR {
+    for (vendor, encoding) in every_vendor() {
         let (events, seen) = ship_encoded(vendor, encoding, Sampler::AlwaysOn, nested);
         assert_eq!(events.len(), 3, "{vendor:?}: {events:#?}");
         let (outer, inner) = (&seen[0], &seen[1]);

@@ -7,21 +7,8 @@ mod common;
 
 use common::vendors::*;
 use common::*;
-use logship::{OtlpEncoding, OtlpOptions, SpanFields, SplunkOptions, Vendor};
+use logship::{SpanFields, Vendor};
 use tracing_subscriber::prelude::*;
-
-const CASES: &[(Vendor, Option<OtlpEncoding>)] = &[
-    (Vendor::Ndjson, None),
-    (Vendor::JsonArray, None),
-    (Vendor::Datadog, None),
-    (Vendor::Splunk, None),
-    (Vendor::NewRelic, None),
-    (Vendor::Dynatrace, None),
-    (Vendor::Loki, None),
-    (Vendor::Elasticsearch, None),
-    (Vendor::Otlp, Some(OtlpEncoding::Protobuf)),
-    (Vendor::Otlp, Some(OtlpEncoding::Json)),
-];
 
 /// One event inside `request > request`, whose inner span records `step` three times.
 fn log_through_tracing(layer: logship::LogshipLayer) {
@@ -40,22 +27,13 @@ fn log_through_tracing(layer: logship::LogshipLayer) {
 #[test]
 fn nested_spans_and_repeated_fields_arrive_once_at_every_vendor() {
     for mode in [SpanFields::Root, SpanFields::Prefixed] {
-        for &(vendor, encoding) in CASES {
+        for (vendor, encoding) in every_vendor() {
             let what = format!("{vendor:?} {encoding:?} {mode:?}");
             let intake = vendor_intake();
-            let mut builder = vendor_builder(&intake, vendor).span_fields(mode);
-            if let Some(e) = encoding {
-                builder = builder.otlp(OtlpOptions::default().encoding(e));
-            }
-            match vendor {
-                Vendor::Splunk => {
-                    builder = builder.splunk(SplunkOptions::default().channel("auto"))
-                }
-                Vendor::Loki => builder = builder.basic_auth("123456", KEY),
-                Vendor::Ndjson | Vendor::JsonArray => {
-                    builder = builder.endpoint(intake.url("/logs"))
-                }
-                _ => {}
+            let builder = vendor_builder(&intake, vendor).span_fields(mode);
+            let mut builder = for_vendor(builder, vendor, encoding);
+            if matches!(vendor, Vendor::Ndjson | Vendor::JsonArray) {
+                builder = builder.endpoint(intake.url("/logs"));
             }
             let (layer, guard) = builder.build_layer().unwrap();
             log_through_tracing(layer);

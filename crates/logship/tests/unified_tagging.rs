@@ -10,19 +10,8 @@ mod common;
 
 use common::vendors::*;
 use common::*;
-use logship::{Layered, OtlpEncoding, OtlpOptions, SplunkOptions, Vendor};
+use logship::{Layered, OtlpEncoding, Vendor};
 use serde_json::Value;
-
-const CASES: &[(Vendor, Option<OtlpEncoding>)] = &[
-    (Vendor::Datadog, None),
-    (Vendor::Splunk, None),
-    (Vendor::NewRelic, None),
-    (Vendor::Dynatrace, None),
-    (Vendor::Loki, None),
-    (Vendor::Elasticsearch, None),
-    (Vendor::Otlp, Some(OtlpEncoding::Protobuf)),
-    (Vendor::Otlp, Some(OtlpEncoding::Json)),
-];
 
 fn ship_one(builder: logship::Builder, intake: &logship_intake::Intake) -> Value {
     let (logship, guard) = builder.build().unwrap();
@@ -38,15 +27,7 @@ fn prepared(
     vendor: Vendor,
     encoding: Option<OtlpEncoding>,
 ) -> logship::Builder {
-    let mut b = vendor_builder(intake, vendor);
-    if let Some(e) = encoding {
-        b = b.otlp(OtlpOptions::default().encoding(e));
-    }
-    match vendor {
-        Vendor::Splunk => b.splunk(SplunkOptions::default().channel("auto")),
-        Vendor::Loki => b.basic_auth("123456", KEY),
-        _ => b,
-    }
+    for_vendor(vendor_builder(intake, vendor), vendor, encoding)
 }
 
 /// Where each vendor's intake shows the environment and the version of `v`.
@@ -90,7 +71,7 @@ fn env_and_version(vendor: Vendor, v: &Value) -> (Value, Value) {
 
 #[test]
 fn env_and_version_arrive_in_each_vendors_own_fields() {
-    for &(vendor, encoding) in CASES {
+    for &(vendor, encoding) in VENDOR_INTAKES {
         let intake = vendor_intake();
         // vendor_builder tags `env:prod`: the option must win over it where the names meet.
         let builder = prepared(&intake, vendor, encoding)

@@ -40,10 +40,14 @@ pub fn vendor_builder(intake: &Intake, vendor: Vendor) -> Builder {
         .spill(false)
 }
 
-/// Every vendor with a strict intake, OTLP in both encodings.
+/// The generic intakes (NDJSON, JSON array).
 #[allow(dead_code)]
-pub const EVERY_VENDOR: &[(Vendor, Option<OtlpEncoding>)] = &[
-    (Vendor::Ndjson, None),
+pub const GENERIC: &[(Vendor, Option<OtlpEncoding>)] =
+    &[(Vendor::Ndjson, None), (Vendor::JsonArray, None)];
+
+/// Every vendor-specific intake, OTLP in both encodings.
+#[allow(dead_code)]
+pub const VENDOR_INTAKES: &[(Vendor, Option<OtlpEncoding>)] = &[
     (Vendor::Datadog, None),
     (Vendor::Splunk, None),
     (Vendor::NewRelic, None),
@@ -53,6 +57,12 @@ pub const EVERY_VENDOR: &[(Vendor, Option<OtlpEncoding>)] = &[
     (Vendor::Otlp, Some(OtlpEncoding::Protobuf)),
     (Vendor::Otlp, Some(OtlpEncoding::Json)),
 ];
+
+/// [`GENERIC`] then [`VENDOR_INTAKES`]: every encoder.
+#[allow(dead_code)]
+pub fn every_vendor() -> impl Iterator<Item = (Vendor, Option<OtlpEncoding>)> {
+    GENERIC.iter().chain(VENDOR_INTAKES).copied()
+}
 
 /// `builder` with what `vendor` needs at [`vendor_intake`] beyond [`vendor_builder`]:
 /// OTLP's `encoding`, a Splunk channel, and for Loki the basic auth of the gateway the
