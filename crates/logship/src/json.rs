@@ -43,8 +43,7 @@ fn escape(out: &mut Vec<u8>, s: &str) {
                 0x00..=0x1f | 0x7f => {
                     out.extend_from_slice(&bytes[start..j]);
                     out.extend_from_slice(b"\\u00");
-                    out.push(HEX[(b >> 4) as usize]);
-                    out.push(HEX[(b & 0xf) as usize]);
+                    out.extend_from_slice(&hex_pair(b));
                     start = j + 1;
                     continue;
                 }
@@ -73,6 +72,18 @@ fn needs_escape(w: u64) -> bool {
 }
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// The two lowercase hex digits of `b`.
+pub(crate) fn hex_pair(b: u8) -> [u8; 2] {
+    [HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]
+}
+
+/// Appends `bytes` as lowercase hex digits (no quotes): trace and span ids, event ids.
+pub(crate) fn hex(out: &mut Vec<u8>, bytes: &[u8]) {
+    for &b in bytes {
+        out.extend_from_slice(&hex_pair(b));
+    }
+}
 
 /// Appends a field value as JSON, with [`Value::Json`] as its text (a JSON string): for
 /// intakes whose attributes take only strings, numbers and booleans (New Relic).

@@ -93,12 +93,11 @@ fn write(record: &mut Record, sc: &SpanContext) {
         .field("trace_flags", hex(&[sc.trace_flags().to_u8()], &mut flags));
 }
 
-/// Lowercase hex of `bytes` in `out` (twice as long).
+/// Lowercase hex of `bytes` in `out` (twice as long): on the stack, so the caller's
+/// thread allocates nothing for it.
 fn hex<'a>(bytes: &[u8], out: &'a mut [u8]) -> &'a str {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    for (i, b) in bytes.iter().enumerate() {
-        out[2 * i] = DIGITS[usize::from(b >> 4)];
-        out[2 * i + 1] = DIGITS[usize::from(b & 0xf)];
+    for (pair, &b) in out.chunks_exact_mut(2).zip(bytes) {
+        pair.copy_from_slice(&crate::json::hex_pair(b));
     }
     // Only ASCII hex digits were written.
     std::str::from_utf8(out).unwrap_or_default()

@@ -531,12 +531,18 @@ impl TraceIds {
 
     /// Appends `,"<trace>":"<hex>","<span>":"<hex>"` (lowercase hex) for the ids present.
     pub(super) fn write_hex(&self, out: &mut Vec<u8>, trace: &str, span: &str) {
-        let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        let mut put = |key: &str, id: &[u8]| {
+            out.push(b',');
+            json::string(out, key);
+            out.extend_from_slice(b":\"");
+            json::hex(out, id);
+            out.push(b'"');
+        };
         if let Some(t) = &self.trace {
-            write_opt(out, trace, Some(&hex(t)));
+            put(trace, t);
         }
         if let Some(s) = &self.span {
-            write_opt(out, span, Some(&hex(s)));
+            put(span, s);
         }
     }
 }

@@ -105,10 +105,7 @@ fn draw_prefix() -> u64 {
 }
 
 fn push_hex(out: &mut Vec<u8>, v: u64) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    for shift in (0..16).rev() {
-        out.push(DIGITS[((v >> (shift * 4)) & 0xf) as usize]);
-    }
+    crate::json::hex(out, &v.to_be_bytes());
 }
 
 #[cfg(test)]

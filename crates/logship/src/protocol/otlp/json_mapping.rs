@@ -58,12 +58,8 @@ fn put_key_value(out: &mut Vec<u8>, attr: &Attr<'_>) {
 }
 
 fn put_hex(out: &mut Vec<u8>, bytes: &[u8]) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push(b'"');
-    for b in bytes {
-        out.push(HEX[(b >> 4) as usize]);
-        out.push(HEX[(b & 0xf) as usize]);
-    }
+    json::hex(out, bytes);
     out.push(b'"');
 }
 
