@@ -43,7 +43,7 @@ fn escape(out: &mut Vec<u8>, s: &str) {
                 0x00..=0x1f | 0x7f => {
                     out.extend_from_slice(&bytes[start..j]);
                     out.extend_from_slice(b"\\u00");
-                    out.extend_from_slice(&hex_pair(b));
+                    out.extend_from_slice(&crate::hex::pair(b));
                     start = j + 1;
                     continue;
                 }
@@ -69,20 +69,6 @@ fn needs_escape(w: u64) -> bool {
     let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
     (below(w, 0x20) | zero(w ^ (ONES * 0x22)) | zero(w ^ (ONES * 0x5c)) | zero(w ^ (ONES * 0x7f)))
         != 0
-}
-
-const HEX: &[u8; 16] = b"0123456789abcdef";
-
-/// The two lowercase hex digits of `b`.
-pub(crate) fn hex_pair(b: u8) -> [u8; 2] {
-    [HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]
-}
-
-/// Appends `bytes` as lowercase hex digits (no quotes): trace and span ids, event ids.
-pub(crate) fn hex(out: &mut Vec<u8>, bytes: &[u8]) {
-    for &b in bytes {
-        out.extend_from_slice(&hex_pair(b));
-    }
 }
 
 /// Appends a field value as JSON, with [`Value::Json`] as its text (a JSON string): for

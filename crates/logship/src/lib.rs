@@ -365,6 +365,7 @@ mod error;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
+mod hex;
 mod integrations;
 mod json;
 mod panic_hook;

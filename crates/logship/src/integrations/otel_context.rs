@@ -97,7 +97,7 @@ fn write(record: &mut Record, sc: &SpanContext) {
 /// thread allocates nothing for it.
 fn hex<'a>(bytes: &[u8], out: &'a mut [u8]) -> &'a str {
     for (pair, &b) in out.chunks_exact_mut(2).zip(bytes) {
-        pair.copy_from_slice(&crate::json::hex_pair(b));
+        pair.copy_from_slice(&crate::hex::pair(b));
     }
     // Only ASCII hex digits were written.
     std::str::from_utf8(out).unwrap_or_default()

@@ -535,7 +535,7 @@ impl TraceIds {
             out.push(b',');
             json::string(out, key);
             out.extend_from_slice(b":\"");
-            json::hex(out, id);
+            crate::hex::append(out, id);
             out.push(b'"');
         };
         if let Some(t) = &self.trace {

@@ -105,7 +105,7 @@ fn draw_prefix() -> u64 {
 }
 
 fn push_hex(out: &mut Vec<u8>, v: u64) {
-    crate::json::hex(out, &v.to_be_bytes());
+    crate::hex::append(out, &v.to_be_bytes());
 }
 
 #[cfg(test)]

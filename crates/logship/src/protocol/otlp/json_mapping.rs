@@ -59,7 +59,7 @@ fn put_key_value(out: &mut Vec<u8>, attr: &Attr<'_>) {
 
 fn put_hex(out: &mut Vec<u8>, bytes: &[u8]) {
     out.push(b'"');
-    json::hex(out, bytes);
+    crate::hex::append(out, bytes);
     out.push(b'"');
 }
 
