@@ -3,7 +3,7 @@
 //! (`DD_SERVICE`, `DD_ENV`, `DD_VERSION`, `DD_TAGS`, `DD_SITE`) for `vendor = datadog`.
 //!
 //! Why it exists: containers are configured by their environment. Every key of
-//! [`super::keys::KEYS`] has a `LOGSHIP_<KEY>` variable read by the same parser as files,
+//! [`super::keys::all`] has a `LOGSHIP_<KEY>` variable read by the same parser as files,
 //! so a bad value fails the same way, naming the variable. The API key is read from the
 //! vendor's own variable first (`DD_API_KEY`, ...). A variable's secret value is never
 //! shown in an error.
@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 
 use super::dd_env;
-use super::keys::{self, KEYS};
+use super::keys;
 use super::otel_env::{self, OtelSetting};
 use super::parse::{self, Raw};
 use super::{Config, Origin, Vendor};
@@ -26,7 +26,7 @@ pub(crate) fn apply_logship_env(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<&'static str>, ConfigError> {
     let mut from_logship = Vec::new();
-    for key in KEYS {
+    for key in keys::all() {
         let mut vars = vec![key.env_var()];
         if key.vendor_env {
             if let Some(v) = config.vendor.api_key_env() {

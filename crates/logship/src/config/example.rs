@@ -2,7 +2,7 @@
 //!
 //! Why it exists: the quickest correct configuration is one printed by the tool, which
 //! passes `config check` as it is. The vendor-specific part is prose about that intake;
-//! the commented-out defaults are read from the table ([`super::keys::KEYS`], through
+//! the commented-out defaults are read from the table ([`super::keys::all`], through
 //! each key's getter on [`Config::default`]), and a test checks that every key of the
 //! table appears in the example of some vendor. The example must never contain a real
 //! secret: API keys are `${env:VAR}` references with a placeholder default.

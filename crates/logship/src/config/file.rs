@@ -3,7 +3,7 @@
 //! Why it exists: a deployed program is configured by a file, not by code. A file is
 //! parsed into a raw table first, so every unknown key is reported (with a "did you
 //! mean") instead of being silently ignored; each known key is then read by its row of
-//! [`super::keys::KEYS`]. The Java appender's camelCase names are accepted as aliases.
+//! [`super::keys::all`]. The Java appender's camelCase names are accepted as aliases.
 //! A TOML parse error never quotes the file's line (it could hold a secret), and a
 //! secret's value never appears in a substitution error.
 

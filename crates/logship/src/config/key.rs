@@ -1,5 +1,5 @@
 //! The shape of one configuration key: how its value is read, when its range is checked,
-//! and the facts a row of [`super::keys::KEYS`] holds.
+//! and the facts a row of [`super::keys::all`] holds.
 //!
 //! Why it exists: the table is long; its row type lives here so the table file is only
 //! the table. Nothing here knows any particular key.

@@ -1,4 +1,4 @@
-//! The building blocks of [`super::keys::KEYS`]' rows: value kinds shared by several keys,
+//! The building blocks of [`super::keys::all`]' rows: value kinds shared by several keys,
 //! the names of enum choices, and the getters' formatting helpers.
 //!
 //! Why it exists: the table itself is one row per key and nothing else, so that it stays

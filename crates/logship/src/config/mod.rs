@@ -8,7 +8,7 @@
 //! builder: they read configuration, not the other way round.
 //!
 //! # One table
-//! [`keys::KEYS`] is the single source of truth for every key: its name, how its value is
+//! [`keys::all`] is the single source of truth for every key: its name, how its value is
 //! read, its range, its default as documented, its Java alias, its builder setter and CLI
 //! flag, its meaning, and a setter and a getter on [`Config`]. Files ([`file`]), the
 //! environment ([`env`]), `config check` ([`Config::effective_values`], [`Resolved`]),
@@ -406,7 +406,7 @@ impl Config {
     /// Each option's effective value, in TOML syntax, secrets shown as `[redacted]`;
     /// `None` for an unset option. In the order `config check` shows them.
     pub fn effective_values(&self) -> Vec<(&'static str, Option<String>)> {
-        keys::KEYS.iter().map(|k| (k.name, (k.get)(self))).collect()
+        keys::all().map(|k| (k.name, (k.get)(self))).collect()
     }
 
     /// The spill settings, with the default directory filled in; `None` when spill is off.

@@ -1,7 +1,7 @@
 //! Reading one raw value (TOML, or an environment variable's text) as a key's kind.
 //!
 //! Why it exists: files, log4rs maps, `LOGSHIP_*` and `OTEL_*` variables all give raw
-//! values; each is read here by the kind its row in [`super::keys::KEYS`] declares, so a
+//! values; each is read here by the kind its row in [`super::keys::all`] declares, so a
 //! bad value fails the same way wherever it came from: the key, the value, what is
 //! allowed, the fix. A secret's value is never part of an error (`[redacted]`), and a
 //! URL's query and user-info are hidden.

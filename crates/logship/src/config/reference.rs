@@ -1,12 +1,12 @@
 //! The configuration reference of `docs/configuration.md`, rendered from the table.
 //!
 //! Why it exists: a hand-maintained reference drifts (two rows once sat in the wrong
-//! table of the README). The reference is rendered from [`super::keys::KEYS`], and a test
+//! table of the README). The reference is rendered from [`super::keys::all`], and a test
 //! (`config::tests::reference`) fails when the file and the rendering disagree; run it
 //! with `LOGSHIP_BLESS=1` to rewrite the file. Rendering never touches a value: only
 //! names, defaults as documented, and descriptions.
 
-use super::keys::KEYS;
+use super::keys;
 
 /// The comment before the generated table in `docs/configuration.md`.
 pub(crate) const BEGIN: &str =
@@ -29,7 +29,7 @@ pub(crate) fn markdown_table() -> String {
         "| key | environment | Java alias | builder / CLI flag | default | meaning |\n\
          |---|---|---|---|---|---|\n",
     );
-    for key in KEYS {
+    for key in keys::all() {
         out.push_str(&format!(
             "| `{}` | `{}` | {} | {} | {} | {} |\n",
             key.name,

@@ -1,10 +1,10 @@
 //! "Did you mean": the closest known name to a misspelt one.
 //!
 //! Why it exists: a typo in a key or a value should fail with the intended name, not a
-//! bare "unknown". Candidates come from [`super::keys::KEYS`] (names and Java aliases) or
+//! bare "unknown". Candidates come from [`super::keys::all`] (names and Java aliases) or
 //! from a key's list of choices. This module only compares names: it never sees values.
 
-use super::keys::KEYS;
+use super::keys;
 use crate::error::ConfigError;
 
 /// Levenshtein distance (case-insensitive), for "did you mean".
@@ -50,10 +50,9 @@ pub fn did_you_mean<'a>(
 
 /// The error for a key that is not in the table, with the closest name or alias.
 pub(crate) fn unknown_key(key: &str) -> ConfigError {
-    let candidates = KEYS
-        .iter()
+    let candidates = keys::all()
         .map(|k| k.name)
-        .chain(KEYS.iter().filter_map(|k| k.alias()));
+        .chain(keys::all().filter_map(|k| k.alias()));
     let err = ConfigError::new("key", key, "is not a logship option");
     match suggest(key, candidates) {
         Some(s) => err.fix(format!("did you mean {s}?")),

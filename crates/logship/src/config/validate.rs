@@ -2,13 +2,13 @@
 //!
 //! Why it exists: a configuration built in code (the builder, struct fields) skips the
 //! checks that files and the environment make when they read a value, so the same
-//! ranges are checked again here, read from the table ([`super::keys::KEYS`]), together
+//! ranges are checked again here, read from the table ([`super::keys::all`]), together
 //! with the rules that span keys (backoff order, spill sizes) and each intake's own rules
 //! (the option groups' modules and [`super::hosted`]). Errors never show a secret: header
 //! values and API keys appear as `[redacted]`, URLs without query or user-info.
 
 use super::example::PLACEHOLDER_KEY;
-use super::keys::{Kind, When, KEYS};
+use super::keys::{self, Kind, When};
 use super::{elasticsearch, hosted, loki, redact_url, Config, Vendor};
 use crate::error::ConfigError;
 use crate::secret::Secret;
@@ -127,7 +127,7 @@ impl Config {
     /// Each integer key's range, from the table: checked when its getter shows a value
     /// (an unset optional key is not checked) and its row says when.
     fn validate_ranges(&self) -> Result<(), ConfigError> {
-        for key in KEYS {
+        for key in keys::all() {
             let Kind::Int { min, max, unit } = key.kind else {
                 continue;
             };

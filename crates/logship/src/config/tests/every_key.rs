@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{env_of, from_file, Check};
-use crate::config::keys::{self, KEYS};
+use crate::config::keys;
 use crate::config::{Config, Origin, OtlpEncoding, Overflow, SpanFields, Vendor};
 use crate::secret::Secret;
 use crate::spill::{SpillFsync, SpillFull};
@@ -185,7 +185,7 @@ const EVERY_KEY: &[(&str, &str, &str, Check)] = &[
 fn every_key_is_read_from_a_file_and_from_the_environment() {
     assert_eq!(
         EVERY_KEY.iter().map(|(k, ..)| *k).collect::<Vec<_>>(),
-        KEYS.iter().map(|k| k.name).collect::<Vec<_>>(),
+        keys::all().map(|k| k.name).collect::<Vec<_>>(),
         "the table covers every key"
     );
     for (key, toml_value, env_value, check) in EVERY_KEY {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{from_file, Check};
-use crate::config::keys::KEYS;
+use crate::config::keys;
 use crate::config::suggest::{distance, suggest};
 use crate::config::{example_toml, Config, Vendor};
 use crate::secret::Secret;
@@ -246,14 +246,14 @@ fn an_example_used_without_its_key_variable_fails_naming_the_variable() {
 fn suggestions_use_edit_distance() {
     assert_eq!(distance("kitten", "sitting"), 3);
     assert_eq!(
-        suggest("queue_capacty", KEYS.iter().map(|k| k.name)),
+        suggest("queue_capacty", keys::all().map(|k| k.name)),
         Some("queue_capacity")
     );
     assert_eq!(
-        suggest("linger-ms", KEYS.iter().map(|k| k.name)),
+        suggest("linger-ms", keys::all().map(|k| k.name)),
         Some("linger_ms")
     );
-    assert_eq!(suggest("zzzzzz", KEYS.iter().map(|k| k.name)), None);
+    assert_eq!(suggest("zzzzzz", keys::all().map(|k| k.name)), None);
 }
 
 #[test]
@@ -284,7 +284,7 @@ fn loading_a_file_and_a_missing_one() {
 #[test]
 fn the_examples_show_every_key_of_the_table() {
     let all: String = Vendor::ALL.iter().map(|v| example_toml(*v)).collect();
-    for key in KEYS {
+    for key in keys::all() {
         let shown =
             all.contains(&format!("{} = ", key.name)) || all.contains(&format!("[{}]", key.name));
         assert!(shown, "no example shows {}", key.name);

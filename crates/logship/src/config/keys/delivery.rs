@@ -1,39 +1,14 @@
-//! THE table: every configuration key, once.
-//!
-//! Why it exists: a key's name, how its value is read, its range, its documented
-//! default, its environment variable, its Java alias, its builder setter and CLI flag,
-//! its meaning, and how it is stored in and read back from [`Config`] are facts about one
-//! key; [`KEYS`] keeps them in one row so that files, the environment, `config check`,
-//! `config example`, validation, "did you mean" and `docs/configuration.md` cannot
-//! disagree. The order of the rows is the order `config check` shows keys in. A getter
-//! must never return a secret: secret keys show `[redacted]`.
-//!
-//! The table is crate-private on purpose: the CLI reads it only through
-//! [`Config::effective_values`], [`super::Resolved`] and [`super::example_toml`], and the
-//! reference users read is `docs/configuration.md`, rendered from it. (The former
-//! crate-root helpers `config_keys` and `env_var_name` had no caller outside the crate;
-//! keeping the table private means a new column is never a breaking change.)
+//! The core pipeline's rows of the key table: the intake, batching, sending, retries,
+//! TLS and the spill. See [`super`] for what a row holds and why there is one table.
 
-use super::value::{list, quote};
-use super::{redact_url, OtlpEncoding, Overflow, SpanFields};
+use super::{Key, Kind, When};
+use crate::config::value::{list, quote};
+use crate::config::{redact_url, OtlpEncoding, Overflow, SpanFields};
 
-pub(crate) use super::key::{Key, Kind, When};
+use crate::config::key_parts::*;
 
-/// The row named `name`.
-pub(crate) fn find(name: &str) -> Option<&'static Key> {
-    KEYS.iter().find(|k| k.name == name)
-}
-
-/// The row whose name or Java alias is `given`.
-pub(crate) fn find_by_any_name(given: &str) -> Option<&'static Key> {
-    KEYS.iter()
-        .find(|k| k.name == given || k.alias() == Some(given))
-}
-
-use super::key_parts::*;
-
-/// Every key, in the order `config check` and `config example` show them.
-pub(crate) const KEYS: &[Key] = &[
+/// The keys of the core pipeline: where to send, how to batch, send, retry and spill.
+pub(super) const DELIVERY: &[Key] = &[
     Key {
         name: "vendor",
         kind: Kind::Vendor,
