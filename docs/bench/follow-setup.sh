@@ -7,7 +7,7 @@ trap 'kill $INTAKE 2>/dev/null || true; rm -rf "$DIR"' EXIT
 LINES=$((MB * 1024 * 1024 / 100))
 awk -v n="$LINES" 'BEGIN { for (i = 0; i < n; i++) printf "2026-12-01T12:00:00.000Z INFO  com.example.Orders - order %010d accepted for customer 4711 ok\n", i }' > "$DIR/app.log"
 BYTES=$(stat -c %s "$DIR/app.log")
-"$BIN" intake --port "$PORT" >/dev/null 2>&1 &
+"$BIN" intake --port "$PORT" ${INTAKE_FLAGS:-} >/dev/null 2>&1 &
 INTAKE=$!
 until curl -sf "http://127.0.0.1:$PORT/_intake/stats" >/dev/null; do sleep 0.05; done
 events() { curl -sf "http://127.0.0.1:$PORT/_intake/stats" | sed -E 's/.*"events":([0-9]+).*/\1/'; }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Followed-file throughput next to `ship --input` on the same file, with the intake in
-# another process (gzip on, defaults otherwise). Prints MB/s, events/s and CPU seconds
+# another process (gzip on, defaults otherwise; INTAKE_FLAGS=--count-only measures against
+# a counting receiver instead of the strict intake). Prints MB/s, events/s and CPU seconds
 # per MB for both. Usage: docs/bench/follow-throughput.sh [LOGSHIP_BINARY] [MEGABYTES]
 # (build first: cargo build --release -p logship-cli).
 set -euo pipefail

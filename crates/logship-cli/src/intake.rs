@@ -98,6 +98,12 @@ pub struct IntakeArgs {
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     pub client_ca: Option<std::path::PathBuf>,
 
+    /// Count, do not check: answer every POST 200 once its body is read and decoded,
+    /// counting its non-blank lines as events; nothing is parsed or validated. For
+    /// throughput benchmarks (the strict checks cost more CPU than the shipper).
+    #[arg(long, conflicts_with_all = ["print", "keep_events"])]
+    pub count_only: bool,
+
     /// Stop after this many seconds (default: run until Ctrl-C or SIGTERM).
     #[arg(long, value_name = "SECS")]
     pub duration: Option<f64>,
@@ -142,6 +148,7 @@ pub fn run(args: IntakeArgs) -> Result<ExitCode, Failure> {
             enabled: args.splunk_ack,
             lose_every: args.splunk_ack_lose_every.unwrap_or(0),
         },
+        count_only: args.count_only,
     };
     let intake = Intake::start(config)
         .map_err(|e| Failure::runtime(format!("cannot listen on 127.0.0.1:{}: {e}", args.port)))?;

@@ -67,6 +67,12 @@ pub struct IntakeConfig {
     /// Splunk indexer acknowledgement (default off: no channel needed, no `ackId`);
     /// changeable later with [`Intake::set_splunk_ack`]. See [`AckMode`].
     pub splunk_ack: AckMode,
+    /// Count, do not check (default `false`): every `POST` outside `/_intake/` is
+    /// answered `200 {"accepted":N}` once its body is read and decoded, N being its
+    /// non-blank lines; nothing is parsed, validated or kept. For throughput benchmarks,
+    /// where the strict checks would cost more CPU than the shipper being measured
+    /// (docs/performance.md): the analogue of the discarding sinks peers measure against.
+    pub count_only: bool,
 }
 
 impl Default for IntakeConfig {
@@ -79,6 +85,7 @@ impl Default for IntakeConfig {
             splunk_max_content_length: crate::protocol::splunk::DEFAULT_MAX_CONTENT_LENGTH,
             tls: None,
             splunk_ack: AckMode::default(),
+            count_only: false,
         }
     }
 }
@@ -115,6 +122,7 @@ impl Intake {
         let settings = Settings {
             api_key: cfg.api_key,
             splunk_max_content_length: cfg.splunk_max_content_length,
+            count_only: cfg.count_only,
             ..Settings::default()
         };
         settings.splunk_ack.set_mode(cfg.splunk_ack);
@@ -579,14 +587,22 @@ fn serve_intake(
         settings.documents = Default::default();
         settings.splunk_ack = Arc::new(settings.splunk_ack.scratch());
     }
-    let (response, mut outcome) = match protocol.handle(req, &settings) {
+    let handled = if settings.count_only {
+        crate::protocol::count_only::handle(req)
+    } else {
+        protocol.handle(req, &settings)
+    };
+    let (response, mut outcome) = match handled {
         Ok(mut accepted) => {
-            if let Some(duplicate) = crate::protocol::unique::check(protocol, req) {
-                accepted.violations.push(duplicate);
+            if !settings.count_only {
+                if let Some(duplicate) = crate::protocol::unique::check(protocol, req) {
+                    accepted.violations.push(duplicate);
+                }
             }
             let outcome = Outcome {
                 status: accepted.response.status,
                 events: accepted.events,
+                counted: accepted.counted,
                 decoded_bytes: Some(accepted.decoded_bytes),
                 violations: accepted.violations,
                 auth_failure: false,
@@ -599,6 +615,7 @@ fn serve_intake(
             let outcome = Outcome {
                 status: rejection.response.status,
                 events: Vec::new(),
+                counted: 0,
                 decoded_bytes: rejection.decoded_bytes,
                 violations: if auth_failure {
                     Vec::new()
@@ -615,6 +632,7 @@ fn serve_intake(
         Some(fault) => {
             outcome.status = fault.status();
             outcome.events.clear();
+            outcome.counted = 0;
             fault.response()
         }
         None => response,

@@ -197,6 +197,8 @@ pub(crate) struct Outcome {
     pub status: u16,
     /// Events to record as accepted.
     pub events: Vec<Value>,
+    /// Events accepted and counted but not kept (the count-only mode).
+    pub counted: usize,
     /// Decoded body size, if decoding succeeded.
     pub decoded_bytes: Option<usize>,
     /// Protocol violations found in the request (usually zero or one).
@@ -541,7 +543,7 @@ impl Ticket {
         }
         let mut inner = lock(&shared.inner);
         if inner.epoch == self.epoch {
-            let n = outcome.events.len();
+            let n = outcome.events.len() + outcome.counted;
             inner.stats.events += n as u64;
             let decoded = outcome.decoded_bytes.unwrap_or(0) as u64;
             inner.stats.bytes_decoded += decoded;

@@ -968,3 +968,31 @@ fn down_drops_new_and_pooled_connections_until_it_comes_back() {
         .collect();
     assert_eq!(values, vec![1, 4]);
 }
+
+#[test]
+fn count_only_counts_lines_of_any_body_and_still_refuses_what_does_not_decode() {
+    let intake = Intake::start(IntakeConfig {
+        count_only: true,
+        keep_events: false,
+        ..IntakeConfig::default()
+    })
+    .unwrap();
+    // Not JSON at all, gzip-encoded, on a vendor path: counted, not checked.
+    let body = gzip(b"not json\n{\"a\":1}\n\n   \nthird line\n");
+    let answer = common::post_once(
+        &intake,
+        "/api/v2/logs",
+        &[("Content-Encoding", "gzip"), ("Content-Type", "text/plain")],
+        &body,
+    );
+    assert_eq!(answer.status, 200);
+    let accepted: Value = serde_json::from_slice(&answer.body).unwrap();
+    assert_eq!(accepted, json!({"accepted": 3}));
+    // A body that claims gzip but is not: refused, counted as nothing.
+    let bad = common::post_once(&intake, "/logs", &[("Content-Encoding", "gzip")], b"plain");
+    assert_eq!(bad.status, 400);
+    let stats = intake.stats();
+    assert_eq!(stats.events, 3);
+    assert!(intake.violations().iter().all(|v| !v.contains("duplicate")));
+    assert!(intake.events().is_empty(), "nothing is kept");
+}

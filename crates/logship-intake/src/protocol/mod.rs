@@ -16,6 +16,7 @@
 //! A vendor module must answer exactly what the real intake answers (status
 //! and body shape, from `docs/wire-formats.md`), never a made-up success.
 
+pub(crate) mod count_only;
 pub(crate) mod datadog;
 mod documents;
 pub(crate) mod dynatrace;
@@ -60,6 +61,8 @@ pub(crate) struct Settings {
     /// Splunk indexer acknowledgement: mode, issued ids, query faults (shared by every
     /// snapshot).
     pub splunk_ack: Arc<splunk_ack::AckState>,
+    /// Count events instead of checking them (see `IntakeConfig::count_only`).
+    pub count_only: bool,
 }
 
 impl Default for Settings {
@@ -71,6 +74,7 @@ impl Default for Settings {
             es_filter_path: true,
             documents: Arc::default(),
             splunk_ack: Arc::default(),
+            count_only: false,
         }
     }
 }
@@ -80,6 +84,8 @@ impl Default for Settings {
 pub(crate) struct Accepted {
     /// The events it carried, one JSON object each.
     pub events: Vec<Value>,
+    /// Events it carried that are counted but not kept (the count-only mode).
+    pub counted: usize,
     /// Size of the body after `Content-Encoding` decoding.
     pub decoded_bytes: usize,
     /// The success response to send.
@@ -95,6 +101,7 @@ impl Accepted {
     pub fn new(events: Vec<Value>, decoded_bytes: usize, response: Response) -> Accepted {
         Accepted {
             events,
+            counted: 0,
             decoded_bytes,
             response,
             violations: Vec::new(),
