@@ -60,7 +60,7 @@ pub(crate) struct Client {
 
 impl Client {
     pub(crate) fn new(config: &Config, network: &Network) -> Client {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
+        let config_built = ureq::Agent::config_builder()
             .tls_config(network.trust.config.clone())
             // Always set: ureq would otherwise read the environment itself, by other rules.
             .proxy(network.proxy.proxy.clone())
@@ -71,8 +71,12 @@ impl Client {
             .user_agent(USER_AGENT)
             .max_idle_connections_per_host(config.max_in_flight.max(3))
             .max_idle_connections(config.max_in_flight.max(10))
-            .build()
-            .into();
+            .build();
+        let agent = ureq::Agent::with_parts(
+            config_built,
+            ureq::unversioned::transport::DefaultConnector::default(),
+            super::resolve::LiteralFirst::default(),
+        );
         Client {
             agent,
             proxy: network.proxy.host.clone(),

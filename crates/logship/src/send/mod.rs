@@ -19,6 +19,7 @@ pub(crate) mod http;
 pub(crate) mod network;
 pub(crate) mod proxy;
 pub(crate) mod replayer;
+pub(crate) mod resolve;
 pub(crate) mod settle;
 pub(crate) mod tls;
 pub(crate) mod watch;
