@@ -19,7 +19,7 @@ report() { # name seconds cpu
 curl -sf -X POST "http://127.0.0.1:$PORT/_intake/reset" >/dev/null
 START=$(date +%s.%N)
 /usr/bin/time -f "%U %S" -o "$DIR/time" "$BIN" ship --input "$DIR/app.log" \
-    --endpoint "http://127.0.0.1:$PORT/logs" --no-spill 2>/dev/null
+    --endpoint "http://127.0.0.1:$PORT/logs" --no-spill ${SHIP_FLAGS:-} 2>/dev/null
 END=$(date +%s.%N)
 CPU=$(awk '{ printf "%.2f", $1 + $2 }' "$DIR/time")
 report "ship --input" "$(echo "$END - $START" | bc)" "$CPU"
@@ -28,7 +28,7 @@ report "ship --input" "$(echo "$END - $START" | bc)" "$CPU"
 curl -sf -X POST "http://127.0.0.1:$PORT/_intake/reset" >/dev/null
 START=$(date +%s.%N)
 "$BIN" ship --follow "$DIR/app.log" --no-checkpoint --no-spill \
-    --endpoint "http://127.0.0.1:$PORT/logs" 2>/dev/null &
+    --endpoint "http://127.0.0.1:$PORT/logs" ${SHIP_FLAGS:-} 2>/dev/null &
 FOLLOW=$!
 until [ "$(events)" -ge "$LINES" ]; do sleep 0.02; done
 END=$(date +%s.%N)

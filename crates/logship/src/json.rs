@@ -141,35 +141,50 @@ fn fmt_u64(buf: &mut [u8; 20], mut n: u64) -> &[u8] {
 
 /// Appends an RFC 3339 UTC timestamp with milliseconds (`2026-11-29T21:55:57.123Z`).
 pub(crate) fn rfc3339_millis(out: &mut Vec<u8>, unix_nanos: u64) {
+    thread_local! {
+        /// The second last written and its `YYYY-MM-DDTHH:MM:SS`: events come in bursts
+        /// within one second, and the calendar arithmetic is most of the cost.
+        static LAST_SECOND: std::cell::Cell<(u64, [u8; 19])> =
+            const { std::cell::Cell::new((u64::MAX, [0; 19])) };
+    }
     let secs = unix_nanos / 1_000_000_000;
     let millis = (unix_nanos / 1_000_000) % 1000;
+    let head = LAST_SECOND.with(|cell| match cell.get() {
+        (cached, head) if cached == secs => head,
+        _ => {
+            let head = seconds(secs);
+            cell.set((secs, head));
+            head
+        }
+    });
+    out.extend_from_slice(&head);
+    let mut tail = *b".000Z";
+    digits(&mut tail[1..4], millis);
+    out.extend_from_slice(&tail);
+}
+
+/// `YYYY-MM-DDTHH:MM:SS` of a Unix second (a u64 of nanoseconds ends in year 2554, so the
+/// year always has four digits).
+fn seconds(secs: u64) -> [u8; 19] {
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     let (y, m, d) = civil_from_days(days);
-    let (hh, mm, ss) = (rem / 3600, (rem / 60) % 60, rem % 60);
-    let digits = |out: &mut Vec<u8>, n: u64, width: usize| {
-        let mut buf = [b'0'; 4];
-        let mut n = n;
-        for slot in buf[..width].iter_mut().rev() {
-            *slot = b'0' + (n % 10) as u8;
-            n /= 10;
-        }
-        out.extend_from_slice(&buf[..width]);
-    };
-    digits(out, y as u64, 4);
-    out.push(b'-');
-    digits(out, m, 2);
-    out.push(b'-');
-    digits(out, d, 2);
-    out.push(b'T');
-    digits(out, hh, 2);
-    out.push(b':');
-    digits(out, mm, 2);
-    out.push(b':');
-    digits(out, ss, 2);
-    out.push(b'.');
-    digits(out, millis, 3);
-    out.push(b'Z');
+    let mut head = *b"0000-00-00T00:00:00";
+    digits(&mut head[0..4], y.unsigned_abs());
+    digits(&mut head[5..7], m);
+    digits(&mut head[8..10], d);
+    digits(&mut head[11..13], rem / 3600);
+    digits(&mut head[14..16], (rem / 60) % 60);
+    digits(&mut head[17..19], rem % 60);
+    head
+}
+
+/// Writes the low decimal digits of `n` into `slots`, zero-padded.
+fn digits(slots: &mut [u8], mut n: u64) {
+    for slot in slots.iter_mut().rev() {
+        *slot = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
 }
 
 /// Gregorian date from days since 1970-01-01 (Howard Hinnant's `civil_from_days`).
@@ -275,5 +290,26 @@ mod tests {
         // 2024-02-29T23:59:59.999Z, a leap day
         rfc3339_millis(&mut out, 1_709_251_199_999_000_000);
         assert_eq!(String::from_utf8(out).unwrap(), "2024-02-29T23:59:59.999Z");
+    }
+
+    #[test]
+    fn the_cached_second_is_never_reused_for_another_second() {
+        // Back and forth across second, day and year boundaries, and the same second
+        // twice: each must read as if computed afresh.
+        let cases = [
+            (1_709_251_199_999_000_000, "2024-02-29T23:59:59.999Z"),
+            (1_709_251_200_000_000_000, "2024-03-01T00:00:00.000Z"),
+            (1_709_251_199_001_000_000, "2024-02-29T23:59:59.001Z"),
+            (1_709_251_199_500_000_000, "2024-02-29T23:59:59.500Z"),
+            (1_735_689_599_999_999_999, "2024-12-31T23:59:59.999Z"),
+            (1_735_689_600_000_000_000, "2025-01-01T00:00:00.000Z"),
+            (u64::MAX, "2554-07-21T23:34:33.709Z"),
+            (0, "1970-01-01T00:00:00.000Z"),
+        ];
+        for (nanos, want) in cases.iter().chain(cases.iter().rev()) {
+            let mut out = Vec::new();
+            rfc3339_millis(&mut out, *nanos);
+            assert_eq!(String::from_utf8(out).unwrap(), *want);
+        }
     }
 }

@@ -38,6 +38,9 @@ pub(crate) struct Batcher {
     body: Vec<u8>,
     held_bytes: usize,
     opened_at: Option<Instant>,
+    /// Body bytes and records of the last batch cut: the next batch starts with room for
+    /// as much, so a steady stream of full batches never grows (and copies) its buffers.
+    last_shape: (usize, usize),
 }
 
 /// What happened to a record on the way into a batch.
@@ -60,6 +63,7 @@ impl Batcher {
             body: Vec::new(),
             held_bytes: 0,
             opened_at: None,
+            last_shape: (0, 0),
         }
     }
 
@@ -127,6 +131,7 @@ impl Batcher {
             return;
         }
         self.codec.close(&mut self.body, &self.records);
+        self.last_shape = (self.body.len(), self.records.len());
         let batch = Batch {
             records: std::mem::take(&mut self.records),
             body: std::mem::take(&mut self.body),
@@ -145,7 +150,11 @@ impl Batcher {
     fn start(&mut self, now: Instant) {
         self.opened_at = Some(now);
         self.max_bytes = self.codec.body_budget();
-        self.body = Vec::with_capacity(self.max_bytes.min(64 * 1024));
+        // Room for the last batch's size (plus a little), never more than a batch may be.
+        let (bytes, records) = self.last_shape;
+        let bytes = (bytes + bytes / 8).max(64 * 1024).min(self.max_bytes);
+        self.body = Vec::with_capacity(bytes);
+        self.records = Vec::with_capacity(records.min(self.max_records));
         self.codec.open(&mut self.body);
     }
 }

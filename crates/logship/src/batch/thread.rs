@@ -73,7 +73,7 @@ pub(crate) fn run(
         match event {
             Event::Record(Some(record)) => {
                 shared.memory.notify_room();
-                add(&shared, &mut batcher, record, &mut emit);
+                add(&shared, &mut batcher, record, now, &mut emit);
                 napping = true;
             }
             Event::Nap => {
@@ -114,11 +114,19 @@ enum Event {
     Nap,
 }
 
-fn add(shared: &Shared, batcher: &mut Batcher, record: Record, emit: &mut impl FnMut(Batch)) {
+/// Adds one record; `now` (read once per wake-up or bulk take, not per record: a batch's
+/// age is measured in milliseconds) stamps the batch it opens.
+fn add(
+    shared: &Shared,
+    batcher: &mut Batcher,
+    record: Record,
+    now: Instant,
+    emit: &mut impl FnMut(Batch),
+) {
     if record.had_invalid_utf8() {
         Counters::add(&shared.counters.invalid_utf8, 1);
     }
-    let effects = batcher.push(record, Instant::now(), emit);
+    let effects = batcher.push(record, now, emit);
     if effects.truncated {
         Counters::add(&shared.counters.truncated, 1);
     }
@@ -143,11 +151,12 @@ fn drain_up_to(
     emit: &mut impl FnMut(Batch),
 ) -> usize {
     let mut taken = 0;
+    let now = Instant::now();
     while taken < limit {
         let Ok(record) = records.try_recv() else {
             break;
         };
-        add(shared, batcher, record, emit);
+        add(shared, batcher, record, now, emit);
         taken += 1;
     }
     shared.memory.notify_room();
