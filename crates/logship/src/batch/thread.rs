@@ -118,6 +118,12 @@ fn add(shared: &Shared, batcher: &mut Batcher, record: Record, emit: &mut impl F
     if record.had_invalid_utf8() {
         Counters::add(&shared.counters.invalid_utf8, 1);
     }
+    // Redaction before the record is encoded, truncated or can reach the spill: every
+    // batch (and so every spill write) is made of records that passed here.
+    let record = match &shared.redaction {
+        Some(r) => r.apply(record),
+        None => record,
+    };
     let effects = batcher.push(record, Instant::now(), emit);
     if effects.truncated {
         Counters::add(&shared.counters.truncated, 1);
