@@ -19,5 +19,5 @@ pub(crate) fn valid(digits: impl DoubleEndedIterator<Item = u8>) -> bool {
         }
         sum += v;
     }
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
