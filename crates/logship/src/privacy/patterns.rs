@@ -4,7 +4,7 @@
 //! Why it exists: these run on every text of every event, so they are hand-written
 //! scanners behind one multi-literal search (`aho-corasick`) rather than regular
 //! expressions: each pattern starts from a literal trigger (`eyJ`, `bearer`, `AKIA`,
-//! `-----BEGIN`, `access_key`, `@`) except card numbers, which are found by sampling every
+//! `-----BEGIN`, `secret`, `@`) except card numbers, which are found by sampling every
 //! 13th byte (a card is at least 13 digits long, so it covers a sampled byte). Every
 //! scanner is linear in the text and checks its own boundaries, so near-misses (16 digits
 //! failing Luhn, digits inside a longer number or a hex id, `Bearer of news`) stay.
@@ -38,19 +38,21 @@ impl Pattern {
     ];
 }
 
-/// The literal triggers, matched case-insensitively (each scanner checks case itself).
+/// The literal triggers, matched case-sensitively (so the search keeps its SIMD
+/// prefilter: case-insensitive `a`, `b`, `e` start bytes made it fall back to its automaton
+/// on every word); each scanner checks the rest. `@` is searched for on its own (`memchr`).
 const TRIGGERS: &[(&str, Pattern)] = &[
     ("eyJ", Pattern::Jwt),
+    ("Bearer", Pattern::Bearer),
     ("bearer", Pattern::Bearer),
+    ("BEARER", Pattern::Bearer),
     ("AKIA", Pattern::AwsKeyId),
     ("ASIA", Pattern::AwsKeyId),
     ("ABIA", Pattern::AwsKeyId),
     ("ACCA", Pattern::AwsKeyId),
-    ("access_key", Pattern::AwsSecret),
-    ("accesskey", Pattern::AwsSecret),
-    ("access-key", Pattern::AwsSecret),
+    ("ecret", Pattern::AwsSecret),
+    ("ECRET", Pattern::AwsSecret),
     ("-----BEGIN ", Pattern::PrivateKey),
-    ("@", Pattern::Email),
 ];
 
 /// The enabled built-in patterns, ready to scan.
@@ -72,7 +74,6 @@ impl Scanner {
         let triggers = (!chosen.is_empty())
             .then(|| {
                 AhoCorasickBuilder::new()
-                    .ascii_case_insensitive(true)
                     .match_kind(MatchKind::LeftmostFirst)
                     .build(chosen.iter().map(|(t, _)| *t))
                     .ok()
@@ -92,6 +93,15 @@ impl Scanner {
         if self.on[Pattern::Card as usize] && !cards(b, found) {
             return;
         }
+        if self.on[Pattern::Email as usize] {
+            for at in memchr::memchr_iter(b'@', b) {
+                if let Some((s, e)) = email(b, at) {
+                    if !found(s, e, Pattern::Email) {
+                        return;
+                    }
+                }
+            }
+        }
         let Some(ac) = &self.triggers else { return };
         for m in ac.find_iter(b) {
             let kind = self.kinds[m.pattern().as_usize()];
@@ -102,8 +112,7 @@ impl Scanner {
                 Pattern::AwsKeyId => aws_key_id(b, at),
                 Pattern::AwsSecret => aws_secret(b, at, m.end()),
                 Pattern::PrivateKey => private_key(b, at),
-                Pattern::Email => email(b, at),
-                Pattern::Card => None,
+                Pattern::Email | Pattern::Card => None,
             };
             if let Some((s, e)) = hit {
                 if !found(s, e, kind) {
@@ -288,15 +297,25 @@ fn is_secret_char(c: u8) -> bool {
 /// `SecretAccessKey":"`, `secret-access-key: `): a 40-byte string alone is too common
 /// to redact without its name.
 fn aws_secret(b: &[u8], at: usize, end: usize) -> Option<(usize, usize)> {
-    // "secret" and at most one separator before the trigger.
-    let before = &b[..at];
-    let before = before
-        .strip_suffix(b"_")
-        .or_else(|| before.strip_suffix(b"-"))
-        .unwrap_or(before);
-    if before.len() < 6 || !before[before.len() - 6..].eq_ignore_ascii_case(b"secret") {
+    // `s` + `ecret`, one optional separator, `access`, one optional separator, `key`.
+    if at == 0 || !b[at - 1].eq_ignore_ascii_case(&b's') {
         return None;
     }
+    let mut i = end;
+    let word = |i: &mut usize, w: &[u8]| -> bool {
+        if b.get(*i).is_some_and(|c| *c == b'_' || *c == b'-') {
+            *i += 1;
+        }
+        let ok = b
+            .get(*i..*i + w.len())
+            .is_some_and(|s| s.eq_ignore_ascii_case(w));
+        *i += w.len();
+        ok
+    };
+    if !word(&mut i, b"access") || !word(&mut i, b"key") {
+        return None;
+    }
+    let end = i;
     let sep = run(b, end, |c| b" \t\"':=".contains(&c));
     if sep == 0 || sep > 8 || !b[end..end + sep].iter().any(|c| *c == b':' || *c == b'=') {
         return None;
