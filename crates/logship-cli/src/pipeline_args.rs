@@ -232,6 +232,37 @@ pub struct PipelineArgs {
     /// friends. [default: from https_proxy/http_proxy/all_proxy and no_proxy]
     #[arg(long, value_name = "URL|none")]
     pub proxy: Option<String>,
+
+    // Issue 17 part 4: redaction.
+    /// Redact secrets and personal data (password/token/... fields, Luhn-valid card
+    /// numbers, JWTs, bearer tokens, AWS keys, PEM private keys) before events are sent or
+    /// spilled; counted per rule in the summary's stats.
+    #[arg(long)]
+    pub redact: bool,
+
+    /// Field names always redacted, comma-separated (replaces the default list; implies
+    /// --redact).
+    #[arg(long, value_name = "NAMES")]
+    pub redact_fields: Option<String>,
+
+    /// Built-in patterns, comma-separated: card, jwt, bearer, aws_key_id, aws_secret,
+    /// private_key, email (replaces the default: all but email; implies --redact).
+    #[arg(long, value_name = "NAMES")]
+    pub redact_patterns: Option<String>,
+
+    /// A regular expression whose matches are redacted (repeatable; implies --redact).
+    #[arg(long, value_name = "REGEX")]
+    pub redact_regex: Vec<String>,
+
+    /// mask, hash (needs LOGSHIP_REDACT_HASH_KEY or --redact-hash-key) or drop.
+    /// [default: mask]
+    #[arg(long, value_name = "ACTION", value_parser = parse_redact_action)]
+    pub redact_action: Option<logship::RedactAction>,
+
+    /// The HMAC key of --redact-action hash (prefer LOGSHIP_REDACT_HASH_KEY: a flag is
+    /// visible to other users in the process list).
+    #[arg(long, value_name = "SECRET")]
+    pub redact_hash_key: Option<String>,
 }
 
 impl PipelineArgs {
@@ -454,8 +485,46 @@ impl PipelineArgs {
         if let Some(proxy) = &self.proxy {
             builder = builder.proxy(proxy.clone());
         }
+        self.apply_redaction(builder)
+    }
+
+    /// The redaction flags (issue 17 part 4).
+    fn apply_redaction(&self, mut builder: Builder) -> Builder {
+        let split = |s: &str| -> Vec<String> {
+            s.split(',')
+                .map(|x| x.trim().to_owned())
+                .filter(|x| !x.is_empty())
+                .collect()
+        };
+        if self.redact {
+            builder = builder.redact(true);
+        }
+        if let Some(names) = &self.redact_fields {
+            builder = builder.redact_fields(split(names));
+        }
+        if let Some(names) = &self.redact_patterns {
+            builder = builder.redact_patterns(split(names));
+        }
+        for r in &self.redact_regex {
+            builder = builder.redact_regex(r.clone());
+        }
+        if let Some(action) = self.redact_action {
+            builder = builder.redact_action(action);
+        }
+        if let Some(key) = &self.redact_hash_key {
+            builder = builder.redact_hash_key(key.clone());
+        }
         builder
     }
+}
+
+fn parse_redact_action(s: &str) -> Result<logship::RedactAction, String> {
+    let names = logship::RedactAction::NAMES;
+    names
+        .iter()
+        .position(|n| n.eq_ignore_ascii_case(s.trim()))
+        .map(|i| logship::RedactAction::ALL[i])
+        .ok_or_else(|| format!("{s:?}: must be one of {}", names.join(", ")))
 }
 
 fn parse_vendor(s: &str) -> Result<Vendor, logship::ConfigError> {

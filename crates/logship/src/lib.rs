@@ -370,6 +370,7 @@ mod integrations;
 mod json;
 mod panic_hook;
 mod pipeline;
+mod privacy;
 mod protocol;
 mod queue;
 mod record;
@@ -387,7 +388,8 @@ mod tracker;
 pub use config::did_you_mean;
 pub use config::{
     default_spill_dir, example_toml, Config, ElasticsearchOptions, Layered, LokiOptions, Origin,
-    OtlpEncoding, OtlpOptions, Overflow, Resolved, SpanFields, SplunkOptions, Vendor,
+    OtlpEncoding, OtlpOptions, Overflow, RedactAction, RedactionConfig, Resolved, SpanFields,
+    SplunkOptions, Vendor,
 };
 pub use error::{BuildError, ConfigError, FlushTimeout};
 #[cfg(feature = "log")]

@@ -37,6 +37,9 @@ pub(crate) struct Shared {
     /// Set once an event was refused because the pipeline was shut down (its guard was
     /// dropped): the notice about it is printed once.
     pub told_closed: AtomicBool,
+    /// The compiled redaction rules and their counters, when redaction is on (issue 17
+    /// part 4): applied by the batcher and the replayer, never on the caller's thread.
+    pub redaction: Option<Arc<crate::privacy::Redaction>>,
 }
 
 impl Shared {

@@ -97,6 +97,8 @@ impl Counters {
             spill_unavailable: None,
             report_write_errors: 0,
             spill_in_flight_copies: 0,
+            events_redacted: 0,
+            redactions: Default::default(),
         }
     }
 }
@@ -214,6 +216,15 @@ pub struct Stats {
     /// now (not counted as delivered yet).
     #[serde(default)]
     pub events_awaiting_ack: u64,
+    // Issue 17 part 4: redaction.
+    /// Events in which redaction replaced or removed something (see `Config::redaction`).
+    #[serde(default)]
+    pub events_redacted: u64,
+    /// Redactions per rule (`field`, `card`, `jwt`, `bearer`, `aws_key_id`, `aws_secret`,
+    /// `private_key`, `email`, `regex1`, ...): one per value or text match replaced. Rules
+    /// that never matched are left out.
+    #[serde(default)]
+    pub redactions: std::collections::BTreeMap<String, u64>,
 }
 
 impl Stats {

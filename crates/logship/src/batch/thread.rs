@@ -126,6 +126,12 @@ fn add(
     if record.had_invalid_utf8() {
         Counters::add(&shared.counters.invalid_utf8, 1);
     }
+    // Redaction before the record is encoded, truncated or can reach the spill: every
+    // batch (and so every spill write) is made of records that passed here.
+    let record = match &shared.redaction {
+        Some(r) => r.apply(record),
+        None => record,
+    };
     let effects = batcher.push(record, now, emit);
     if effects.truncated {
         Counters::add(&shared.counters.truncated, 1);

@@ -160,5 +160,13 @@ pub fn example_toml(vendor: Vendor) -> String {
     defaults(&mut out, &["spill_max_bytes", "spill_segment_bytes"]);
     out.push_str("# spill_full = \"drop_oldest\"    # or drop_newest\n");
     out.push_str("# spill_fsync = \"on_segment_close\"    # or always, never\n");
+    out.push('\n');
+    out.push_str(
+        "# Redact secrets and personal data before events leave the process (and the spill).\n",
+    );
+    defaults(&mut out, &["redact", "redact_fields", "redact_patterns"]);
+    out.push_str("# redact_regexes = [\"order-[0-9]{6}\"]\n");
+    out.push_str("# redact_action = \"mask\"    # or hash (needs redact_hash_key), drop\n");
+    out.push_str("# redact_hash_key = \"${LOGSHIP_REDACT_HASH_KEY}\"    # a secret of 16+ bytes\n");
     out
 }

@@ -41,6 +41,7 @@ pub(crate) mod loki;
 pub(crate) mod otel_env;
 mod otlp;
 mod parse;
+pub(crate) mod redaction;
 #[cfg(test)]
 mod reference;
 pub(crate) mod splunk;
@@ -64,6 +65,7 @@ pub use example::example_toml;
 pub use layered::{Layered, Origin, Resolved};
 pub use loki::LokiOptions;
 pub use otlp::{OtlpEncoding, OtlpOptions};
+pub use redaction::{RedactAction, RedactionConfig};
 pub use splunk::SplunkOptions;
 pub use suggest::did_you_mean;
 pub use vendor::Vendor;
@@ -250,6 +252,9 @@ pub struct Config {
     pub spill_full: SpillFull,
     /// When spilled data is synced to the device. Default: when a segment is closed.
     pub spill_fsync: SpillFsync,
+    // Issue 17 part 4: redaction.
+    /// Redaction of secrets and personal data before events leave the process. Default: off.
+    pub redaction: RedactionConfig,
 }
 
 impl Default for Config {
@@ -308,6 +313,7 @@ impl Default for Config {
             spill_segment_bytes: SpillConfig::DEFAULT_SEGMENT_MAX_BYTES,
             spill_full: SpillFull::DropOldest,
             spill_fsync: SpillFsync::OnSegmentClose,
+            redaction: RedactionConfig::default(),
         }
     }
 }
@@ -370,6 +376,7 @@ impl fmt::Debug for Config {
             .field("spill_segment_bytes", &self.spill_segment_bytes)
             .field("spill_full", &self.spill_full)
             .field("spill_fsync", &self.spill_fsync)
+            .field("redaction", &self.redaction)
             .finish()
     }
 }

@@ -87,6 +87,7 @@ impl Config {
                 .fix("write tags as env:prod,team:payments"));
             }
         }
+        self.redaction.validate()?;
         Ok(())
     }
 

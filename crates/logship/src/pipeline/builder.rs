@@ -383,6 +383,51 @@ impl Builder {
         self.spill_handover = on;
         self
     }
+
+    // Issue 17 part 4: redaction (see `RedactionConfig`).
+
+    /// Redacts secrets and personal data before events are sent or spilled (default off),
+    /// with the default rules unless changed by the setters below; on the batcher's
+    /// thread, never the caller's. Counted in `stats().redactions`.
+    pub fn redact(mut self, on: bool) -> Self {
+        self.config.redaction.enabled = on;
+        self
+    }
+
+    /// Replaces the field-name denylist (and turns redaction on).
+    pub fn redact_fields<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.config.redaction.fields = names.into_iter().map(Into::into).collect();
+        self.config.redaction.enabled = true;
+        self
+    }
+
+    /// Replaces the built-in value patterns applied (`card`, `jwt`, `bearer`,
+    /// `aws_key_id`, `aws_secret`, `private_key`, `email`; and turns redaction on).
+    pub fn redact_patterns<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.config.redaction.patterns = names.into_iter().map(Into::into).collect();
+        self.config.redaction.enabled = true;
+        self
+    }
+
+    /// Adds a regular expression whose matches are redacted (compiled at `build`; a bad
+    /// one fails it naming `redact_regexes`; and turns redaction on).
+    pub fn redact_regex(mut self, pattern: impl Into<String>) -> Self {
+        self.config.redaction.regexes.push(pattern.into());
+        self.config.redaction.enabled = true;
+        self
+    }
+
+    /// What replaces a redacted value (default mask).
+    pub fn redact_action(mut self, action: crate::RedactAction) -> Self {
+        self.config.redaction.action = action;
+        self
+    }
+
+    /// The HMAC key of [`crate::RedactAction::Hash`] (a secret, at least 16 bytes).
+    pub fn redact_hash_key(mut self, key: impl Into<String>) -> Self {
+        self.config.redaction.hash_key = Some(crate::Secret::new(key));
+        self
+    }
 }
 
 /// The builder-facing layer methods (the layering itself lives in `config`, which does

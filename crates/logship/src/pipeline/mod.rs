@@ -128,6 +128,10 @@ impl Logship {
         stats.concurrency_limit = concurrency.limit() as u64;
         stats.concurrency_peak = concurrency.peak() as u64;
         stats.tls_verify_disabled = self.inner.tls_verify_disabled;
+        if let Some(r) = &shared.redaction {
+            stats.events_redacted = r.events();
+            stats.redactions = r.counts();
+        }
         if let Some(acks) = &self.inner.pool.acks {
             stats.events_awaiting_ack = acks.awaiting_records();
         }

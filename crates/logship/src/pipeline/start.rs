@@ -32,6 +32,8 @@ impl Builder {
         let mut config = self.config;
         config.api_key = config.resolve_api_key(|var| std::env::var(var).ok());
         config.validate()?;
+        // Compiled once, here (user regexes included), never on the caller's thread.
+        let redaction = crate::privacy::Redaction::new(&config.redaction)?.map(Arc::new);
         let codec = Arc::new(Codec::new(&config)?);
         // Certificates and the proxy are read here, so a bad file fails the build.
         let network =
@@ -94,6 +96,7 @@ impl Builder {
             health: Default::default(),
             spill_unavailable,
             told_closed: Default::default(),
+            redaction,
         });
         let mut pool = Pool::new(Limiter::new(
             config.max_in_flight,

@@ -318,6 +318,21 @@ impl Record {
         self
     }
 
+    /// A record with this one's timestamp, level, id, target and invalid-UTF-8 mark but
+    /// no entries: redaction (`crate::privacy`) rebuilds an event into it, entry by entry.
+    pub(crate) fn emptied(&self) -> Record {
+        let target = self.target();
+        let mut data = Vec::with_capacity(self.data.len() + 32);
+        put_str(&mut data, target);
+        Record {
+            timestamp_nanos: self.timestamp_nanos,
+            level: self.level,
+            id: self.id,
+            data,
+            invalid_utf8: self.invalid_utf8,
+        }
+    }
+
     /// Appends entries that were encoded by another record's setters (used to copy span
     /// fields captured once per span into each event).
     pub(crate) fn append_raw_entries(&mut self, raw: &[u8]) {

@@ -52,8 +52,15 @@ pub(crate) fn run(sender: Sender, queue: Queue, queue_capacity: usize) {
             spill.wait_for_data(IDLE_WAIT);
             continue;
         };
-        let body = sender.codec.encode(batch.records());
-        let mut delivery = sender.deliver(batch.records(), body);
+        // Spill files an earlier run (or an earlier configuration) wrote may hold what the
+        // rules now redact: they are applied again (what they already redacted is left).
+        let redacted: Option<Vec<crate::record::Record>> = shared
+            .redaction
+            .as_ref()
+            .map(|r| batch.records().iter().map(|x| r.apply(x.clone())).collect());
+        let records = redacted.as_deref().unwrap_or(batch.records());
+        let body = sender.codec.encode(records);
+        let mut delivery = sender.deliver(records, body);
         if let Some(acks) = &sender.pool.acks {
             // Replayed data is acknowledged on disk only once Splunk confirmed it.
             delivery = acks.replay(&sender, delivery);

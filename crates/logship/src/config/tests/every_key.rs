@@ -179,6 +179,31 @@ const EVERY_KEY: &[(&str, &str, &str, Check)] = &[
     ("spill_fsync", "\"always\"", "always", |c| {
         c.spill_fsync == SpillFsync::Always
     }),
+    ("redact", "true", "true", |c| c.redaction.enabled),
+    ("redact_fields", "[\"pin\", \"ssn\"]", "pin,ssn", |c| {
+        c.redaction.fields == ["pin", "ssn"]
+    }),
+    (
+        "redact_patterns",
+        "[\"card\", \"email\"]",
+        "card,email",
+        |c| c.redaction.patterns == ["card", "email"],
+    ),
+    (
+        "redact_regexes",
+        "[\"order-[0-9]+\"]",
+        "order-[0-9]+",
+        |c| c.redaction.regexes == ["order-[0-9]+"],
+    ),
+    ("redact_action", "\"hash\"", "hash", |c| {
+        c.redaction.action == crate::config::RedactAction::Hash
+    }),
+    (
+        "redact_hash_key",
+        "\"0123456789abcdef0\"",
+        "0123456789abcdef0",
+        |c| c.redaction.hash_key.as_ref().map(Secret::expose) == Some("0123456789abcdef0"),
+    ),
 ];
 
 #[test]
