@@ -359,6 +359,7 @@
 
 mod batch;
 mod config;
+mod control;
 mod error;
 /// Wrappers over private parsers for the fuzz targets in `fuzz/`. NOT API: only with the
 /// `fuzzing` feature (off by default), hidden, and changed in any release without notice.
@@ -386,8 +387,9 @@ mod tracker;
 
 pub use config::did_you_mean;
 pub use config::{
-    default_spill_dir, example_toml, Config, ElasticsearchOptions, Layered, LokiOptions, Origin,
-    OtlpEncoding, OtlpOptions, Overflow, Resolved, SpanFields, SplunkOptions, Vendor,
+    default_spill_dir, example_toml, Config, ControlConfig, ElasticsearchOptions, Layered,
+    LokiOptions, Origin, OtlpEncoding, OtlpOptions, Overflow, Resolved, SpanFields, SplunkOptions,
+    Vendor,
 };
 pub use error::{BuildError, ConfigError, FlushTimeout};
 #[cfg(feature = "log")]

@@ -10,6 +10,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 
+use crate::control::Control;
 use crate::queue::Memory;
 use crate::reporter::Reporter;
 use crate::spill::handle::SpillHandle;
@@ -37,6 +38,8 @@ pub(crate) struct Shared {
     /// Set once an event was refused because the pipeline was shut down (its guard was
     /// dropped): the notice about it is printed once.
     pub told_closed: AtomicBool,
+    /// Burst limits, sampling and drop notices (issue #17 parts 1, 2, 5).
+    pub control: Control,
 }
 
 impl Shared {

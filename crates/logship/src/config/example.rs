@@ -160,5 +160,12 @@ pub fn example_toml(vendor: Vendor) -> String {
     defaults(&mut out, &["spill_max_bytes", "spill_segment_bytes"]);
     out.push_str("# spill_full = \"drop_oldest\"    # or drop_newest\n");
     out.push_str("# spill_fsync = \"on_segment_close\"    # or always, never\n");
+    out.push_str(
+        "\n# Control at the source (default: off): burst limits per call site, sampling.\n",
+    );
+    out.push_str("# burst_limits = [\"info=100/1000\", \"warn=100/1000\"]    # level=rate/burst; errors only if listed\n");
+    defaults(&mut out, &["burst_sites", "burst_summary_interval_ms"]);
+    out.push_str("# sample_rates = [\"debug=10%\"]\n");
+    defaults(&mut out, &["sample_by_trace", "drop_notices"]);
     out
 }

@@ -27,6 +27,7 @@
 //! add a level of nesting for users. The key names (TOML, `LOGSHIP_*`, log4rs) are the
 //! same as before grouping: `splunk_index` is `config.splunk.index`.
 
+pub(crate) mod control;
 pub(crate) mod dd_env;
 pub(crate) mod elasticsearch;
 mod env;
@@ -59,6 +60,7 @@ use std::time::Duration;
 use crate::secret::Secret;
 use crate::spill::{SpillConfig, SpillFsync, SpillFull};
 
+pub use control::ControlConfig;
 pub use elasticsearch::ElasticsearchOptions;
 pub use example::example_toml;
 pub use layered::{Layered, Origin, Resolved};
@@ -250,6 +252,9 @@ pub struct Config {
     pub spill_full: SpillFull,
     /// When spilled data is synced to the device. Default: when a segment is closed.
     pub spill_fsync: SpillFsync,
+    /// Burst limits, sampling and drop notices (issue #17 parts 1, 2, 5; keys in
+    /// `keys/control.rs`). Default: all off.
+    pub control: ControlConfig,
 }
 
 impl Default for Config {
@@ -308,6 +313,7 @@ impl Default for Config {
             spill_segment_bytes: SpillConfig::DEFAULT_SEGMENT_MAX_BYTES,
             spill_full: SpillFull::DropOldest,
             spill_fsync: SpillFsync::OnSegmentClose,
+            control: ControlConfig::default(),
         }
     }
 }
@@ -370,6 +376,7 @@ impl fmt::Debug for Config {
             .field("spill_segment_bytes", &self.spill_segment_bytes)
             .field("spill_full", &self.spill_full)
             .field("spill_fsync", &self.spill_fsync)
+            .field("control", &self.control)
             .finish()
     }
 }

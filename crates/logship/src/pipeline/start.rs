@@ -94,6 +94,7 @@ impl Builder {
             health: Default::default(),
             spill_unavailable,
             told_closed: Default::default(),
+            control: crate::control::Control::new(&config.control),
         });
         let mut pool = Pool::new(Limiter::new(
             config.max_in_flight,

@@ -16,12 +16,13 @@
 
 pub(crate) use super::key::{Key, Kind, When};
 
+mod control;
 mod delivery;
 
 /// The groups of rows, in the order `config check` and `config example` show them. A new
 /// concern gets its own file and one entry here, so that no file of the table grows past
 /// what one reader can hold.
-const GROUPS: &[&[Key]] = &[delivery::DELIVERY];
+const GROUPS: &[&[Key]] = &[delivery::DELIVERY, control::CONTROL];
 
 /// Every key, in the order `config check` and `config example` show them.
 pub(crate) fn all() -> impl Iterator<Item = &'static Key> {
