@@ -53,7 +53,7 @@ pub(crate) fn run(
     // True while records keep coming (see the module doc).
     let mut napping = false;
     // Burst summaries and drop notices (issue #17), when asked for.
-    let mut ticker = Ticker::new(&shared.control, &shared.counters);
+    let mut ticker = Ticker::new(&shared.control);
     loop {
         if let Some(t) = ticker.as_mut().filter(|t| t.due() <= Instant::now()) {
             add_notices(&shared, &mut batcher, t, false, &mut emit);

@@ -65,10 +65,12 @@ pub(crate) struct Ticker {
 
 impl Ticker {
     /// A ticker, when `control` has anything to tell (`None` otherwise: no wake-ups).
-    pub(crate) fn new(control: &Control, counters: &Counters) -> Option<Ticker> {
+    /// Counts from zero: the pipeline's counters start there, and drops may come before
+    /// the batcher thread has started.
+    pub(crate) fn new(control: &Control) -> Option<Ticker> {
         control.needs_ticker().then(|| Ticker {
             due: Instant::now() + PERIOD,
-            seen: REASONS.iter().map(|(_, _, get)| get(counters)).collect(),
+            seen: vec![0; REASONS.len()],
             episode: None,
         })
     }
