@@ -70,7 +70,7 @@ pub(super) const CONTROL: &[Key] = &[
         vendor_env: false,
         when: When::Always,
         java: None,
-        builder: "`sample_by_trace` / `--sample-by-trace`",
+        builder: "`sample_by_trace` / `--no-sample-by-trace`",
         default: "true",
         doc: "decide sampling by an event's `trace_id`, so a trace's events are all kept or all dropped",
         set: |c, v| c.control.sample_by_trace = v.bool(),
