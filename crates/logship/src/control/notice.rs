@@ -34,9 +34,12 @@ pub(crate) const TARGET: &str = "logship";
 /// Bytes of room the budget must have before notices are built.
 pub(crate) const ROOM_NEEDED: usize = 16 * 1024;
 
+/// A reason's words in the message, its field suffix, and its counter.
+type Reason = (&'static str, &'static str, fn(&Counters) -> u64);
+
 /// Why events were dropped or held back, and the counter of each: the drop notice's
 /// reasons, in the order its message lists them. (Volume budgets add their row here.)
-const REASONS: &[(&str, &str, fn(&Counters) -> u64)] = &[
+const REASONS: &[Reason] = &[
     ("queue full", "queue_full", |c| load(&c.dropped_queue_full)),
     ("burst limit", "burst_limit", |c| load(&c.burst_suppressed)),
     ("sampled out", "sampled_out", |c| load(&c.sampled_out)),

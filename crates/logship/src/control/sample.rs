@@ -68,7 +68,7 @@ impl Sampler {
 
     /// The decision for every event of the trace `trace_id` at the level's rate.
     pub(crate) fn keep_trace(&self, level: usize, trace_id: &str) -> bool {
-        let h = mix(hash_bytes(0x7472_6163_6569_64, trace_id.as_bytes()));
+        let h = mix(hash_bytes(0x7472_6163_6569_6400, trace_id.as_bytes()));
         (h % u64::from(ALL)) < u64::from(self.ppm[level])
     }
 }
