@@ -208,3 +208,49 @@ fn bad_items_name_the_key_and_the_fix() {
     assert_eq!(limits[3].map(|l| (l.rate, l.burst)), Some((100, 1000)));
     assert_eq!(limits[4].map(|l| (l.rate, l.burst)), Some((5, 5)));
 }
+
+#[test]
+fn notices_wait_for_room_and_add_up_and_the_last_look_builds_them_anyway() {
+    let config = ControlConfig {
+        burst_limits: vec!["info=1/1".into()],
+        drop_notices: true,
+        ..ControlConfig::default()
+    };
+    let c = Control::new(&config);
+    let counters = Counters::default();
+    let mut ticker = notice::Ticker::new(&c).expect("a ticker");
+    for _ in 0..10 {
+        c.admit(Level::Info, || site(1), &counters);
+    }
+    Counters::add(&counters.dropped_queue_full, 5);
+    // No room in the byte budget: nothing is built, however often it looks.
+    for _ in 0..3 {
+        assert!(ticker.tick(&c, &counters, false, false).is_empty());
+    }
+    Counters::add(&counters.dropped_queue_full, 2);
+    // The last look (shutdown) builds them whatever the budget, with every count.
+    let events = ticker.tick(&c, &counters, false, true);
+    assert_eq!(events.len(), 2, "{events:?}");
+    let field = |r: &Record, key: &str| {
+        r.entries().find_map(|e| match e {
+            Entry::Field(k, Value::U64(n)) if k == key => Some(n),
+            _ => None,
+        })
+    };
+    let summary = events
+        .iter()
+        .find(|r| field(r, "logship.suppressed").is_some())
+        .expect("a burst summary");
+    assert_eq!(field(summary, "logship.suppressed"), Some(9));
+    assert_eq!(summary.target(), notice::TARGET);
+    assert_eq!(summary.level(), Level::Warn);
+    let dropped = events
+        .iter()
+        .find(|r| field(r, "logship.dropped").is_some())
+        .expect("a drop notice");
+    assert_eq!(field(dropped, "logship.dropped"), Some(16));
+    assert_eq!(field(dropped, "logship.dropped.queue_full"), Some(7));
+    assert_eq!(field(dropped, "logship.dropped.burst_limit"), Some(9));
+    // Nothing left: a later look builds nothing (no notice about notices).
+    assert!(ticker.tick(&c, &counters, true, true).is_empty());
+}
