@@ -118,7 +118,7 @@
 //! [`Stats::burst_suppressed`] and, when the burst ends (quiet for 1 s, every
 //! `burst_summary_interval_ms` while it lasts, and at shutdown), one WARN event with
 //! `logship.notice = "burst_summary"` says "412 similar events suppressed in 10.0 s at
-//! <site> (<level>)" with its count, site, level and first/last time. Errors are limited
+//! SITE (LEVEL)" with its count, site, level and first/last time. Errors are limited
 //! only when [`Level::Error`] is given a limit. [`Builder::sample_rate`] keeps a fraction
 //! of a level, decided by the event's `trace_id` field when it has one (a trace's events
 //! are all kept or all dropped, in every thread and process using the same rate; turn it
