@@ -263,6 +263,33 @@ pub struct PipelineArgs {
     /// visible to other users in the process list).
     #[arg(long, value_name = "SECRET")]
     pub redact_hash_key: Option<String>,
+    /// Burst limits per call site (for `ship`: per logger name and level), as
+    /// level=rate/burst, comma-separated (repeatable), e.g. info=100/1000,warn=100/1000.
+    /// Held-back events are counted and summarised in one event per burst. [default: none]
+    #[arg(long, value_name = "LEVEL=RATE/BURST,...")]
+    pub burst_limits: Vec<String>,
+
+    /// Call sites the burst table tracks; more share one bucket. [default: 1024]
+    #[arg(long, value_name = "N")]
+    pub burst_sites: Option<usize>,
+
+    /// Longest a burst going on waits for its summary event. [default: 10000]
+    #[arg(long, value_name = "MS")]
+    pub burst_summary_interval_ms: Option<u64>,
+
+    /// Fractions kept per level, as level=percent, comma-separated (repeatable), e.g.
+    /// debug=10%. [default: none, everything kept]
+    #[arg(long, value_name = "LEVEL=PERCENT,...")]
+    pub sample_rates: Vec<String>,
+
+    /// Sample at random even when events carry a trace_id (default: by trace id, so a
+    /// trace's events are all kept or all dropped).
+    #[arg(long)]
+    pub no_sample_by_trace: bool,
+
+    /// One synthetic event per drop episode saying how many were dropped, why and when.
+    #[arg(long)]
+    pub drop_notices: bool,
 }
 
 impl PipelineArgs {
@@ -325,14 +352,7 @@ impl PipelineArgs {
         }
         if !self.loki_labels.is_empty() {
             // Kept as given: the library checks each name=value and names a bad one.
-            config.loki.labels = self
-                .loki_labels
-                .iter()
-                .flat_map(|l| l.split(','))
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .map(str::to_owned)
-                .collect();
+            config.loki.labels = split_items(&self.loki_labels);
         }
         // Either half of basic auth may come from a flag, the other from elsewhere.
         if let Some(user) = &self.username {
@@ -485,6 +505,7 @@ impl PipelineArgs {
         if let Some(proxy) = &self.proxy {
             builder = builder.proxy(proxy.clone());
         }
+        let builder = self.apply_control(builder);
         self.apply_redaction(builder)
     }
 
@@ -516,6 +537,43 @@ impl PipelineArgs {
         }
         builder
     }
+
+    /// The flags of control at the source (issue #17): lists given replace those of the
+    /// file or environment; items are checked by the library, which names a bad one.
+    fn apply_control(&self, builder: Builder) -> Builder {
+        let mut config = builder.config().clone();
+        let control = &mut config.control;
+        if !self.burst_limits.is_empty() {
+            control.burst_limits = split_items(&self.burst_limits);
+        }
+        if !self.sample_rates.is_empty() {
+            control.sample_rates = split_items(&self.sample_rates);
+        }
+        if let Some(n) = self.burst_sites {
+            control.burst_sites = n;
+        }
+        if let Some(ms) = self.burst_summary_interval_ms {
+            control.burst_summary_interval = Duration::from_millis(ms);
+        }
+        if self.no_sample_by_trace {
+            control.sample_by_trace = false;
+        }
+        if self.drop_notices {
+            control.drop_notices = true;
+        }
+        Builder::from_config(config)
+    }
+}
+
+/// The items of repeatable, comma-separated list flags, trimmed, empty ones left out.
+fn split_items(given: &[String]) -> Vec<String> {
+    given
+        .iter()
+        .flat_map(|l| l.split(','))
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 fn parse_redact_action(s: &str) -> Result<logship::RedactAction, String> {

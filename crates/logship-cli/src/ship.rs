@@ -206,7 +206,11 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
         )
     );
     write_stats_json(args.stats_json.as_deref(), stats)?;
-    let all_delivered = report.complete && stats.events_delivered == read && read_error.is_none();
+    // Events held back by the user's own limits are not lost; logship's own notices
+    // (burst summaries, drop notices) are delivered on top of what was read.
+    let all_delivered = report.complete
+        && stats.events_delivered + stats.suppressed() == read + stats.notices
+        && read_error.is_none();
     Ok(if all_delivered {
         ExitCode::SUCCESS
     } else if stats.events_spilled > 0 && stats.lost() == 0 && read_error.is_none() {
@@ -405,6 +409,21 @@ pub(crate) fn summary(
         line.push_str(&format!(
             "; {parse_errors} line{} not a JSON object (shipped as text with logship.parse_error)",
             if parse_errors == 1 { " was" } else { "s were" }
+        ));
+    }
+    if s.suppressed() > 0 {
+        line.push_str(&format!(
+            "; {} held back by your limits ({} by burst limits, {} sampled out)",
+            s.suppressed(),
+            s.burst_suppressed,
+            s.sampled_out
+        ));
+    }
+    if s.notices > 0 {
+        line.push_str(&format!(
+            "; {} logship notice{} shipped (logship.notice)",
+            s.notices,
+            if s.notices == 1 { "" } else { "s" }
         ));
     }
     if let Some(e) = &s.last_error {

@@ -109,6 +109,29 @@
 //! - The spill directory is on by default: batches the intake could not take are written
 //!   to disk, checksummed, and replayed oldest first when it recovers, also by the next run.
 //!
+//! # Control at the source
+//!
+//! Opt in to hold events back where they are logged, before their record is built:
+//! [`Builder::burst_limit`] gives each call site (tracing's callsite; `log`'s target +
+//! file + line; for a record handed to [`Logship::push`], its target and level) a token
+//! bucket per level: the first events of a burst ship, the rest are counted in
+//! [`Stats::burst_suppressed`] and, when the burst ends (quiet for 1 s, every
+//! `burst_summary_interval_ms` while it lasts, and at shutdown), one WARN event with
+//! `logship.notice = "burst_summary"` says "412 similar events suppressed in 10.0 s at
+//! SITE (LEVEL)" with its count, site, level and first/last time. Errors are limited
+//! only when [`Level::Error`] is given a limit. [`Builder::sample_rate`] keeps a fraction
+//! of a level, decided by the event's `trace_id` field when it has one (a trace's events
+//! are all kept or all dropped, in every thread and process using the same rate; turn it
+//! off with [`Builder::sample_by_trace`] for the cheapest check) and counted in
+//! [`Stats::sampled_out`]. Held-back events are not lost: for every log call,
+//! calls = `enqueued` + [`Stats::dropped`] + [`Stats::suppressed`].
+//! [`Builder::drop_notices`] adds one WARN event (`logship.notice = "dropped"`) per drop
+//! episode: "logship dropped N events (queue full: a, burst limit: b) between T1 and T2".
+//! These synthetic events (counted in [`Stats::notices`]) are added by the batcher past
+//! the queue and the limits, wait for room in the byte budget instead of being dropped,
+//! and so can never feed themselves. The check costs about 40 ns and allocates nothing
+//! (`cargo bench -p logship-bench --bench control`).
+//!
 //! Deployed programs are configured without code: [`Config::load`] reads a TOML file,
 //! [`Config::apply_env`] reads `LOGSHIP_<KEY>` variables (and, for the `otlp` vendor,
 //! the OpenTelemetry SDK's `OTEL_EXPORTER_OTLP_*` ones), and [`Layered`] combines
@@ -359,6 +382,7 @@
 
 mod batch;
 mod config;
+mod control;
 mod error;
 /// Wrappers over private parsers for the fuzz targets in `fuzz/`. NOT API: only with the
 /// `fuzzing` feature (off by default), hidden, and changed in any release without notice.
@@ -387,9 +411,9 @@ mod tracker;
 
 pub use config::did_you_mean;
 pub use config::{
-    default_spill_dir, example_toml, Config, ElasticsearchOptions, Layered, LokiOptions, Origin,
-    OtlpEncoding, OtlpOptions, Overflow, RedactAction, RedactionConfig, Resolved, SpanFields,
-    SplunkOptions, Vendor,
+    default_spill_dir, example_toml, Config, ControlConfig, ElasticsearchOptions, Layered,
+    LokiOptions, Origin, OtlpEncoding, OtlpOptions, Overflow, RedactAction, RedactionConfig,
+    Resolved, SpanFields, SplunkOptions, Vendor,
 };
 pub use error::{BuildError, ConfigError, FlushTimeout};
 #[cfg(feature = "log")]

@@ -43,6 +43,9 @@ pub enum Rejected {
     QueueFull,
     /// The pipeline is shut down.
     Closed,
+    /// Held back by the user's own policy (a burst limit or sampling): counted in
+    /// `Stats::suppressed`, not lost. Do not retry it.
+    Suppressed,
 }
 
 impl Queue {
@@ -288,8 +291,15 @@ impl Memory {
     }
 
     /// Whether `n` more bytes fit in the budget now (no reservation).
-    fn has_room(&self, n: usize) -> bool {
+    pub(crate) fn has_room(&self, n: usize) -> bool {
         self.held.load(Ordering::SeqCst) + n <= self.budget
+    }
+
+    /// Reserves `n` bytes even beyond the budget: only for logship's own synthetic events
+    /// at shutdown (bounded: one per burst-table slot and one drop notice), so that the
+    /// last counts are not lost.
+    pub(crate) fn force_reserve(&self, n: usize) {
+        self.held.fetch_add(n, Ordering::AcqRel);
     }
 
     /// Undoes a reservation that never took effect (the record was not queued). Wakes

@@ -10,6 +10,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 
+use crate::control::Control;
 use crate::queue::Memory;
 use crate::reporter::Reporter;
 use crate::spill::handle::SpillHandle;
@@ -40,6 +41,8 @@ pub(crate) struct Shared {
     /// The compiled redaction rules and their counters, when redaction is on (issue 17
     /// part 4): applied by the batcher and the replayer, never on the caller's thread.
     pub redaction: Option<Arc<crate::privacy::Redaction>>,
+    /// Burst limits, sampling and drop notices (issue #17 parts 1, 2, 5).
+    pub control: Control,
 }
 
 impl Shared {

@@ -35,6 +35,11 @@ pub(crate) struct Counters {
     pub splunk_ack_polls: AtomicU64,
     pub splunk_ack_poll_failures: AtomicU64,
     pub splunk_ack_resends: AtomicU64,
+    // Issue #17 parts 1, 2, 5 (control at the source).
+    pub burst_suppressed: AtomicU64,
+    pub sampled_out: AtomicU64,
+    pub burst_sites_full: AtomicU64,
+    pub notices: AtomicU64,
     pub last_error: Mutex<Option<String>>,
 }
 
@@ -99,6 +104,10 @@ impl Counters {
             spill_in_flight_copies: 0,
             events_redacted: 0,
             redactions: Default::default(),
+            burst_suppressed: get(&self.burst_suppressed),
+            sampled_out: get(&self.sampled_out),
+            burst_sites_full: get(&self.burst_sites_full),
+            notices: get(&self.notices),
         }
     }
 }
@@ -225,6 +234,22 @@ pub struct Stats {
     /// that never matched are left out.
     #[serde(default)]
     pub redactions: std::collections::BTreeMap<String, u64>,
+    // Issue #17 parts 1, 2, 5 (control at the source): held back by the user's policy.
+    /// Events held back by a burst limit (`burst_limits`): not lost, the user asked for it;
+    /// summarised in `logship.notice = "burst_summary"` events.
+    #[serde(default)]
+    pub burst_suppressed: u64,
+    /// Events left out by sampling (`sample_rates`): not lost, the user asked for it.
+    #[serde(default)]
+    pub sampled_out: u64,
+    /// Of the events checked against a burst limit, those whose call site found no free
+    /// slot in the table (`burst_sites`) and shared its overflow bucket.
+    #[serde(default)]
+    pub burst_sites_full: u64,
+    /// Synthetic events logship itself put in the stream (burst summaries, drop
+    /// notices); not in `enqueued`, but delivered, spilled or counted like the others.
+    #[serde(default)]
+    pub notices: u64,
 }
 
 impl Stats {
@@ -233,9 +258,16 @@ impl Stats {
         self.dropped_queue_full + self.dropped_closed
     }
 
-    /// Events accepted but not (yet) delivered, spilled or given up on.
+    /// Events held back by the user's own policy (burst limits, sampling): counted, not
+    /// lost. For every log call: calls = `enqueued` + `dropped()` + `suppressed()`.
+    pub fn suppressed(&self) -> u64 {
+        self.burst_suppressed + self.sampled_out
+    }
+
+    /// Events accepted (and synthetic notices added) but not (yet) delivered, spilled or
+    /// given up on.
     pub fn pending(&self) -> u64 {
-        self.enqueued.saturating_sub(
+        (self.enqueued + self.notices).saturating_sub(
             self.events_delivered
                 + self.events_failed
                 + self.events_abandoned

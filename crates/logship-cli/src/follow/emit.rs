@@ -274,6 +274,8 @@ fn deliver(
     loop {
         match logship.push(record) {
             Ok(()) => return true,
+            // Held back by the user's burst limit or sampling: counted by the pipeline.
+            Err(Rejected::Suppressed) => return true,
             Err(Rejected::Closed) => {
                 counters.not_taken.fetch_add(1, Ordering::Relaxed);
                 return false;

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{select, Receiver, Sender};
 
 use super::{Batch, Batcher};
+use crate::control::notice::{Ticker, ROOM_NEEDED};
 use crate::record::Record;
 use crate::send::settle;
 use crate::send::Job;
@@ -51,8 +52,17 @@ pub(crate) fn run(
     let mut emit = |batch: Batch| hand_off(&shared, &jobs, batch, &mut backlogged);
     // True while records keep coming (see the module doc).
     let mut napping = false;
+    // Burst summaries and drop notices (issue #17), when asked for.
+    let mut ticker = Ticker::new(&shared.control);
     loop {
-        let deadline = batcher.deadline(linger);
+        if let Some(t) = ticker.as_mut().filter(|t| t.due() <= Instant::now()) {
+            add_notices(&shared, &mut batcher, t, false, &mut emit);
+        }
+        let cut_at = batcher.deadline(linger);
+        let deadline = match (cut_at, ticker.as_ref().map(Ticker::due)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         let now = Instant::now();
         let event = match deadline {
             Some(at) if at <= now => Event::Linger,
@@ -83,7 +93,12 @@ pub(crate) fn run(
                 let queued = records.len();
                 napping = drain_up_to(&shared, &mut batcher, &records, queued, &mut emit) > 0;
             }
-            Event::Linger => batcher.cut(&mut emit),
+            Event::Linger => {
+                // The wake-up may be the ticker's, before the batch is due.
+                if cut_at.is_some_and(|at| at <= Instant::now()) {
+                    batcher.cut(&mut emit);
+                }
+            }
             Event::Control(Some(Control::Flush(reply))) => {
                 // Only what is queued now (everything queued before the call is): a
                 // producer that keeps the queue full would otherwise keep the drain,
@@ -97,6 +112,9 @@ pub(crate) fn run(
             | Event::Control(None)
             | Event::Record(None) => {
                 drain(&shared, &mut batcher, &records, &mut emit);
+                if let Some(t) = ticker.as_mut() {
+                    add_notices(&shared, &mut batcher, t, true, &mut emit);
+                }
                 batcher.cut(&mut emit);
                 break;
             }
@@ -135,6 +153,25 @@ fn add(
     let effects = batcher.push(record, now, emit);
     if effects.truncated {
         Counters::add(&shared.counters.truncated, 1);
+    }
+}
+
+/// Adds the synthetic events the ticker has due to the batch, straight past the queue
+/// (never refused, never counted as enqueued or dropped: counted in `notices`). Their
+/// bytes are reserved like a queued record's; the ticker builds nothing while the budget
+/// lacks room, except at shutdown (`last`), when the last counts must not be lost.
+fn add_notices(
+    shared: &Shared,
+    batcher: &mut Batcher,
+    ticker: &mut Ticker,
+    last: bool,
+    emit: &mut impl FnMut(Batch),
+) {
+    let room = shared.memory.has_room(ROOM_NEEDED);
+    for record in ticker.tick(&shared.control, &shared.counters, room, last) {
+        shared.memory.force_reserve(record.size());
+        Counters::add(&shared.counters.notices, 1);
+        add(shared, batcher, record, Instant::now(), emit);
     }
 }
 

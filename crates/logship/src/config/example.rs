@@ -168,5 +168,12 @@ pub fn example_toml(vendor: Vendor) -> String {
     out.push_str("# redact_regexes = [\"order-[0-9]{6}\"]\n");
     out.push_str("# redact_action = \"mask\"    # or hash (needs redact_hash_key), drop\n");
     out.push_str("# redact_hash_key = \"${LOGSHIP_REDACT_HASH_KEY}\"    # a secret of 16+ bytes\n");
+    out.push_str(
+        "\n# Control at the source (default: off): burst limits per call site, sampling.\n",
+    );
+    out.push_str("# burst_limits = [\"info=100/1000\", \"warn=100/1000\"]    # level=rate/burst; errors only if listed\n");
+    defaults(&mut out, &["burst_sites", "burst_summary_interval_ms"]);
+    out.push_str("# sample_rates = [\"debug=10%\"]\n");
+    defaults(&mut out, &["sample_by_trace", "drop_notices"]);
     out
 }

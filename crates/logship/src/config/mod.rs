@@ -27,6 +27,7 @@
 //! add a level of nesting for users. The key names (TOML, `LOGSHIP_*`, log4rs) are the
 //! same as before grouping: `splunk_index` is `config.splunk.index`.
 
+pub(crate) mod control;
 pub(crate) mod dd_env;
 pub(crate) mod elasticsearch;
 mod env;
@@ -60,6 +61,7 @@ use std::time::Duration;
 use crate::secret::Secret;
 use crate::spill::{SpillConfig, SpillFsync, SpillFull};
 
+pub use control::ControlConfig;
 pub use elasticsearch::ElasticsearchOptions;
 pub use example::example_toml;
 pub use layered::{Layered, Origin, Resolved};
@@ -255,6 +257,9 @@ pub struct Config {
     // Issue 17 part 4: redaction.
     /// Redaction of secrets and personal data before events leave the process. Default: off.
     pub redaction: RedactionConfig,
+    /// Burst limits, sampling and drop notices (issue #17 parts 1, 2, 5; keys in
+    /// `keys/control.rs`). Default: all off.
+    pub control: ControlConfig,
 }
 
 impl Default for Config {
@@ -314,6 +319,7 @@ impl Default for Config {
             spill_full: SpillFull::DropOldest,
             spill_fsync: SpillFsync::OnSegmentClose,
             redaction: RedactionConfig::default(),
+            control: ControlConfig::default(),
         }
     }
 }
@@ -377,6 +383,7 @@ impl fmt::Debug for Config {
             .field("spill_full", &self.spill_full)
             .field("spill_fsync", &self.spill_fsync)
             .field("redaction", &self.redaction)
+            .field("control", &self.control)
             .finish()
     }
 }

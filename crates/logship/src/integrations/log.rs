@@ -7,6 +7,7 @@ use std::fmt;
 
 use log::kv::{Error as KvError, Key, Value as KvValue, VisitSource};
 
+use crate::control::Site;
 use crate::error::BuildError;
 use crate::pipeline::{Builder, Guard, Logship};
 use crate::record::{Level, Record};
@@ -71,12 +72,18 @@ impl log::Log for LogshipLogger {
         if !self.enabled(record.metadata()) {
             return;
         }
+        // Burst limits and sampling, before the record is built; the call site is the
+        // target + file + line.
+        let site = || Site::from_text(record.target(), record.file(), record.line());
+        if !self.logship.admit(level(record.level()), site) {
+            return;
+        }
         let mut r = Record::new(level(record.level()), record.target());
         r.message_fmt(*record.args());
         let _ = record.key_values().visit(&mut KvVisitor(&mut r));
         #[cfg(feature = "opentelemetry")]
         super::otel_context::current(&mut r);
-        let _ = self.logship.push(r);
+        let _ = self.logship.push_admitted(r);
     }
 
     fn flush(&self) {

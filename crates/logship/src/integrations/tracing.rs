@@ -14,6 +14,7 @@ use tracing_subscriber::layer::Context;
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::Layer;
 
+use crate::control::Site;
 use crate::error::BuildError;
 use crate::pipeline::{Builder, Guard, Logship};
 use crate::record::{Level, RawEntries, Record, Value};
@@ -97,10 +98,19 @@ where
         if super::otel_context::is_reading() {
             return;
         }
-        if is_logship_thread() || self.logship.shed() {
+        if is_logship_thread() {
             return;
         }
         let meta = event.metadata();
+        // Burst limits and sampling first (a held-back event is not a drop), then the
+        // queue's own overload check: neither builds the record.
+        let site = || {
+            let address = std::ptr::from_ref(meta) as usize;
+            Site::from_address(address, meta.target(), meta.file(), meta.line())
+        };
+        if !self.logship.admit(level(meta.level()), site) || self.logship.shed() {
+            return;
+        }
         let mut record = Record::new(level(meta.level()), meta.target());
         event.record(&mut EventVisitor(&mut record));
         // The event's own fields (not its innermost span's), read before any span's
@@ -119,7 +129,7 @@ where
                 }
             }
         }
-        let _ = self.logship.push(record);
+        let _ = self.logship.push_admitted(record);
     }
 }
 

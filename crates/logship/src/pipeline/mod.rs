@@ -13,9 +13,10 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::Sender;
 
 use crate::batch::thread::Control;
+use crate::control::{Site, Verdict};
 use crate::error::FlushTimeout;
 use crate::queue::{Queue, Rejected};
-use crate::record::Record;
+use crate::record::{Level, Record};
 use crate::send::{settle, Job, Pool};
 use crate::shared::Shared;
 use crate::spill::handover;
@@ -23,6 +24,7 @@ use crate::stats::Counters;
 use crate::stats::Stats;
 
 mod builder;
+mod control_setters;
 mod start;
 
 pub use builder::Builder;
@@ -89,18 +91,58 @@ impl Logship {
     /// break for 200 µs waits until the queue has room, at most 50 ms (only while the
     /// queue keeps draining, never when it is stuck): this is what lets the pipeline keep
     /// delivering when many threads log flat out (docs/performance.md).
+    ///
+    /// With burst limits or sampling configured, a record handed over here is checked
+    /// first: its call site is its target (logger name) and level, so give each source its
+    /// own target; one held back returns `Err(Rejected::Suppressed)` (counted in
+    /// `Stats::suppressed`, not lost).
     pub fn push(&self, record: Record) -> Result<(), Rejected> {
+        if let Some(rejected) = self.refuse_closed() {
+            return Err(rejected);
+        }
+        let shared = &self.inner.shared;
+        if shared.control.admit_record(&record, &shared.counters) != Verdict::Keep {
+            return Err(Rejected::Suppressed);
+        }
+        self.inner
+            .queue
+            .push(&shared.memory, &shared.counters, record)
+    }
+
+    /// Pushes a record of an integration that [`Logship::admit`] let through before it
+    /// was built: only the part of sampling that needs the record (its trace id) is left.
+    pub(crate) fn push_admitted(&self, record: Record) -> Result<(), Rejected> {
+        if let Some(rejected) = self.refuse_closed() {
+            return Err(rejected);
+        }
+        let shared = &self.inner.shared;
+        if !shared.control.admit_built(&record, &shared.counters) {
+            return Err(Rejected::Suppressed);
+        }
+        self.inner
+            .queue
+            .push(&shared.memory, &shared.counters, record)
+    }
+
+    /// Counts (and tells once) a call after shutdown began.
+    fn refuse_closed(&self) -> Option<Rejected> {
         let shared = &self.inner.shared;
         if shared.closed.load(Ordering::Acquire) {
             Counters::add(&shared.counters.dropped_closed, 1);
             if !shared.told_closed.swap(true, Ordering::AcqRel) {
                 shared.reporter.notice(CLOSED_NOTICE);
             }
-            return Err(Rejected::Closed);
+            return Some(Rejected::Closed);
         }
-        self.inner
-            .queue
-            .push(&shared.memory, &shared.counters, record)
+        None
+    }
+
+    /// The caller-side decision of the burst limits and sampling, before an integration
+    /// builds its record (see `control::Control::admit`). True when the event goes.
+    #[inline]
+    pub(crate) fn admit<'a>(&self, level: Level, site: impl FnOnce() -> Site<'a>) -> bool {
+        let shared = &self.inner.shared;
+        shared.control.admit(level, site, &shared.counters)
     }
 
     /// Refuses (and counts) a log call while the queue is known to be full, before the
@@ -302,6 +344,15 @@ fn describe_loss(report: &ShutdownReport) -> String {
             "{} rejected or failed after retries",
             s.events_failed
         ));
+    }
+    if s.burst_suppressed > 0 {
+        parts.push(format!(
+            "{} held back by burst limits (summarised in the stream)",
+            s.burst_suppressed
+        ));
+    }
+    if s.sampled_out > 0 {
+        parts.push(format!("{} sampled out", s.sampled_out));
     }
     let not_delivered = s.events_abandoned + s.pending();
     if not_delivered > 0 {

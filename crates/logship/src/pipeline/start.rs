@@ -97,6 +97,7 @@ impl Builder {
             spill_unavailable,
             told_closed: Default::default(),
             redaction,
+            control: crate::control::Control::new(&config.control),
         });
         let mut pool = Pool::new(Limiter::new(
             config.max_in_flight,

@@ -63,13 +63,7 @@ pub(super) const RESPONSES: &[Rule] = &[
 const LINE_MARKER: &str = "…[truncated]";
 
 /// The levels, in the order their streams are written; index = `Level as usize`.
-const LEVELS: [Level; 5] = [
-    Level::Trace,
-    Level::Debug,
-    Level::Info,
-    Level::Warn,
-    Level::Error,
-];
+const LEVELS: [Level; 5] = Level::ALL;
 /// Metadata every entry carries besides the tags and the event's fields.
 const FIXED_METADATA: [&str; 4] = ["target", "hostname", "service_version", ID_METADATA];
 /// The structured-metadata name of each event's id (`event_id`; the label alphabet has

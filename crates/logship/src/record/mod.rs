@@ -39,6 +39,15 @@ pub enum Level {
 }
 
 impl Level {
+    /// Every level, least severe first; index = `level as usize`.
+    pub(crate) const ALL: [Level; 5] = [
+        Level::Trace,
+        Level::Debug,
+        Level::Info,
+        Level::Warn,
+        Level::Error,
+    ];
+
     /// The upper-case name written to generic intakes (`"INFO"`).
     pub fn as_str(self) -> &'static str {
         match self {

@@ -16,13 +16,14 @@
 
 pub(crate) use super::key::{Key, Kind, When};
 
+mod control;
 mod delivery;
 mod privacy;
 
 /// The groups of rows, in the order `config check` and `config example` show them. A new
 /// concern gets its own file and one entry here, so that no file of the table grows past
 /// what one reader can hold.
-const GROUPS: &[&[Key]] = &[delivery::DELIVERY, privacy::PRIVACY];
+const GROUPS: &[&[Key]] = &[delivery::DELIVERY, privacy::PRIVACY, control::CONTROL];
 
 /// Every key, in the order `config check` and `config example` show them.
 pub(crate) fn all() -> impl Iterator<Item = &'static Key> {

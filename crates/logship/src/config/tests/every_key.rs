@@ -204,6 +204,24 @@ const EVERY_KEY: &[(&str, &str, &str, Check)] = &[
         "0123456789abcdef0",
         |c| c.redaction.hash_key.as_ref().map(Secret::expose) == Some("0123456789abcdef0"),
     ),
+    // Issue #17 parts 1, 2, 5 (control at the source).
+    (
+        "burst_limits",
+        "[\"info=100/1000\"]",
+        "info=100/1000",
+        |c| c.control.burst_limits == ["info=100/1000"],
+    ),
+    ("burst_sites", "64", "64", |c| c.control.burst_sites == 64),
+    ("burst_summary_interval_ms", "2500", "2500", |c| {
+        c.control.burst_summary_interval == Duration::from_millis(2500)
+    }),
+    ("sample_rates", "[\"debug=10%\"]", "debug=10%", |c| {
+        c.control.sample_rates == ["debug=10%"]
+    }),
+    ("sample_by_trace", "false", "false", |c| {
+        !c.control.sample_by_trace
+    }),
+    ("drop_notices", "true", "true", |c| c.control.drop_notices),
 ];
 
 #[test]
