@@ -358,6 +358,7 @@
 #![warn(clippy::print_stdout, clippy::exit)]
 
 mod batch;
+mod budget;
 mod config;
 mod error;
 /// Wrappers over private parsers for the fuzz targets in `fuzz/`. NOT API: only with the
@@ -368,6 +369,7 @@ pub mod fuzzing;
 mod hex;
 mod integrations;
 mod json;
+mod observe;
 mod panic_hook;
 mod pipeline;
 mod protocol;
@@ -384,10 +386,13 @@ mod sync;
 mod threads;
 mod tracker;
 
+#[doc(hidden)]
+pub use budget::BudgetClock;
 pub use config::did_you_mean;
 pub use config::{
-    default_spill_dir, example_toml, Config, ElasticsearchOptions, Layered, LokiOptions, Origin,
-    OtlpEncoding, OtlpOptions, Overflow, Resolved, SpanFields, SplunkOptions, Vendor,
+    default_spill_dir, example_toml, BudgetConfig, Config, ElasticsearchOptions, Layered,
+    LokiOptions, ObserveConfig, Origin, OtlpEncoding, OtlpOptions, Overflow, Resolved, SpanFields,
+    SplunkOptions, Vendor,
 };
 pub use error::{BuildError, ConfigError, FlushTimeout};
 #[cfg(feature = "log")]
@@ -397,6 +402,10 @@ pub use integrations::log::LogshipLogger;
 pub use integrations::log4rs;
 #[cfg(feature = "tracing")]
 pub use integrations::tracing::LogshipLayer;
+/// Metric names, units and kinds of the `metrics` feature (see docs/metrics.md).
+#[cfg(feature = "metrics")]
+pub use observe::metrics;
+pub use observe::stall::{StallAlarm, StallCallback};
 pub use pipeline::{Builder, Guard, Logship, ShutdownReport};
 pub use queue::Rejected;
 pub use record::{Entries, Entry, ErrorValue, EventId, Level, Record, Value};

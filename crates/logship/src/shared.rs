@@ -37,6 +37,10 @@ pub(crate) struct Shared {
     /// Set once an event was refused because the pipeline was shut down (its guard was
     /// dropped): the notice about it is printed once.
     pub told_closed: AtomicBool,
+    /// The volume budget, when one is configured (issue 17 part 3).
+    pub budget: Option<crate::budget::Budget>,
+    /// Set by the stall alarm while nothing is delivered although events arrive.
+    pub stalled: AtomicBool,
 }
 
 impl Shared {
@@ -45,8 +49,16 @@ impl Shared {
         self.health.store(health as u8, Ordering::Relaxed);
     }
 
-    /// The latest request outcome.
+    /// The latest request outcome, overridden by a stall, and by a budget warning while
+    /// requests go well.
     pub(crate) fn health(&self) -> Health {
-        Health::from_u8(self.health.load(Ordering::Relaxed))
+        if self.stalled.load(Ordering::Relaxed) {
+            return Health::Stalled;
+        }
+        let health = Health::from_u8(self.health.load(Ordering::Relaxed));
+        match &self.budget {
+            Some(b) if health == Health::Healthy && b.is_warning() => Health::BudgetWarning,
+            _ => health,
+        }
     }
 }

@@ -273,7 +273,8 @@ fn deliver(
     let mut record = record;
     loop {
         match logship.push(record) {
-            Ok(()) => return true,
+            // Held back by the user's volume budget: counted by the pipeline, done with.
+            Ok(()) | Err(Rejected::OverBudget) => return true,
             Err(Rejected::Closed) => {
                 counters.not_taken.fetch_add(1, Ordering::Relaxed);
                 return false;

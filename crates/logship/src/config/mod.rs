@@ -27,6 +27,7 @@
 //! add a level of nesting for users. The key names (TOML, `LOGSHIP_*`, log4rs) are the
 //! same as before grouping: `splunk_index` is `config.splunk.index`.
 
+mod budget;
 pub(crate) mod dd_env;
 pub(crate) mod elasticsearch;
 mod env;
@@ -59,6 +60,7 @@ use std::time::Duration;
 use crate::secret::Secret;
 use crate::spill::{SpillConfig, SpillFsync, SpillFull};
 
+pub use budget::{BudgetConfig, ObserveConfig};
 pub use elasticsearch::ElasticsearchOptions;
 pub use example::example_toml;
 pub use layered::{Layered, Origin, Resolved};
@@ -250,6 +252,11 @@ pub struct Config {
     pub spill_full: SpillFull,
     /// When spilled data is synced to the device. Default: when a segment is closed.
     pub spill_fsync: SpillFsync,
+    /// Volume budgets (keys `budget_*`). Default: no cap.
+    pub budget: BudgetConfig,
+    /// The stall alarm and the `metrics` export (keys `stall_after_ms`,
+    /// `metrics_interval_ms`). Default: no alarm; metrics every second with the feature.
+    pub observe: ObserveConfig,
 }
 
 impl Default for Config {
@@ -308,6 +315,8 @@ impl Default for Config {
             spill_segment_bytes: SpillConfig::DEFAULT_SEGMENT_MAX_BYTES,
             spill_full: SpillFull::DropOldest,
             spill_fsync: SpillFsync::OnSegmentClose,
+            budget: BudgetConfig::default(),
+            observe: ObserveConfig::default(),
         }
     }
 }
@@ -370,6 +379,8 @@ impl fmt::Debug for Config {
             .field("spill_segment_bytes", &self.spill_segment_bytes)
             .field("spill_full", &self.spill_full)
             .field("spill_fsync", &self.spill_fsync)
+            .field("budget", &self.budget)
+            .field("observe", &self.observe)
             .finish()
     }
 }

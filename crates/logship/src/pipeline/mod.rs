@@ -98,9 +98,42 @@ impl Logship {
             }
             return Err(Rejected::Closed);
         }
-        self.inner
+        let Some(budget) = &shared.budget else {
+            return self
+                .inner
+                .queue
+                .push(&shared.memory, &shared.counters, record);
+        };
+        let bytes = record.size() as u64;
+        if !budget.admit(record.level(), bytes, &shared.counters) {
+            return Err(Rejected::OverBudget);
+        }
+        let pushed = self
+            .inner
             .queue
-            .push(&shared.memory, &shared.counters, record)
+            .push(&shared.memory, &shared.counters, record);
+        if pushed.is_err() {
+            budget.refund(bytes);
+        }
+        if budget.has_notices() {
+            self.ship_notices();
+        }
+        pushed
+    }
+
+    /// Queues the budget's waiting notices, as far as there is room (the rest wait).
+    pub(crate) fn ship_notices(&self) {
+        let shared = &self.inner.shared;
+        if let Some(budget) = &shared.budget {
+            budget.ship_notices(&|r| {
+                self.inner.queue.push_notice(
+                    &shared.memory,
+                    &shared.counters,
+                    &shared.counters.budget_notices,
+                    r,
+                )
+            });
+        }
     }
 
     /// Refuses (and counts) a log call while the queue is known to be full, before the
@@ -184,6 +217,9 @@ impl Logship {
         let deadline = started + timeout;
         let shared = &self.inner.shared;
         shared.closed.store(true, Ordering::Release);
+        if let Some(budget) = &shared.budget {
+            budget.save(&shared.reporter);
+        }
         self.inner.pool.wake_watch();
         let _ = self.inner.control.send(Control::Shutdown);
         if let Some(spill) = &shared.spill {
