@@ -98,15 +98,23 @@ impl Observer {
         let c = &self.shared.counters;
         let get = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
         let delivered = get(&c.events_delivered) + get(&c.events_replayed);
-        let Some(alarm) = watch.check(Instant::now(), delivered, get(&c.enqueued)) else {
+        let settled = get(&c.events_delivered)
+            + get(&c.events_failed)
+            + get(&c.events_abandoned)
+            + get(&c.events_spilled);
+        // Queued or in flight, plus spilled this run and not replayed yet: an intake that
+        // is down with spill on is a stall too.
+        let waiting = get(&c.enqueued).saturating_sub(settled)
+            + get(&c.events_spilled).saturating_sub(get(&c.events_replayed));
+        let Some(alarm) = watch.check(Instant::now(), delivered, waiting) else {
             return;
         };
         self.shared.stalled.store(alarm.stalled, Ordering::Relaxed);
         if alarm.stalled {
             Counters::add(&c.stalls, 1);
             self.shared.reporter.notice(&format!(
-                "warning: delivery stalled: nothing delivered for {:?} while {} events arrived (health: stalled)",
-                alarm.quiet_for, alarm.arrived
+                "warning: delivery stalled: nothing delivered for {:?} while {} events wait (health: stalled)",
+                alarm.quiet_for, alarm.waiting
             ));
         } else {
             self.shared

@@ -18,8 +18,9 @@ pub struct StallAlarm {
     pub stalled: bool,
     /// How long nothing had been delivered.
     pub quiet_for: Duration,
-    /// Events that arrived meanwhile.
-    pub arrived: u64,
+    /// Events waiting to be delivered (queued or in flight) when the stall began; 0 when
+    /// it ended.
+    pub waiting: u64,
 }
 
 /// The `on_stall` callback: called once when a stall begins and once when it ends, on a
@@ -31,7 +32,6 @@ pub type StallCallback = Arc<dyn Fn(&StallAlarm) + Send + Sync>;
 pub(crate) struct StallWatch {
     after: Duration,
     delivered: u64,
-    arrived_at_delivery: u64,
     since: Instant,
     stalled: bool,
 }
@@ -41,42 +41,40 @@ impl StallWatch {
         StallWatch {
             after,
             delivered: 0,
-            arrived_at_delivery: 0,
             since: now,
             stalled: false,
         }
     }
 
     /// Feeds the counts at `now` (`delivered`: events delivered or replayed so far;
-    /// `arrived`: events accepted so far); a change of state, if any.
+    /// `waiting`: events accepted and not settled yet, so events did arrive that nothing
+    /// delivered); a change of state, if any.
     pub(crate) fn check(
         &mut self,
         now: Instant,
         delivered: u64,
-        arrived: u64,
+        waiting: u64,
     ) -> Option<StallAlarm> {
         let quiet_for = now.saturating_duration_since(self.since);
         if delivered != self.delivered {
             self.delivered = delivered;
-            self.arrived_at_delivery = arrived;
             self.since = now;
             if self.stalled {
                 self.stalled = false;
                 return Some(StallAlarm {
                     stalled: false,
                     quiet_for,
-                    arrived: 0,
+                    waiting: 0,
                 });
             }
             return None;
         }
-        let waiting = arrived.saturating_sub(self.arrived_at_delivery);
         if !self.stalled && waiting > 0 && quiet_for >= self.after {
             self.stalled = true;
             return Some(StallAlarm {
                 stalled: true,
                 quiet_for,
-                arrived: waiting,
+                waiting,
             });
         }
         None
@@ -96,19 +94,19 @@ mod tests {
         assert_eq!(w.check(t0 + Duration::from_secs(1), 0, 10), None);
         let alarm = w.check(t0 + AFTER, 0, 20).expect("a stall");
         assert!(alarm.stalled);
-        assert_eq!(alarm.arrived, 20);
+        assert_eq!(alarm.waiting, 20);
         assert_eq!(w.check(t0 + AFTER * 2, 0, 30), None, "fires once");
-        let cleared = w.check(t0 + AFTER * 3, 5, 30).expect("cleared");
+        let cleared = w.check(t0 + AFTER * 3, 5, 25).expect("cleared");
         assert!(!cleared.stalled);
-        assert_eq!(w.check(t0 + AFTER * 3, 5, 30), None);
+        assert_eq!(w.check(t0 + AFTER * 3, 5, 25), None);
     }
 
     #[test]
     fn an_idle_pipeline_is_not_stalled() {
         let t0 = Instant::now();
         let mut w = StallWatch::new(AFTER, t0);
-        assert_eq!(w.check(t0, 10, 10), None);
-        assert_eq!(w.check(t0 + AFTER * 10, 10, 10), None);
+        assert_eq!(w.check(t0, 10, 0), None);
+        assert_eq!(w.check(t0 + AFTER * 10, 10, 0), None);
     }
 
     #[test]
@@ -116,7 +114,7 @@ mod tests {
         let t0 = Instant::now();
         let mut w = StallWatch::new(AFTER, t0);
         for i in 1..100u64 {
-            assert_eq!(w.check(t0 + AFTER / 2 * i as u32, i, i + 5), None);
+            assert_eq!(w.check(t0 + AFTER / 2 * i as u32, i, 5), None);
         }
     }
 }
