@@ -206,7 +206,11 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
         )
     );
     write_stats_json(args.stats_json.as_deref(), stats)?;
-    let all_delivered = report.complete && stats.events_delivered == read && read_error.is_none();
+    // Events a volume budget held back were the user's choice (counted, said in the
+    // summary), and logship's own budget notices are not lines that were read.
+    let accounted =
+        stats.events_delivered.saturating_sub(stats.budget_notices) + stats.over_budget();
+    let all_delivered = report.complete && accounted == read && read_error.is_none();
     Ok(if all_delivered {
         ExitCode::SUCCESS
     } else if stats.events_spilled > 0 && stats.lost() == 0 && read_error.is_none() {
@@ -368,6 +372,15 @@ pub(crate) fn summary(
         line.push_str(&format!(
             ", {} already at the intake from an earlier attempt (not stored twice)",
             s.already_delivered
+        ));
+    }
+    if s.over_budget() > 0 {
+        line.push_str(&format!(
+            ", {} held back by the volume budget ({} TRACE/DEBUG, {} sampled out, {} past the overdraft)",
+            s.over_budget(),
+            s.budget_dropped_level,
+            s.budget_sampled_out,
+            s.budget_dropped
         ));
     }
     let late = s.events_abandoned + s.pending();

@@ -275,7 +275,9 @@ impl Logship {
             stats,
             elapsed: started.elapsed(),
         };
-        if !report.complete {
+        // Events the volume budget held back are the user's policy, not a loss, but
+        // they are said too.
+        if !report.complete || report.stats.over_budget() > 0 {
             shared.reporter.notice(&describe_loss(&report));
         }
         let _ = self.inner.report.set(report.clone());
@@ -328,6 +330,15 @@ fn describe_loss(report: &ShutdownReport) -> String {
     }
     if s.dropped_closed > 0 {
         parts.push(format!("{} dropped after shutdown began", s.dropped_closed));
+    }
+    if s.over_budget() > 0 {
+        parts.push(format!(
+            "{} held back by the volume budget ({} TRACE/DEBUG, {} sampled out, {} past the overdraft)",
+            s.over_budget(),
+            s.budget_dropped_level,
+            s.budget_sampled_out,
+            s.budget_dropped
+        ));
     }
     if s.events_failed > 0 {
         parts.push(format!(
