@@ -265,3 +265,20 @@ fn without_a_budget_nothing_changes() {
     assert_eq!(s.health, Health::Healthy);
     assert_eq!(user_events(&intake).len(), 100);
 }
+
+#[test]
+fn an_out_of_range_budget_setting_fails_the_build_naming_the_key() {
+    let intake = intake();
+    let err = builder(&intake)
+        .budget_overdraft_percent(500)
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("budget_overdraft_percent"), "{err}");
+    let err = builder(&intake)
+        .budget_day_events(0)
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("budget_day_events"), "{err}");
+}
