@@ -290,6 +290,45 @@ pub struct PipelineArgs {
     /// One synthetic event per drop episode saying how many were dropped, why and when.
     #[arg(long)]
     pub drop_notices: bool,
+    /// Volume budget: most event bytes shipped per clock hour (UTC); warns at 80 %,
+    /// sheds past 100 % (DEBUG first, then sampling, then all). [default: no cap]
+    #[arg(long, value_name = "BYTES")]
+    pub budget_hour_bytes: Option<u64>,
+
+    /// Volume budget: most event bytes shipped per UTC day. [default: no cap]
+    #[arg(long, value_name = "BYTES")]
+    pub budget_day_bytes: Option<u64>,
+
+    /// Volume budget: most events shipped per clock hour (UTC). [default: no cap]
+    #[arg(long, value_name = "N")]
+    pub budget_hour_events: Option<u64>,
+
+    /// Volume budget: most events shipped per UTC day. [default: no cap]
+    #[arg(long, value_name = "N")]
+    pub budget_day_events: Option<u64>,
+
+    /// Past a budget's cap, shed gradually over this share of it before dropping all.
+    /// [default: 10]
+    #[arg(long, value_name = "PERCENT")]
+    pub budget_overdraft_percent: Option<u64>,
+
+    /// Share of INFO and WARN kept while a budget samples. [default: 10]
+    #[arg(long, value_name = "PERCENT")]
+    pub budget_sample_percent: Option<u64>,
+
+    /// Where a budget's spent amounts survive restarts. [default: <spill dir>/budget.json]
+    #[arg(long, value_name = "FILE")]
+    pub budget_state_file: Option<std::path::PathBuf>,
+
+    /// Health `stalled` (said once on stderr) when nothing is delivered this long while
+    /// events wait. [default: off]
+    #[arg(long, value_name = "MS")]
+    pub stall_after_ms: Option<u64>,
+
+    /// How often counters reach a `metrics` recorder (library feature `metrics`).
+    /// [default: 1000]
+    #[arg(long, value_name = "MS")]
+    pub metrics_interval_ms: Option<u64>,
 }
 
 impl PipelineArgs {
@@ -506,6 +545,7 @@ impl PipelineArgs {
             builder = builder.proxy(proxy.clone());
         }
         let builder = self.apply_control(builder);
+        let builder = self.apply_budget_flags(builder);
         self.apply_redaction(builder)
     }
 
@@ -534,6 +574,38 @@ impl PipelineArgs {
         }
         if let Some(key) = &self.redact_hash_key {
             builder = builder.redact_hash_key(key.clone());
+        }
+        builder
+    }
+
+    /// The budget and observe flags (issue 17 parts 3 and 6).
+    fn apply_budget_flags(&self, mut builder: Builder) -> Builder {
+        if let Some(n) = self.budget_hour_bytes {
+            builder = builder.budget_hour_bytes(n);
+        }
+        if let Some(n) = self.budget_day_bytes {
+            builder = builder.budget_day_bytes(n);
+        }
+        if let Some(n) = self.budget_hour_events {
+            builder = builder.budget_hour_events(n);
+        }
+        if let Some(n) = self.budget_day_events {
+            builder = builder.budget_day_events(n);
+        }
+        if let Some(p) = self.budget_overdraft_percent {
+            builder = builder.budget_overdraft_percent(p);
+        }
+        if let Some(p) = self.budget_sample_percent {
+            builder = builder.budget_sample_percent(p);
+        }
+        if let Some(path) = &self.budget_state_file {
+            builder = builder.budget_state_file(path.clone());
+        }
+        if let Some(ms) = self.stall_after_ms {
+            builder = builder.stall_after(Duration::from_millis(ms));
+        }
+        if let Some(ms) = self.metrics_interval_ms {
+            builder = builder.metrics_interval(Duration::from_millis(ms));
         }
         builder
     }

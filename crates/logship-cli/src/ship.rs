@@ -206,10 +206,12 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
         )
     );
     write_stats_json(args.stats_json.as_deref(), stats)?;
-    // Events held back by the user's own limits are not lost; logship's own notices
-    // (burst summaries, drop notices) are delivered on top of what was read.
+    // Events held back by the user's own limits (burst, sampling, budget) are not lost;
+    // logship's own notices (burst summaries, drop notices, budget warnings) are
+    // delivered on top of what was read.
     let all_delivered = report.complete
-        && stats.events_delivered + stats.suppressed() == read + stats.notices
+        && stats.events_delivered + stats.suppressed()
+            == read + stats.notices + stats.budget_notices
         && read_error.is_none();
     Ok(if all_delivered {
         ExitCode::SUCCESS
@@ -372,6 +374,15 @@ pub(crate) fn summary(
         line.push_str(&format!(
             ", {} already at the intake from an earlier attempt (not stored twice)",
             s.already_delivered
+        ));
+    }
+    if s.over_budget() > 0 {
+        line.push_str(&format!(
+            ", {} held back by the volume budget ({} TRACE/DEBUG, {} sampled out, {} past the overdraft)",
+            s.over_budget(),
+            s.budget_dropped_level,
+            s.budget_sampled_out,
+            s.budget_dropped
         ));
     }
     let late = s.events_abandoned + s.pending();

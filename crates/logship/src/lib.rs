@@ -94,6 +94,23 @@
 //! `tracing` dispatcher, so the HTTP client's debug records never reach the application's
 //! subscriber, and a closed stderr is counted (`report_write_errors`), never a crash.
 //!
+//! # Volume budgets and the stall alarm
+//!
+//! A budget caps what the pipeline ships per UTC clock hour and per UTC day, in bytes
+//! (a record's size in memory, a close proxy for what is sent before compression) or in
+//! events ([`Builder::budget_day_bytes`] and its siblings, keys `budget_*`). At 80 % of a
+//! cap one event with `logship.notice = "budget_warning"` ships and
+//! [`Health::BudgetWarning`] shows; at 100 % one `budget_exhausted` notice ships and
+//! TRACE and DEBUG are dropped; past half of the overdraft
+//! ([`Builder::budget_overdraft_percent`], default 10 %) INFO and WARN are sampled
+//! (ERROR kept); past the overdraft everything is dropped until the window ends. Each of
+//! these is counted ([`Stats::over_budget`]), is not a loss (the user asked for it) and
+//! is named in the shutdown report and the CLI summary. What was spent survives restarts
+//! in `budget.json` beside the spill; a corrupt file is said once and the budget starts
+//! fresh. [`Builder::stall_after`] turns on the stall alarm: [`Health::Stalled`] and one
+//! [`Builder::on_stall`] call when nothing is delivered for that long while events wait,
+//! one more when delivery resumes (docs/metrics.md).
+//!
 //! # Design choices
 //!
 //! - No async runtime inside: the HTTP client is blocking `ureq` on threads logship owns,
@@ -150,6 +167,9 @@
 //!
 //! - `tracing`, `log`, `log4rs` (default): the [`LogshipLayer`], the [`LogshipLogger`] and
 //!   the [`log4rs`] appender.
+//! - `metrics` (off): every field of [`Stats`] recorded through the `metrics` facade as
+//!   `logship_<field>`, so the application's Prometheus, StatsD or OpenTelemetry
+//!   exporter picks it up (names, kinds and units: docs/metrics.md).
 //! - `opentelemetry` (off): trace correlation from the current OpenTelemetry context. With
 //!   `tracing-opentelemetry`'s layer in the same subscriber, each event carries the trace
 //!   id, span id and trace flags of its span; a `log` record, or an event outside any
@@ -381,6 +401,7 @@
 #![warn(clippy::print_stdout, clippy::exit)]
 
 mod batch;
+mod budget;
 mod config;
 mod control;
 mod error;
@@ -392,6 +413,7 @@ pub mod fuzzing;
 mod hex;
 mod integrations;
 mod json;
+mod observe;
 mod panic_hook;
 mod pipeline;
 mod privacy;
@@ -409,11 +431,13 @@ mod sync;
 mod threads;
 mod tracker;
 
+#[doc(hidden)]
+pub use budget::BudgetClock;
 pub use config::did_you_mean;
 pub use config::{
-    default_spill_dir, example_toml, Config, ControlConfig, ElasticsearchOptions, Layered,
-    LokiOptions, Origin, OtlpEncoding, OtlpOptions, Overflow, RedactAction, RedactionConfig,
-    Resolved, SpanFields, SplunkOptions, Vendor,
+    default_spill_dir, example_toml, BudgetConfig, Config, ControlConfig, ElasticsearchOptions,
+    Layered, LokiOptions, ObserveConfig, Origin, OtlpEncoding, OtlpOptions, Overflow, RedactAction,
+    RedactionConfig, Resolved, SpanFields, SplunkOptions, Vendor,
 };
 pub use error::{BuildError, ConfigError, FlushTimeout};
 #[cfg(feature = "log")]
@@ -423,6 +447,10 @@ pub use integrations::log::LogshipLogger;
 pub use integrations::log4rs;
 #[cfg(feature = "tracing")]
 pub use integrations::tracing::LogshipLayer;
+/// Metric names, units and kinds of the `metrics` feature (see docs/metrics.md).
+#[cfg(feature = "metrics")]
+pub use observe::metrics;
+pub use observe::stall::{StallAlarm, StallCallback};
 pub use pipeline::{Builder, Guard, Logship, ShutdownReport};
 pub use queue::Rejected;
 pub use record::{Entries, Entry, ErrorValue, EventId, Level, Record, Value};

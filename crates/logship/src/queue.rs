@@ -46,6 +46,9 @@ pub enum Rejected {
     /// Held back by the user's own policy (a burst limit or sampling): counted in
     /// `Stats::suppressed`, not lost. Do not retry it.
     Suppressed,
+    /// A volume budget held it back (counted in `budget_dropped_level`,
+    /// `budget_sampled_out` or `budget_dropped`): the user's policy, not a loss.
+    OverBudget,
 }
 
 impl Queue {
@@ -117,6 +120,34 @@ impl Queue {
             }
             refuse(memory, counters, dropping);
             Err(Rejected::QueueFull)
+        }
+    }
+
+    /// Queues one of logship's own notices when there is room, counted in `enqueued` and
+    /// in `notices`; gives it back otherwise. Never waits, never counts a drop (the
+    /// notice is tried again later), never marks the queue full: a notice can never
+    /// cause a drop, nor be dropped in a loop.
+    pub(crate) fn push_notice(
+        &self,
+        memory: &Memory,
+        counters: &Counters,
+        notices: &AtomicU64,
+        record: Record,
+    ) -> Result<(), Record> {
+        let size = record.size();
+        if !memory.try_reserve(size) {
+            return Err(record);
+        }
+        match self.tx.try_send(record) {
+            Ok(()) => {
+                Counters::add(&counters.enqueued, 1);
+                Counters::add(notices, 1);
+                Ok(())
+            }
+            Err(TrySendError::Full(r)) | Err(TrySendError::Disconnected(r)) => {
+                memory.unreserve(size);
+                Err(r)
+            }
         }
     }
 

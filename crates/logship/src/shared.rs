@@ -43,6 +43,10 @@ pub(crate) struct Shared {
     pub redaction: Option<Arc<crate::privacy::Redaction>>,
     /// Burst limits, sampling and drop notices (issue #17 parts 1, 2, 5).
     pub control: Control,
+    /// The volume budget, when one is configured (issue 17 part 3).
+    pub budget: Option<crate::budget::Budget>,
+    /// Set by the stall alarm while nothing is delivered although events arrive.
+    pub stalled: AtomicBool,
 }
 
 impl Shared {
@@ -51,8 +55,16 @@ impl Shared {
         self.health.store(health as u8, Ordering::Relaxed);
     }
 
-    /// The latest request outcome.
+    /// The latest request outcome, overridden by a stall, and by a budget warning while
+    /// requests go well.
     pub(crate) fn health(&self) -> Health {
-        Health::from_u8(self.health.load(Ordering::Relaxed))
+        if self.stalled.load(Ordering::Relaxed) {
+            return Health::Stalled;
+        }
+        let health = Health::from_u8(self.health.load(Ordering::Relaxed));
+        match &self.budget {
+            Some(b) if health == Health::Healthy && b.is_warning() => Health::BudgetWarning,
+            _ => health,
+        }
     }
 }

@@ -40,6 +40,12 @@ pub(crate) struct Counters {
     pub sampled_out: AtomicU64,
     pub burst_sites_full: AtomicU64,
     pub notices: AtomicU64,
+    // Issue 17 parts 3 and 6 (budgets, stall alarm).
+    pub budget_dropped_level: AtomicU64,
+    pub budget_sampled_out: AtomicU64,
+    pub budget_dropped: AtomicU64,
+    pub budget_notices: AtomicU64,
+    pub stalls: AtomicU64,
     pub last_error: Mutex<Option<String>>,
 }
 
@@ -108,6 +114,11 @@ impl Counters {
             sampled_out: get(&self.sampled_out),
             burst_sites_full: get(&self.burst_sites_full),
             notices: get(&self.notices),
+            budget_dropped_level: get(&self.budget_dropped_level),
+            budget_sampled_out: get(&self.budget_sampled_out),
+            budget_dropped: get(&self.budget_dropped),
+            budget_notices: get(&self.budget_notices),
+            stalls: get(&self.stalls),
         }
     }
 }
@@ -250,6 +261,25 @@ pub struct Stats {
     /// notices); not in `enqueued`, but delivered, spilled or counted like the others.
     #[serde(default)]
     pub notices: u64,
+    // Issue 17 parts 3 and 6: volume budgets and the stall alarm.
+    /// Past a volume budget's cap: TRACE and DEBUG events dropped first (held back by the
+    /// user's policy, not lost; see [`Stats::over_budget`]).
+    #[serde(default)]
+    pub budget_dropped_level: u64,
+    /// Past a volume budget's cap: INFO and WARN events not kept by the budget's sampling.
+    #[serde(default)]
+    pub budget_sampled_out: u64,
+    /// Past a volume budget's cap and its overdraft: events of any level dropped.
+    #[serde(default)]
+    pub budget_dropped: u64,
+    /// logship's own budget notices queued (`logship.notice` = `budget_warning` or
+    /// `budget_exhausted`); included in `enqueued`, never charged to the budget.
+    #[serde(default)]
+    pub budget_notices: u64,
+    /// Times the stall alarm went off: nothing delivered for `stall_after_ms` while events
+    /// kept arriving (health `stalled` until delivery resumes).
+    #[serde(default)]
+    pub stalls: u64,
 }
 
 impl Stats {
@@ -258,14 +288,22 @@ impl Stats {
         self.dropped_queue_full + self.dropped_closed
     }
 
-    /// Events held back by the user's own policy (burst limits, sampling): counted, not
-    /// lost. For every log call: calls = `enqueued` + `dropped()` + `suppressed()`.
+    /// Events held back by the user's own policy (burst limits, sampling, volume
+    /// budgets): counted, not lost. For every log call: calls = `enqueued` -
+    /// `budget_notices` + `dropped()` + `suppressed()`.
     pub fn suppressed(&self) -> u64 {
-        self.burst_suppressed + self.sampled_out
+        self.burst_suppressed + self.sampled_out + self.over_budget()
     }
 
     /// Events accepted (and synthetic notices added) but not (yet) delivered, spilled or
     /// given up on.
+    /// Events held back by a volume budget, by any of its three reasons: the user's
+    /// policy, so not counted in [`Stats::lost`], but always counted and reported.
+    pub fn over_budget(&self) -> u64 {
+        self.budget_dropped_level + self.budget_sampled_out + self.budget_dropped
+    }
+
+    /// Events accepted but not (yet) delivered, spilled or given up on.
     pub fn pending(&self) -> u64 {
         (self.enqueued + self.notices).saturating_sub(
             self.events_delivered
@@ -294,6 +332,12 @@ pub enum Health {
     Degraded,
     /// The last request was rejected for good (bad key, wrong endpoint): fix the config.
     Failing,
+    /// Requests go well, but 80 % or more of a volume budget is spent in its current
+    /// window (past 100 % events are shed, see [`Stats::over_budget`]).
+    BudgetWarning,
+    /// Nothing has been delivered for `stall_after_ms` while events kept arriving (an
+    /// intake that hangs, a network that black-holes). Clears when delivery resumes.
+    Stalled,
 }
 
 impl Health {

@@ -273,9 +273,9 @@ fn deliver(
     let mut record = record;
     loop {
         match logship.push(record) {
-            Ok(()) => return true,
-            // Held back by the user's burst limit or sampling: counted by the pipeline.
-            Err(Rejected::Suppressed) => return true,
+            // Held back by the user's burst limit, sampling or volume budget: counted by
+            // the pipeline, done with.
+            Ok(()) | Err(Rejected::Suppressed) | Err(Rejected::OverBudget) => return true,
             Err(Rejected::Closed) => {
                 counters.not_taken.fetch_add(1, Ordering::Relaxed);
                 return false;

@@ -175,5 +175,20 @@ pub fn example_toml(vendor: Vendor) -> String {
     defaults(&mut out, &["burst_sites", "burst_summary_interval_ms"]);
     out.push_str("# sample_rates = [\"debug=10%\"]\n");
     defaults(&mut out, &["sample_by_trace", "drop_notices"]);
+    out.push_str("\n# Volume budgets (UTC hours and days; default: no cap). At 80 % one warning\n");
+    out.push_str("# event ships; past 100 % TRACE/DEBUG go first, then INFO/WARN are sampled,\n");
+    out.push_str("# then everything is dropped; each counted in stats().\n");
+    out.push_str("# budget_hour_bytes = 500000000\n# budget_day_bytes = 5000000000\n");
+    out.push_str("# budget_hour_events = 1000000\n# budget_day_events = 10000000\n");
+    defaults(
+        &mut out,
+        &["budget_overdraft_percent", "budget_sample_percent"],
+    );
+    out.push_str("# budget_state_file = \"<spill_dir>/budget.json\"\n");
+    out.push_str(
+        "\n# Watching the shipper: health `stalled` when nothing is delivered this long.\n",
+    );
+    out.push_str("# stall_after_ms = 60000\n");
+    defaults(&mut out, &["metrics_interval_ms"]);
     out
 }

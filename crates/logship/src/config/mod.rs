@@ -27,6 +27,7 @@
 //! add a level of nesting for users. The key names (TOML, `LOGSHIP_*`, log4rs) are the
 //! same as before grouping: `splunk_index` is `config.splunk.index`.
 
+mod budget;
 pub(crate) mod control;
 pub(crate) mod dd_env;
 pub(crate) mod elasticsearch;
@@ -61,6 +62,7 @@ use std::time::Duration;
 use crate::secret::Secret;
 use crate::spill::{SpillConfig, SpillFsync, SpillFull};
 
+pub use budget::{BudgetConfig, ObserveConfig};
 pub use control::ControlConfig;
 pub use elasticsearch::ElasticsearchOptions;
 pub use example::example_toml;
@@ -260,6 +262,11 @@ pub struct Config {
     /// Burst limits, sampling and drop notices (issue #17 parts 1, 2, 5; keys in
     /// `keys/control.rs`). Default: all off.
     pub control: ControlConfig,
+    /// Volume budgets (keys `budget_*`). Default: no cap.
+    pub budget: BudgetConfig,
+    /// The stall alarm and the `metrics` export (keys `stall_after_ms`,
+    /// `metrics_interval_ms`). Default: no alarm; metrics every second with the feature.
+    pub observe: ObserveConfig,
 }
 
 impl Default for Config {
@@ -320,6 +327,8 @@ impl Default for Config {
             spill_fsync: SpillFsync::OnSegmentClose,
             redaction: RedactionConfig::default(),
             control: ControlConfig::default(),
+            budget: BudgetConfig::default(),
+            observe: ObserveConfig::default(),
         }
     }
 }
@@ -384,6 +393,8 @@ impl fmt::Debug for Config {
             .field("spill_fsync", &self.spill_fsync)
             .field("redaction", &self.redaction)
             .field("control", &self.control)
+            .field("budget", &self.budget)
+            .field("observe", &self.observe)
             .finish()
     }
 }

@@ -43,6 +43,9 @@ const REASONS: &[Reason] = &[
     ("queue full", "queue_full", |c| load(&c.dropped_queue_full)),
     ("burst limit", "burst_limit", |c| load(&c.burst_suppressed)),
     ("sampled out", "sampled_out", |c| load(&c.sampled_out)),
+    ("over budget", "over_budget", |c| {
+        load(&c.budget_dropped_level) + load(&c.budget_sampled_out) + load(&c.budget_dropped)
+    }),
 ];
 
 fn load(c: &std::sync::atomic::AtomicU64) -> u64 {

@@ -22,6 +22,8 @@ pub struct Builder {
     pub(super) config: Config,
     pub(super) on_error: Option<ErrorCallback>,
     pub(super) spill_handover: bool,
+    pub(super) on_stall: Option<crate::StallCallback>,
+    pub(super) budget_clock: Option<crate::BudgetClock>,
 }
 
 impl std::fmt::Debug for Builder {
@@ -39,6 +41,8 @@ impl Builder {
             config,
             on_error: None,
             spill_handover: false,
+            on_stall: None,
+            budget_clock: None,
         }
     }
 
@@ -345,6 +349,87 @@ impl Builder {
     /// through logship from it: such events are ignored).
     pub fn on_error(mut self, f: impl Fn(&DeliveryError) + Send + Sync + 'static) -> Self {
         self.on_error = Some(Arc::new(f));
+        self
+    }
+
+    /// Caps the event bytes shipped per clock hour (UTC). Default: no cap. At 80 % one
+    /// `budget_warning` event ships and health becomes `budget_warning`; past 100 % TRACE
+    /// and DEBUG go first, then INFO and WARN are sampled, then everything is dropped
+    /// (see [`Builder::budget_overdraft_percent`]), each counted in `stats()`.
+    pub fn budget_hour_bytes(mut self, bytes: u64) -> Self {
+        self.config.budget.hour_bytes = Some(bytes);
+        self
+    }
+
+    /// Caps the event bytes shipped per UTC day, like [`Builder::budget_hour_bytes`].
+    /// Default: no cap.
+    pub fn budget_day_bytes(mut self, bytes: u64) -> Self {
+        self.config.budget.day_bytes = Some(bytes);
+        self
+    }
+
+    /// Caps the events shipped per clock hour (UTC), like [`Builder::budget_hour_bytes`].
+    /// Default: no cap.
+    pub fn budget_hour_events(mut self, events: u64) -> Self {
+        self.config.budget.hour_events = Some(events);
+        self
+    }
+
+    /// Caps the events shipped per UTC day, like [`Builder::budget_hour_bytes`]. Default:
+    /// no cap.
+    pub fn budget_day_events(mut self, events: u64) -> Self {
+        self.config.budget.day_events = Some(events);
+        self
+    }
+
+    /// How far past a cap (percent of it) shedding is gradual: the first half drops TRACE
+    /// and DEBUG, the second also samples INFO and WARN (ERROR kept); past it, everything
+    /// is dropped. Default 10; 0 drops everything at the cap.
+    pub fn budget_overdraft_percent(mut self, percent: u64) -> Self {
+        self.config.budget.overdraft_percent = percent;
+        self
+    }
+
+    /// The share of INFO and WARN kept while a budget samples, in percent. Default 10.
+    pub fn budget_sample_percent(mut self, percent: u64) -> Self {
+        self.config.budget.sample_percent = percent;
+        self
+    }
+
+    /// Where the amounts a budget spent are kept across restarts. Default: `budget.json`
+    /// in the spill directory (none without spill).
+    pub fn budget_state_file(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.config.budget.state_file = Some(path.into());
+        self
+    }
+
+    /// The clock the budget reads, in seconds since the Unix epoch. Not API: for tests
+    /// that stand at a day boundary.
+    #[doc(hidden)]
+    pub fn budget_clock(mut self, clock: crate::BudgetClock) -> Self {
+        self.budget_clock = Some(clock);
+        self
+    }
+
+    /// Turns the stall alarm on: health becomes `stalled` (counted in `stalls`, said once
+    /// on stderr, and [`Builder::on_stall`] called) when nothing has been delivered for
+    /// `after` while events keep arriving; it clears when delivery resumes. Default: off.
+    pub fn stall_after(mut self, after: Duration) -> Self {
+        self.config.observe.stall_after = Some(after);
+        self
+    }
+
+    /// Called once when a stall begins and once when it ends (on a logship thread: what it
+    /// logs is not shipped). Needs [`Builder::stall_after`].
+    pub fn on_stall(mut self, f: impl Fn(&crate::StallAlarm) + Send + Sync + 'static) -> Self {
+        self.on_stall = Some(Arc::new(f));
+        self
+    }
+
+    /// How often the counters are handed to the `metrics` recorder (the `metrics`
+    /// feature). Default 1 s.
+    pub fn metrics_interval(mut self, every: Duration) -> Self {
+        self.config.observe.metrics_interval = every;
         self
     }
 

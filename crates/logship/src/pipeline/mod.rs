@@ -104,9 +104,7 @@ impl Logship {
         if shared.control.admit_record(&record, &shared.counters) != Verdict::Keep {
             return Err(Rejected::Suppressed);
         }
-        self.inner
-            .queue
-            .push(&shared.memory, &shared.counters, record)
+        self.enqueue(record)
     }
 
     /// Pushes a record of an integration that [`Logship::admit`] let through before it
@@ -119,9 +117,7 @@ impl Logship {
         if !shared.control.admit_built(&record, &shared.counters) {
             return Err(Rejected::Suppressed);
         }
-        self.inner
-            .queue
-            .push(&shared.memory, &shared.counters, record)
+        self.enqueue(record)
     }
 
     /// Counts (and tells once) a call after shutdown began.
@@ -143,6 +139,48 @@ impl Logship {
     pub(crate) fn admit<'a>(&self, level: Level, site: impl FnOnce() -> Site<'a>) -> bool {
         let shared = &self.inner.shared;
         shared.control.admit(level, site, &shared.counters)
+    }
+
+    /// Hands an admitted record to the queue, through the volume budget when one is set
+    /// (a record the queue then refuses is refunded, so the budget's count stays exact).
+    fn enqueue(&self, record: Record) -> Result<(), Rejected> {
+        let shared = &self.inner.shared;
+        let Some(budget) = &shared.budget else {
+            return self
+                .inner
+                .queue
+                .push(&shared.memory, &shared.counters, record);
+        };
+        let bytes = record.size() as u64;
+        if !budget.admit(record.level(), bytes, &shared.counters) {
+            return Err(Rejected::OverBudget);
+        }
+        let pushed = self
+            .inner
+            .queue
+            .push(&shared.memory, &shared.counters, record);
+        if pushed.is_err() {
+            budget.refund(bytes);
+        }
+        if budget.has_notices() {
+            self.ship_notices();
+        }
+        pushed
+    }
+
+    /// Queues the budget's waiting notices, as far as there is room (the rest wait).
+    pub(crate) fn ship_notices(&self) {
+        let shared = &self.inner.shared;
+        if let Some(budget) = &shared.budget {
+            budget.ship_notices(&|r| {
+                self.inner.queue.push_notice(
+                    &shared.memory,
+                    &shared.counters,
+                    &shared.counters.budget_notices,
+                    r,
+                )
+            });
+        }
     }
 
     /// Refuses (and counts) a log call while the queue is known to be full, before the
@@ -230,6 +268,9 @@ impl Logship {
         let deadline = started + timeout;
         let shared = &self.inner.shared;
         shared.closed.store(true, Ordering::Release);
+        if let Some(budget) = &shared.budget {
+            budget.save(&shared.reporter);
+        }
         self.inner.pool.wake_watch();
         let _ = self.inner.control.send(Control::Shutdown);
         if let Some(spill) = &shared.spill {
@@ -285,7 +326,9 @@ impl Logship {
             stats,
             elapsed: started.elapsed(),
         };
-        if !report.complete {
+        // Events the volume budget held back are the user's policy, not a loss, but
+        // they are said too.
+        if !report.complete || report.stats.over_budget() > 0 {
             shared.reporter.notice(&describe_loss(&report));
         }
         let _ = self.inner.report.set(report.clone());
@@ -338,6 +381,15 @@ fn describe_loss(report: &ShutdownReport) -> String {
     }
     if s.dropped_closed > 0 {
         parts.push(format!("{} dropped after shutdown began", s.dropped_closed));
+    }
+    if s.over_budget() > 0 {
+        parts.push(format!(
+            "{} held back by the volume budget ({} TRACE/DEBUG, {} sampled out, {} past the overdraft)",
+            s.over_budget(),
+            s.budget_dropped_level,
+            s.budget_sampled_out,
+            s.budget_dropped
+        ));
     }
     if s.events_failed > 0 {
         parts.push(format!(

@@ -85,6 +85,19 @@ impl Builder {
             }
             None => (None, None),
         };
+        let budget = config.budget.is_enabled().then(|| {
+            let file = config.budget.state_file.clone().or_else(|| {
+                spill
+                    .as_ref()
+                    .and_then(|s| s.dir())
+                    .map(|d| d.join(crate::budget::STATE_FILE))
+            });
+            let clock = self
+                .budget_clock
+                .clone()
+                .unwrap_or_else(crate::budget::system_clock);
+            crate::budget::Budget::start(config.budget.clone(), file, clock, &reporter)
+        });
         let shared = Arc::new(Shared {
             counters: Default::default(),
             reporter,
@@ -98,6 +111,8 @@ impl Builder {
             told_closed: Default::default(),
             redaction,
             control: crate::control::Control::new(&config.control),
+            budget,
+            stalled: Default::default(),
         });
         let mut pool = Pool::new(Limiter::new(
             config.max_in_flight,
@@ -187,9 +202,39 @@ impl Builder {
                 None => false,
             }));
         }
+        start_observer(&logship, &config, self.on_stall)?;
         let guard = logship.guard();
         Ok((logship, guard))
     }
+}
+
+/// Starts the observer thread (budget windows and state, stall alarm, metrics) when
+/// anything needs it. It holds the pipeline weakly, so it never keeps it alive.
+fn start_observer(
+    logship: &Logship,
+    config: &crate::Config,
+    on_stall: Option<crate::StallCallback>,
+) -> Result<(), BuildError> {
+    let (stats_of, notices_of) = (
+        Arc::downgrade(&logship.inner),
+        Arc::downgrade(&logship.inner),
+    );
+    let observer = crate::observe::Observer {
+        shared: logship.inner.shared.clone(),
+        stats: Box::new(move || stats_of.upgrade().map(|inner| Logship { inner }.stats())),
+        ship_notices: Box::new(move || {
+            if let Some(inner) = notices_of.upgrade() {
+                Logship { inner }.ship_notices();
+            }
+        }),
+        stall_after: config.observe.stall_after,
+        on_stall,
+        metrics_interval: cfg!(feature = "metrics").then_some(config.observe.metrics_interval),
+    };
+    if observer.is_needed() {
+        spawn("logship-observer".into(), move || observer.run())?;
+    }
+    Ok(())
 }
 
 /// Starts one of the pipeline's threads (see `threads::spawn`).

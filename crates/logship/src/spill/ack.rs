@@ -80,24 +80,30 @@ pub(crate) fn store(
     for (id, e) in entries {
         text.push_str(&format!("{id} {} {}\n", e.frames, e.offset));
     }
-    let tmp = dir.join(ACK_TMP);
+    write_durably(&dir.join(ACK_TMP), &dir.join(ACK_FILE), text.as_bytes())?;
+    sync_dir(dir)
+}
+
+/// Replaces `target` with `bytes` atomically: written to `tmp` (owner-only, 0600),
+/// `sync_all`, renamed over `target`; `tmp` is removed on failure. The caller syncs the
+/// directory (see [`sync_dir`]) when the rename itself must survive a crash.
+pub(crate) fn write_durably(tmp: &Path, target: &Path, bytes: &[u8]) -> io::Result<()> {
     let result = (|| {
         let mut f = OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(true)
             .mode(0o600)
-            .open(&tmp)?;
-        f.write_all(text.as_bytes())?;
+            .open(tmp)?;
+        f.write_all(bytes)?;
         f.sync_all()?;
         drop(f);
-        std::fs::rename(&tmp, dir.join(ACK_FILE))
+        std::fs::rename(tmp, target)
     })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
+    if result.is_err() {
+        let _ = std::fs::remove_file(tmp);
     }
-    sync_dir(dir)
+    result
 }
 
 /// Makes renames, creations and removals in `dir` durable.

@@ -44,6 +44,12 @@ impl SpillHandle {
         }
     }
 
+    /// The spill's directory (`None` once closed). The budget keeps its state file
+    /// there.
+    pub(crate) fn dir(&self) -> Option<std::path::PathBuf> {
+        self.lock().as_ref().ok().map(|s| s.dir().to_path_buf())
+    }
+
     fn lock(&self) -> MutexGuard<'_, Result<Spill, Closed>> {
         self.spill.lock().unwrap_or_else(|e| e.into_inner())
     }

@@ -22,7 +22,7 @@
 //! delete a segment before its acknowledgement is durable; or hold a whole segment in
 //! memory.
 
-mod ack;
+pub(crate) mod ack;
 mod count;
 #[cfg(feature = "fuzzing")]
 pub(crate) mod fuzzing;
@@ -192,6 +192,11 @@ impl std::fmt::Debug for Spill {
 }
 
 impl Spill {
+    /// The directory this spill lives in.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// Opens (creating if needed) and locks the directory, and picks up segments and
     /// progress left by an earlier run. Segments with a damaged header are quarantined,
     /// never a reason to fail. Only headers are read: the records of existing segments are

@@ -16,14 +16,22 @@
 
 pub(crate) use super::key::{Key, Kind, When};
 
+mod budget;
 mod control;
 mod delivery;
+mod observe;
 mod privacy;
 
 /// The groups of rows, in the order `config check` and `config example` show them. A new
 /// concern gets its own file and one entry here, so that no file of the table grows past
 /// what one reader can hold.
-const GROUPS: &[&[Key]] = &[delivery::DELIVERY, privacy::PRIVACY, control::CONTROL];
+const GROUPS: &[&[Key]] = &[
+    delivery::DELIVERY,
+    privacy::PRIVACY,
+    control::CONTROL,
+    budget::BUDGET,
+    observe::OBSERVE,
+];
 
 /// Every key, in the order `config check` and `config example` show them.
 pub(crate) fn all() -> impl Iterator<Item = &'static Key> {

@@ -222,6 +222,33 @@ const EVERY_KEY: &[(&str, &str, &str, Check)] = &[
         !c.control.sample_by_trace
     }),
     ("drop_notices", "true", "true", |c| c.control.drop_notices),
+    ("budget_hour_bytes", "5000", "5000", |c| {
+        c.budget.hour_bytes == Some(5000)
+    }),
+    ("budget_day_bytes", "6000", "6000", |c| {
+        c.budget.day_bytes == Some(6000)
+    }),
+    ("budget_hour_events", "70", "70", |c| {
+        c.budget.hour_events == Some(70)
+    }),
+    ("budget_day_events", "80", "80", |c| {
+        c.budget.day_events == Some(80)
+    }),
+    ("budget_overdraft_percent", "0", "0", |c| {
+        c.budget.overdraft_percent == 0
+    }),
+    ("budget_sample_percent", "25", "25", |c| {
+        c.budget.sample_percent == 25
+    }),
+    ("budget_state_file", "\"/tmp/b.json\"", "/tmp/b.json", |c| {
+        c.budget.state_file == Some(PathBuf::from("/tmp/b.json"))
+    }),
+    ("stall_after_ms", "2500", "2500", |c| {
+        c.observe.stall_after == Some(Duration::from_millis(2500))
+    }),
+    ("metrics_interval_ms", "300", "300", |c| {
+        c.observe.metrics_interval == Duration::from_millis(300)
+    }),
 ];
 
 #[test]
