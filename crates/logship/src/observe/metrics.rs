@@ -73,6 +73,15 @@ pub fn export(stats: &Stats) {
             }
             // `spill_unavailable` with a reason.
             serde_json::Value::String(_) => metrics::gauge!(name).set(1.0),
+            // A count per rule (`redactions`): one counter, labelled `rule`.
+            serde_json::Value::Object(per_rule) => {
+                for (rule, n) in per_rule {
+                    if let Some(n) = n.as_u64() {
+                        metrics::describe_counter!(name.clone(), unit, "logship stats() field");
+                        metrics::counter!(name.clone(), "rule" => rule).absolute(n);
+                    }
+                }
+            }
             _ => {}
         }
     }
