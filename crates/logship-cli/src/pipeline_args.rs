@@ -307,6 +307,16 @@ pub struct PipelineArgs {
     #[arg(long, value_name = "N")]
     pub budget_day_events: Option<u64>,
 
+    /// One level's own cap of event bytes per clock hour (UTC), as level=bytes,
+    /// comma-separated (repeatable), e.g. debug=100000000: past it that level is dropped,
+    /// counted; the others go on. [default: none]
+    #[arg(long, value_name = "LEVEL=BYTES,...")]
+    pub budget_level_hour_bytes: Vec<String>,
+
+    /// One level's own cap of event bytes per UTC day, as level=bytes. [default: none]
+    #[arg(long, value_name = "LEVEL=BYTES,...")]
+    pub budget_level_day_bytes: Vec<String>,
+
     /// Past a budget's cap, shed gradually over this share of it before dropping all.
     /// [default: 10]
     #[arg(long, value_name = "PERCENT")]
@@ -614,6 +624,12 @@ impl PipelineArgs {
     /// file or environment; items are checked by the library, which names a bad one.
     fn apply_control(&self, builder: Builder) -> Builder {
         let mut config = builder.config().clone();
+        if !self.budget_level_hour_bytes.is_empty() {
+            config.budget.level_hour_bytes = split_items(&self.budget_level_hour_bytes);
+        }
+        if !self.budget_level_day_bytes.is_empty() {
+            config.budget.level_day_bytes = split_items(&self.budget_level_day_bytes);
+        }
         let control = &mut config.control;
         if !self.burst_limits.is_empty() {
             control.burst_limits = split_items(&self.burst_limits);

@@ -107,7 +107,11 @@
 //! these is counted ([`Stats::over_budget`]), is not a loss (the user asked for it) and
 //! is named in the shutdown report and the CLI summary. What was spent survives restarts
 //! in `budget.json` beside the spill; a corrupt file is said once and the budget starts
-//! fresh. [`Builder::stall_after`] turns on the stall alarm: [`Health::Stalled`] and one
+//! fresh. A level can also have caps of its own ([`Builder::budget_level_day_bytes`],
+//! keys `budget_level_hour_bytes` / `budget_level_day_bytes`, `level=bytes` items): past
+//! one, that level's events are dropped (counted in `budget_dropped_level`) while the
+//! other levels go on; these caps send no notice of their own.
+//! [`Builder::stall_after`] turns on the stall alarm: [`Health::Stalled`] and one
 //! [`Builder::on_stall`] call when nothing is delivered for that long while events wait,
 //! one more when delivery resumes (docs/metrics.md).
 //!

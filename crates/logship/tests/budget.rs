@@ -1,6 +1,6 @@
 //! Volume budgets (issue 17 part 3), end to end over loopback HTTP to the strict intake:
 //! exact accounting when many threads cross a cap at once, DEBUG shed first, the amount
-//! spent surviving a restart, a corrupt state file, and a UTC day boundary (the clock is
+//! spent surviving a restart, a level's own cap, a corrupt state file, and a UTC day boundary (the clock is
 //! injected, never slept on).
 
 mod common;
@@ -281,4 +281,54 @@ fn an_out_of_range_budget_setting_fails_the_build_naming_the_key() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("budget_day_events"), "{err}");
+}
+
+#[test]
+fn a_level_cap_of_its_own_drops_that_level_only_and_survives_a_restart() {
+    let intake = intake();
+    let spill = TempDir::new("budget-level");
+    let (_, clock) = clock(BEFORE_MIDNIGHT - 1800);
+    let start = |clock: logship::BudgetClock| {
+        builder(&intake)
+            .spill(true)
+            .spill_dir(spill.path())
+            .budget_level_day_bytes(Level::Debug, 4096)
+            .budget_clock(clock)
+            .build()
+            .unwrap()
+    };
+    let (logship, guard) = start(clock.clone());
+    let mut refused_debug = 0;
+    for i in 0..200 {
+        if logship.push(event(Level::Debug, i)) == Err(Rejected::OverBudget) {
+            refused_debug += 1;
+        }
+        assert_eq!(logship.push(event(Level::Info, 1000 + i)), Ok(()));
+    }
+    logship.flush(WAIT).unwrap();
+    let s = logship.stats();
+    assert!(refused_debug > 0 && refused_debug < 200, "{refused_debug}");
+    assert_eq!(s.budget_dropped_level, refused_debug);
+    assert_eq!(s.budget_dropped + s.budget_sampled_out, 0, "{s:?}");
+    assert_accounted(&s, 400);
+    let events = user_events(&intake);
+    let debug = events.iter().filter(|e| e["level"] == "DEBUG").count() as u64;
+    let info = events.iter().filter(|e| e["level"] == "INFO").count();
+    assert_eq!(
+        (debug, info),
+        (200 - refused_debug, 200),
+        "INFO is never capped"
+    );
+    drop(guard);
+    drop(logship);
+    assert!(spill.path().join("budget.json").exists());
+
+    // Restarted within the same day: DEBUG is still over its own cap.
+    let (again, _guard) = start(clock);
+    assert_eq!(
+        again.push(event(Level::Debug, 9999)),
+        Err(Rejected::OverBudget)
+    );
+    assert_eq!(again.push(event(Level::Info, 9998)), Ok(()));
+    assert_eq!(again.stats().budget_dropped_level, 1);
 }

@@ -129,9 +129,9 @@ impl Budget {
     }
 
     /// Gives back the charge of an admitted event that the queue refused.
-    pub(crate) fn refund(&self, bytes: u64) {
+    pub(crate) fn refund(&self, level: Level, bytes: u64) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.refund(bytes);
+        state.refund(level, bytes);
     }
 
     /// Whether 80 % or more of a cap is spent in its current window.

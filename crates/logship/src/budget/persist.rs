@@ -76,9 +76,19 @@ mod tests {
             day_bytes: 20,
             hour_events: 1,
             day_events: 2,
+            level_hour_bytes: [0, 5, 0, 0, 0],
+            level_day_bytes: [0, 9, 1, 0, 0],
         };
         save(&path, &spent).unwrap();
         assert_eq!(load(&path).unwrap(), Some(spent));
+        // A file of the version before per-level caps reads with zeros for them.
+        fs::write(
+            &path,
+            r#"{"version":1,"hour":7,"day":3,"hour_bytes":10,"day_bytes":20,"hour_events":1,"day_events":2}"#,
+        )
+        .unwrap();
+        let old = load(&path).unwrap().unwrap();
+        assert_eq!((old.hour_bytes, old.level_day_bytes), (10, [0; 5]));
         assert_eq!(fs::read_dir(&d).unwrap().count(), 1);
         let _ = fs::remove_dir_all(&d);
     }

@@ -6,6 +6,7 @@
 //! lock and no file: the time is an argument, given in seconds since the Unix epoch. The
 //! windows are UTC clock hours and UTC days. Must never: read a clock, do I/O or panic.
 
+use crate::config::budget::LevelCaps;
 use crate::config::BudgetConfig;
 use crate::record::Level;
 
@@ -99,6 +100,12 @@ pub(crate) struct Spent {
     pub day_bytes: u64,
     pub hour_events: u64,
     pub day_events: u64,
+    /// Bytes of each level (indexed like `Level::ALL`) this hour and this day, for the
+    /// per-level caps (absent in files of earlier versions: zero).
+    #[serde(default)]
+    pub level_hour_bytes: [u64; 5],
+    #[serde(default)]
+    pub level_day_bytes: [u64; 5],
 }
 
 impl Spent {
@@ -116,6 +123,8 @@ impl Spent {
 #[derive(Debug)]
 pub(crate) struct State {
     config: BudgetConfig,
+    /// Each level's own caps (`budget_level_*_bytes`).
+    levels: LevelCaps,
     spent: Spent,
     /// Per cap: the highest threshold (`WARN_AT`, `FULL`) already announced this window.
     announced: [u64; 4],
@@ -127,8 +136,11 @@ impl State {
     /// A budget with `spent` carried over (from the state file); amounts of windows other
     /// than the one `now` is in are dropped at the first event.
     pub(crate) fn new(config: BudgetConfig, spent: Spent, now_secs: u64) -> State {
+        // Checked when the pipeline was built; a bad item there never gets this far.
+        let levels = config.level_caps().unwrap_or_default();
         let mut state = State {
             config,
+            levels,
             spent,
             announced: [0; 4],
             sample_acc: 0,
@@ -161,6 +173,7 @@ impl State {
             self.spent.hour = hour;
             self.spent.hour_bytes = 0;
             self.spent.hour_events = 0;
+            self.spent.level_hour_bytes = [0; 5];
             changed = true;
             for (i, cap) in Cap::ALL.iter().enumerate() {
                 if cap.is_hourly() {
@@ -172,6 +185,7 @@ impl State {
             self.spent.day = day;
             self.spent.day_bytes = 0;
             self.spent.day_events = 0;
+            self.spent.level_day_bytes = [0; 5];
             changed = true;
             for (i, cap) in Cap::ALL.iter().enumerate() {
                 if !cap.is_hourly() {
@@ -209,7 +223,10 @@ impl State {
         self.roll(now_secs);
         let share = self.highest_share();
         let overdraft = self.config.overdraft_percent * 10;
-        let verdict = if share < FULL {
+        let verdict = if self.over_level_cap(level) {
+            // The level's own cap: only this level goes, whatever the pipeline's share.
+            Verdict::DropLevel
+        } else if share < FULL {
             Verdict::Admit
         } else if share >= FULL + overdraft {
             Verdict::Drop
@@ -231,14 +248,29 @@ impl State {
             self.spent.day_bytes += bytes;
             self.spent.hour_events += 1;
             self.spent.day_events += 1;
+            let i = level as usize;
+            self.spent.level_hour_bytes[i] += bytes;
+            self.spent.level_day_bytes[i] += bytes;
             *crossed = self.announce();
         }
         verdict
     }
 
-    /// Gives back what an admitted event was charged (the queue refused it after all).
-    pub(crate) fn refund(&mut self, bytes: u64) {
+    /// Whether `level` has spent its own hourly or daily cap.
+    fn over_level_cap(&self, level: Level) -> bool {
+        let i = level as usize;
+        let over = |cap: Option<u64>, spent: u64| cap.is_some_and(|cap| spent >= cap);
+        over(self.levels.hour[i], self.spent.level_hour_bytes[i])
+            || over(self.levels.day[i], self.spent.level_day_bytes[i])
+    }
+
+    /// Gives back what an admitted event of `level` was charged (the queue refused it
+    /// after all).
+    pub(crate) fn refund(&mut self, level: Level, bytes: u64) {
         let s = &mut self.spent;
+        let i = level as usize;
+        s.level_hour_bytes[i] = s.level_hour_bytes[i].saturating_sub(bytes);
+        s.level_day_bytes[i] = s.level_day_bytes[i].saturating_sub(bytes);
         s.hour_bytes = s.hour_bytes.saturating_sub(bytes);
         s.day_bytes = s.day_bytes.saturating_sub(bytes);
         s.hour_events = s.hour_events.saturating_sub(1);

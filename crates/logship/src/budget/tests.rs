@@ -137,7 +137,64 @@ fn a_byte_cap_counts_bytes_and_a_refund_gives_them_back() {
     };
     let mut s = State::new(config, Spent::default(), BEFORE_MIDNIGHT);
     assert_eq!(run(&mut s, BEFORE_MIDNIGHT, Level::Info, 12), [10, 0, 0, 2]);
-    s.refund(100);
+    s.refund(Level::Info, 100);
     assert_eq!(s.spent().hour_bytes, 900);
     assert_eq!(run(&mut s, BEFORE_MIDNIGHT, Level::Info, 2), [1, 0, 0, 1]);
+}
+
+#[test]
+fn a_level_cap_drops_only_its_level_and_resets_with_its_window() {
+    let config = BudgetConfig {
+        level_hour_bytes: vec!["debug=1024".into()],
+        level_day_bytes: vec!["info=2048".into()],
+        ..BudgetConfig::default()
+    };
+    let mut s = State::new(config, Spent::default(), BEFORE_MIDNIGHT);
+    // 100-byte events: DEBUG ships until it has spent its 1024 bytes this hour (11
+    // events reach 1100), then only DEBUG is dropped; INFO and ERROR go on.
+    assert_eq!(
+        run(&mut s, BEFORE_MIDNIGHT, Level::Debug, 20),
+        [11, 9, 0, 0]
+    );
+    assert_eq!(
+        run(&mut s, BEFORE_MIDNIGHT, Level::Error, 50),
+        [50, 0, 0, 0]
+    );
+    assert_eq!(run(&mut s, BEFORE_MIDNIGHT, Level::Info, 30), [21, 9, 0, 0]);
+    // A refused DEBUG event gives its bytes back to its level.
+    s.refund(Level::Debug, 200);
+    assert_eq!(run(&mut s, BEFORE_MIDNIGHT, Level::Debug, 3), [2, 1, 0, 0]);
+    // The spent amounts survive a restart.
+    let mut again = State::new(s.config.clone(), s.spent(), BEFORE_MIDNIGHT);
+    assert_eq!(
+        run(&mut again, BEFORE_MIDNIGHT, Level::Debug, 1),
+        [0, 1, 0, 0]
+    );
+    // A new hour (and day) starts both levels afresh.
+    let next = BEFORE_MIDNIGHT + 60;
+    assert_eq!(run(&mut again, next, Level::Debug, 1), [1, 0, 0, 0]);
+    assert_eq!(run(&mut again, next, Level::Info, 1), [1, 0, 0, 0]);
+}
+
+#[test]
+fn level_cap_items_are_checked_and_name_the_key() {
+    for (items, key) in [
+        (vec!["loud=5000"], "budget_level_hour_bytes"),
+        (vec!["debug=10"], "budget_level_hour_bytes"),
+        (vec!["debug"], "budget_level_hour_bytes"),
+    ] {
+        let config = BudgetConfig {
+            level_hour_bytes: items.iter().map(|s| s.to_string()).collect(),
+            ..BudgetConfig::default()
+        };
+        let err = config.validate().unwrap_err().to_string();
+        assert!(err.contains(key), "{err}");
+        assert!(err.contains("debug=100000000"), "names the fix: {err}");
+    }
+    let fine = BudgetConfig {
+        level_day_bytes: vec!["WARN = 4096".into()],
+        ..BudgetConfig::default()
+    };
+    assert!(fine.validate().is_ok());
+    assert!(fine.is_enabled());
 }

@@ -7,6 +7,8 @@
 //! behaves exactly as before. Nothing here may hold a secret.
 
 use std::path::PathBuf;
+
+use crate::error::ConfigError;
 use std::time::Duration;
 
 /// Volume budgets: caps on what the pipeline ships per hour and per day (keys
@@ -32,6 +34,12 @@ pub struct BudgetConfig {
     /// spill directory (none when spill is off or unavailable: the budget then starts
     /// fresh on each start).
     pub state_file: Option<PathBuf>,
+    /// Caps of one level's own bytes per clock hour (UTC), as `level=bytes` items
+    /// (`["debug=100000000"]`): past it, that level's events are dropped
+    /// (`budget_dropped_level`) while the other levels go on. Default: none.
+    pub level_hour_bytes: Vec<String>,
+    /// Caps of one level's own bytes per UTC day, like `level_hour_bytes`. Default: none.
+    pub level_day_bytes: Vec<String>,
 }
 
 impl Default for BudgetConfig {
@@ -44,6 +52,8 @@ impl Default for BudgetConfig {
             overdraft_percent: 10,
             sample_percent: 10,
             state_file: None,
+            level_hour_bytes: Vec::new(),
+            level_day_bytes: Vec::new(),
         }
     }
 }
@@ -55,7 +65,53 @@ impl BudgetConfig {
             || self.day_bytes.is_some()
             || self.hour_events.is_some()
             || self.day_events.is_some()
+            || !self.level_hour_bytes.is_empty()
+            || !self.level_day_bytes.is_empty()
     }
+
+    /// Each level's own hourly and daily byte caps (`None`: no cap of its own).
+    pub(crate) fn level_caps(&self) -> Result<LevelCaps, ConfigError> {
+        Ok(LevelCaps {
+            hour: level_caps("budget_level_hour_bytes", &self.level_hour_bytes)?,
+            day: level_caps("budget_level_day_bytes", &self.level_day_bytes)?,
+        })
+    }
+
+    /// Checks the per-level items (called by `Config::validate`).
+    pub(crate) fn validate(&self) -> Result<(), ConfigError> {
+        self.level_caps().map(|_| ())
+    }
+}
+
+/// Per-level byte caps, indexed like `Level::ALL`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LevelCaps {
+    pub hour: [Option<u64>; 5],
+    pub day: [Option<u64>; 5],
+}
+
+fn level_caps(key: &'static str, items: &[String]) -> Result<[Option<u64>; 5], ConfigError> {
+    let fix = format!("write {key} = [\"debug=100000000\"] (a level, then bytes)");
+    let mut out = [None; 5];
+    for item in items {
+        let level = super::control::parse_level(key, item, &fix)?;
+        let bytes = item
+            .split_once('=')
+            .and_then(|(_, n)| n.trim().parse::<u64>().ok())
+            .filter(|n| (1024..=1 << 50).contains(n));
+        match bytes {
+            Some(n) => out[level] = Some(n),
+            None => {
+                return Err(ConfigError::new(
+                    key,
+                    item,
+                    "needs level=bytes, a whole number of bytes from 1024 to 2^50",
+                )
+                .fix(fix))
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Watching the shipper itself: the stall alarm and the `metrics` export (keys `stall_*`,

@@ -62,7 +62,8 @@ pub(crate) fn level_index(level: Level) -> usize {
     level as usize
 }
 
-fn parse_level(key: &'static str, item: &str, fix: &str) -> Result<usize, ConfigError> {
+/// The level an item `level=...` starts with, as its index in [`Level::ALL`].
+pub(crate) fn parse_level(key: &'static str, item: &str, fix: &str) -> Result<usize, ConfigError> {
     let name = item.split('=').next().unwrap_or("").trim();
     Level::ALL
         .iter()

@@ -180,6 +180,8 @@ pub fn example_toml(vendor: Vendor) -> String {
     out.push_str("# then everything is dropped; each counted in stats().\n");
     out.push_str("# budget_hour_bytes = 500000000\n# budget_day_bytes = 5000000000\n");
     out.push_str("# budget_hour_events = 1000000\n# budget_day_events = 10000000\n");
+    out.push_str("# budget_level_hour_bytes = [\"debug=100000000\"]    # one level's own cap\n");
+    out.push_str("# budget_level_day_bytes = [\"debug=1000000000\"]\n");
     defaults(
         &mut out,
         &["budget_overdraft_percent", "budget_sample_percent"],

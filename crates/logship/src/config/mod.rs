@@ -27,7 +27,7 @@
 //! add a level of nesting for users. The key names (TOML, `LOGSHIP_*`, log4rs) are the
 //! same as before grouping: `splunk_index` is `config.splunk.index`.
 
-mod budget;
+pub(crate) mod budget;
 pub(crate) mod control;
 pub(crate) mod dd_env;
 pub(crate) mod elasticsearch;

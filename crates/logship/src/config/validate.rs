@@ -57,6 +57,7 @@ impl Config {
         }
         self.validate_ranges()?;
         self.control.validate()?;
+        self.budget.validate()?;
         if self.retry_max_backoff < self.retry_initial_backoff {
             return Err(ConfigError::new(
                 "retry_max_backoff_ms",

@@ -352,6 +352,27 @@ impl Builder {
         self
     }
 
+    /// Caps one level's own event bytes per clock hour (UTC), on top of the pipeline's
+    /// caps: past it, events of that level are dropped (`budget_dropped_level`) while the
+    /// other levels go on. Repeatable, one call per level. Default: none.
+    pub fn budget_level_hour_bytes(mut self, level: crate::Level, bytes: u64) -> Self {
+        self.config
+            .budget
+            .level_hour_bytes
+            .push(format!("{}={bytes}", level.as_str()));
+        self
+    }
+
+    /// Caps one level's own event bytes per UTC day, like
+    /// [`Builder::budget_level_hour_bytes`]. Default: none.
+    pub fn budget_level_day_bytes(mut self, level: crate::Level, bytes: u64) -> Self {
+        self.config
+            .budget
+            .level_day_bytes
+            .push(format!("{}={bytes}", level.as_str()));
+        self
+    }
+
     /// Caps the event bytes shipped per clock hour (UTC). Default: no cap. At 80 % one
     /// `budget_warning` event ships and health becomes `budget_warning`; past 100 % TRACE
     /// and DEBUG go first, then INFO and WARN are sampled, then everything is dropped

@@ -152,7 +152,8 @@ impl Logship {
                 .push(&shared.memory, &shared.counters, record);
         };
         let bytes = record.size() as u64;
-        if !budget.admit(record.level(), bytes, &shared.counters) {
+        let level = record.level();
+        if !budget.admit(level, bytes, &shared.counters) {
             return Err(Rejected::OverBudget);
         }
         let pushed = self
@@ -160,7 +161,7 @@ impl Logship {
             .queue
             .push(&shared.memory, &shared.counters, record);
         if pushed.is_err() {
-            budget.refund(bytes);
+            budget.refund(level, bytes);
         }
         if budget.has_notices() {
             self.ship_notices();

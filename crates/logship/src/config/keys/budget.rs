@@ -3,9 +3,43 @@
 
 use super::{Key, Kind, When};
 use crate::config::key_parts::*;
+use crate::config::value::list;
+
+const LEVEL_CAPS_HOUR: Kind = Kind::List {
+    item: "level=bytes",
+    fix: "write budget_level_hour_bytes = [\"debug=100000000\"]",
+};
+const LEVEL_CAPS_DAY: Kind = Kind::List {
+    item: "level=bytes",
+    fix: "write budget_level_day_bytes = [\"debug=1000000000\"]",
+};
 
 /// The budget keys (`config.budget`).
 pub(super) const BUDGET: &[Key] = &[
+    Key {
+        name: "budget_level_hour_bytes",
+        kind: LEVEL_CAPS_HOUR,
+        vendor_env: false,
+        when: When::Always,
+        java: None,
+        builder: "`budget_level_hour_bytes` / `--budget-level-hour-bytes debug=100000000,...`",
+        default: "none",
+        doc: "one level's own cap of event bytes per clock hour (UTC), as `level=bytes`; past it that level is dropped (counted), the others go on",
+        set: |c, v| c.budget.level_hour_bytes = v.list(),
+        get: |c| list(&c.budget.level_hour_bytes),
+    },
+    Key {
+        name: "budget_level_day_bytes",
+        kind: LEVEL_CAPS_DAY,
+        vendor_env: false,
+        when: When::Always,
+        java: None,
+        builder: "`budget_level_day_bytes` / `--budget-level-day-bytes debug=1000000000,...`",
+        default: "none",
+        doc: "one level's own cap of event bytes per UTC day, as `level=bytes`",
+        set: |c, v| c.budget.level_day_bytes = v.list(),
+        get: |c| list(&c.budget.level_day_bytes),
+    },
     Key {
         name: "budget_hour_bytes",
         kind: int(1024, 1 << 50, BYTES),

@@ -222,6 +222,18 @@ const EVERY_KEY: &[(&str, &str, &str, Check)] = &[
         !c.control.sample_by_trace
     }),
     ("drop_notices", "true", "true", |c| c.control.drop_notices),
+    (
+        "budget_level_hour_bytes",
+        "[\"debug=4096\"]",
+        "debug=4096",
+        |c| c.budget.level_hour_bytes == ["debug=4096"],
+    ),
+    (
+        "budget_level_day_bytes",
+        "[\"info=8192\"]",
+        "info=8192",
+        |c| c.budget.level_day_bytes == ["info=8192"],
+    ),
     ("budget_hour_bytes", "5000", "5000", |c| {
         c.budget.hour_bytes == Some(5000)
     }),
