@@ -83,7 +83,9 @@ pub(crate) fn run(
         match event {
             Event::Record(Some(record)) => {
                 shared.memory.notify_room();
-                add(&shared, &mut batcher, record, now, &mut emit);
+                // Not the `now` read before the wait: a record after a long idle wait
+                // would open a batch already past its linger.
+                add(&shared, &mut batcher, record, Instant::now(), &mut emit);
                 napping = true;
             }
             Event::Nap => {
