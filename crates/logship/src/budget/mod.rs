@@ -53,6 +53,10 @@ pub(crate) struct Budget {
     has_notices: AtomicBool,
     /// A save failed: said once.
     told_save_failed: AtomicBool,
+    /// Held for a whole save, so the save at shutdown waits for one the observer thread
+    /// has begun (it would otherwise see nothing new and return while the file still holds
+    /// the old state).
+    saving: Mutex<()>,
 }
 
 /// The real clock.
@@ -98,6 +102,7 @@ impl Budget {
             notices: Mutex::new(Vec::new()),
             has_notices: AtomicBool::new(false),
             told_save_failed: AtomicBool::new(false),
+            saving: Mutex::new(()),
         }
     }
 
@@ -177,6 +182,7 @@ impl Budget {
         let Some(path) = &self.file else {
             return;
         };
+        let _one_at_a_time = self.saving.lock().unwrap_or_else(|e| e.into_inner());
         if !self.dirty.swap(false, Ordering::Relaxed) {
             return;
         }
@@ -227,4 +233,54 @@ fn notice(c: Crossed) -> Record {
     r.field("logship.limit", c.limit);
     r.field("logship.spent", c.spent);
     r
+}
+
+#[cfg(test)]
+mod save_tests {
+    use super::*;
+
+    /// 2026-12-01 23:59:00 UTC.
+    const BEFORE_MIDNIGHT: u64 = 1_796_169_540;
+
+    #[test]
+    fn the_save_at_shutdown_waits_for_one_the_observer_has_begun() {
+        // The observer's save clears `dirty` before it writes; a second save that ran past
+        // it would return at once, before the file holds what was spent.
+        let dir = std::env::temp_dir().join(format!("logship-budget-race-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("budget.json");
+        let reporter = Reporter::new(false, None);
+        let clock: BudgetClock = Arc::new(|| BEFORE_MIDNIGHT);
+        let budget = Arc::new(Budget::start(
+            BudgetConfig {
+                day_events: Some(10),
+                ..BudgetConfig::default()
+            },
+            Some(file.clone()),
+            clock,
+            &reporter,
+        ));
+        assert!(budget.admit(Level::Info, 100, &Counters::default()));
+        let observer_mid_save = budget.saving.lock().unwrap();
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        let shutdown = {
+            let budget = Arc::clone(&budget);
+            std::thread::spawn(move || {
+                budget.save(&Reporter::new(false, None));
+                done_tx.send(()).unwrap();
+            })
+        };
+        assert!(
+            done_rx
+                .recv_timeout(std::time::Duration::from_millis(100))
+                .is_err(),
+            "the second save returned while the first was still writing"
+        );
+        drop(observer_mid_save);
+        done_rx.recv().unwrap();
+        shutdown.join().unwrap();
+        assert_eq!(persist::load(&file).unwrap().unwrap().day_events, 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
