@@ -65,13 +65,28 @@ impl Queue {
 
     /// Hands a record to the batcher, reserving its bytes in `memory` and applying the
     /// overflow policy; counts the outcome in `counters`. Never performs I/O.
+    #[cfg(test)]
     pub(crate) fn push(
         &self,
         memory: &Memory,
         counters: &Counters,
         record: Record,
     ) -> Result<(), Rejected> {
-        if self.shed(memory, counters) {
+        self.push_with(memory, counters, record, None)
+    }
+
+    /// [`Queue::push`] with `overflow`, when given, in place of the queue's own policy, for
+    /// a caller that must decide per call (a listener answers 503 rather than wait).
+    pub(crate) fn push_with(
+        &self,
+        memory: &Memory,
+        counters: &Counters,
+        record: Record,
+        overflow: Option<Overflow>,
+    ) -> Result<(), Rejected> {
+        let overflow = overflow.unwrap_or(self.overflow);
+        if matches!(overflow, Overflow::DropNewest) && memory.is_saturated() {
+            refuse(memory, counters, true);
             return Err(Rejected::QueueFull);
         }
         let size = record.size();
@@ -95,7 +110,7 @@ impl Queue {
             }
         };
         let accepted = attempt(&mut slot)
-            || match self.overflow {
+            || match overflow {
                 Overflow::DropNewest => false,
                 Overflow::Block(bound) => {
                     memory.wait_for_room(Instant::now() + bound, || attempt(&mut slot))
@@ -106,7 +121,7 @@ impl Queue {
             Counters::add(&counters.enqueued, 1);
             Ok(())
         } else {
-            let dropping = matches!(self.overflow, Overflow::DropNewest);
+            let dropping = matches!(overflow, Overflow::DropNewest);
             if dropping {
                 memory.mark_saturated(by_bytes.get());
                 // The batcher (or a settled batch) may have made room between the failed

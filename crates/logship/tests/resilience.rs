@@ -87,6 +87,49 @@ fn block_policy_waits_for_room_instead_of_dropping() {
 }
 
 #[test]
+fn push_with_overrides_the_pipelines_policy_for_one_call() {
+    let intake = intake();
+    intake.pause();
+    let (logship, _guard) = builder(&intake)
+        .queue_capacity(4)
+        .max_in_flight(1)
+        .max_batch_records(2)
+        .overflow(logship::Overflow::Block(Duration::from_secs(60)))
+        .build()
+        .unwrap();
+    // Fill the queue behind the held request, without waiting.
+    let mut admitted = 0;
+    while logship
+        .push_with(numbered(admitted), logship::Overflow::DropNewest)
+        .is_ok()
+    {
+        admitted += 1;
+        assert!(admitted < 100, "a queue of 4 took {admitted}");
+    }
+    // The pipeline blocks, but this call refused at once: the intake still holds the
+    // first request, so nothing can have made room.
+    assert!(intake.wait_for_requests(1, WAIT));
+    assert_eq!(logship.stats().dropped_queue_full, 1);
+    // A call that may wait gets in once the intake answers.
+    let waiter = {
+        let logship = logship.clone();
+        std::thread::spawn(move || {
+            logship.push_with(
+                numbered(admitted),
+                logship::Overflow::Block(Duration::from_secs(30)),
+            )
+        })
+    };
+    intake.resume();
+    assert_eq!(waiter.join().unwrap(), Ok(()));
+    logship.flush(WAIT).unwrap();
+    assert_eq!(
+        received_seqs(&intake),
+        (0..=admitted as u64).collect::<Vec<_>>()
+    );
+}
+
+#[test]
 fn several_requests_are_in_flight_at_once() {
     let intake = intake();
     intake.set_delay(Duration::from_millis(200));

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::Sender;
 
 use crate::batch::thread::Control;
+use crate::config::Overflow;
 use crate::control::{Site, Verdict};
 use crate::error::FlushTimeout;
 use crate::queue::{Queue, Rejected};
@@ -32,6 +33,9 @@ pub use builder::Builder;
 /// Printed once per pipeline when an event is logged after it was shut down: most often the
 /// guard was dropped at once (`let (layer, _) = ...` drops it; `_guard` keeps it).
 const CLOSED_NOTICE: &str = "warning: an event was logged after this pipeline shut down (its Guard was dropped, or shutdown was called); it and any later ones are not shipped and are counted as dropped_closed. Keep the guard alive as long as the program logs: `let (layer, _guard) = ...`, not `let (layer, _) = ...`";
+
+/// The longest one call of [`Logship::push_with`] waits for room (as `block_timeout_ms`).
+const MAX_BLOCK: Duration = Duration::from_secs(60);
 
 /// Longest a panic waits for a pipeline's queued events to be delivered (see
 /// `panic_hook`).
@@ -104,7 +108,26 @@ impl Logship {
         if shared.control.admit_record(&record, &shared.counters) != Verdict::Keep {
             return Err(Rejected::Suppressed);
         }
-        self.enqueue(record)
+        self.enqueue(record, None)
+    }
+
+    /// [`Logship::push`] with this call's own overflow policy in place of the pipeline's:
+    /// `Overflow::DropNewest` never waits (a listener answers `503` and the client sends
+    /// again), `Overflow::Block(d)` waits at most `d` (at most 60 s, the builder's limit) for room.
+    /// A refusal is counted in `Stats` like any other.
+    pub fn push_with(&self, record: Record, overflow: Overflow) -> Result<(), Rejected> {
+        if let Some(rejected) = self.refuse_closed() {
+            return Err(rejected);
+        }
+        let shared = &self.inner.shared;
+        if shared.control.admit_record(&record, &shared.counters) != Verdict::Keep {
+            return Err(Rejected::Suppressed);
+        }
+        let overflow = match overflow {
+            Overflow::Block(d) => Overflow::Block(d.min(MAX_BLOCK)),
+            drop => drop,
+        };
+        self.enqueue(record, Some(overflow))
     }
 
     /// Pushes a record of an integration that [`Logship::admit`] let through before it
@@ -117,7 +140,7 @@ impl Logship {
         if !shared.control.admit_built(&record, &shared.counters) {
             return Err(Rejected::Suppressed);
         }
-        self.enqueue(record)
+        self.enqueue(record, None)
     }
 
     /// Counts (and tells once) a call after shutdown began.
@@ -143,13 +166,13 @@ impl Logship {
 
     /// Hands an admitted record to the queue, through the volume budget when one is set
     /// (a record the queue then refuses is refunded, so the budget's count stays exact).
-    fn enqueue(&self, record: Record) -> Result<(), Rejected> {
+    fn enqueue(&self, record: Record, overflow: Option<Overflow>) -> Result<(), Rejected> {
         let shared = &self.inner.shared;
         let Some(budget) = &shared.budget else {
             return self
                 .inner
                 .queue
-                .push(&shared.memory, &shared.counters, record);
+                .push_with(&shared.memory, &shared.counters, record, overflow);
         };
         let bytes = record.size() as u64;
         let level = record.level();
@@ -159,7 +182,7 @@ impl Logship {
         let pushed = self
             .inner
             .queue
-            .push(&shared.memory, &shared.counters, record);
+            .push_with(&shared.memory, &shared.counters, record, overflow);
         if pushed.is_err() {
             budget.refund(level, bytes);
         }
