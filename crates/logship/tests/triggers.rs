@@ -88,6 +88,36 @@ fn linger_sends_a_lone_event_after_linger_and_not_before() {
 }
 
 #[test]
+fn after_an_idle_spell_the_first_event_still_waits_its_linger() {
+    // The batcher waits for records with a timeout; a batch opened by the record that
+    // ends a long wait must start when that record arrived, not when the wait began
+    // (else it is past its linger at once and leaves alone: one request per event).
+    let intake = intake();
+    let linger = Duration::from_millis(300);
+    let (logship, _guard) = builder(&intake)
+        .linger(linger)
+        .max_batch_records(1000)
+        .build()
+        .unwrap();
+    // Idle for longer than the linger: this is the condition under test, not a wait for
+    // something to happen.
+    std::thread::sleep(linger * 3);
+    let logged_at = SystemTime::now();
+    logship.push(rec("first after idle")).unwrap();
+    logship.push(rec("second")).unwrap();
+    assert!(intake.wait_for_events(2, WAIT));
+    let waited = intake.events()[0]
+        .arrival
+        .duration_since(logged_at)
+        .unwrap();
+    assert!(
+        waited >= linger,
+        "arrived after {waited:?}, before linger {linger:?}"
+    );
+    assert_eq!(intake.events_per_request(), vec![2]);
+}
+
+#[test]
 fn an_idle_pipeline_sends_nothing() {
     let intake = intake();
     let (logship, _guard) = builder(&intake).build().unwrap();
