@@ -55,7 +55,7 @@ pub struct ShipArgs {
 
     /// --listen and its options.
     #[command(flatten)]
-    pub listen_args: crate::listen::settings::ListenArgs,
+    pub listen_args: Box<crate::listen::settings::ListenArgs>,
 
     /// How to read a line. [default: text; with --follow, the config file's
     /// `[follow] format`, else text]

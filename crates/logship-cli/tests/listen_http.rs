@@ -58,12 +58,20 @@ impl Listener {
     }
 
     /// SIGTERM; the exit code and stderr.
-    fn stop(mut self) -> (Option<i32>, Vec<String>) {
+    fn stop(&mut self) -> (Option<i32>, Vec<String>) {
         signal(&self.child, "TERM");
         let status = self.child.wait().expect("wait");
         let _ = self.done.send(());
         self.stderr.expect("shipped", WAIT);
         (status.code(), self.stderr.lines())
+    }
+}
+
+impl Drop for Listener {
+    /// A failed test does not leave its listener running.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -135,7 +143,7 @@ const JSON_LAYOUT: &str = "{\r\n  \"instant\" : {\r\n    \"epochSecond\" : 17646
 #[test]
 fn every_body_shape_arrives_with_its_level_logger_thread_and_message() {
     let intake = intake();
-    let l = Listener::start(&intake, &["--no-spill"]);
+    let mut l = Listener::start(&intake, &["--no-spill"]);
     let nd = b"{\"message\":\"nd-1\",\"level\":\"warn\",\"logger\":\"app.db\",\"thread\":\"t1\"}\n{\"message\":\"nd-2\"}\n";
     assert_eq!(
         post(l.port, "/", &[("Content-Type", "application/x-ndjson")], nd).0,
@@ -221,7 +229,7 @@ fn every_body_shape_arrives_with_its_level_logger_thread_and_message() {
 #[test]
 fn malformed_oversized_and_unauthorized_bodies_are_refused_and_nothing_is_lost() {
     let intake = intake();
-    let l = Listener::start(
+    let mut l = Listener::start(
         &intake,
         &[
             "--no-spill",
@@ -336,7 +344,7 @@ fn ids(intake: &Intake) -> BTreeSet<u64> {
 fn a_full_queue_answers_503_with_retry_after_and_everything_sent_again_arrives() {
     let intake = intake();
     intake.pause(); // answers held: the pipeline's queue fills
-    let l = Listener::start(
+    let mut l = Listener::start(
         &intake,
         &[
             "--no-spill",
@@ -381,7 +389,7 @@ fn a_full_queue_answers_503_with_retry_after_and_everything_sent_again_arrives()
 #[test]
 fn a_slow_client_is_closed_at_the_header_timeout_while_others_are_served() {
     let intake = intake();
-    let l = Listener::start(
+    let mut l = Listener::start(
         &intake,
         &["--no-spill", "--listen-header-timeout-ms", "500"],
     );
@@ -407,7 +415,7 @@ fn a_slow_client_is_closed_at_the_header_timeout_while_others_are_served() {
 #[test]
 fn connections_over_the_limit_are_answered_503() {
     let intake = intake();
-    let l = Listener::start(&intake, &["--no-spill", "--listen-max-connections", "2"]);
+    let mut l = Listener::start(&intake, &["--no-spill", "--listen-max-connections", "2"]);
     let mut held: Vec<TcpStream> = Vec::new();
     for _ in 0..2 {
         let mut s = TcpStream::connect(("127.0.0.1", l.port)).unwrap();
@@ -435,7 +443,7 @@ fn sigterm_while_clients_send_every_event_answered_2xx_is_delivered_or_spilled()
     let intake = intake();
     intake.set_delay(Duration::from_millis(30));
     let spill = temp_path("listen-spill");
-    let l = Listener::start(
+    let mut l = Listener::start(
         &intake,
         &[
             "--spill-dir",
@@ -500,7 +508,7 @@ fn follow_and_listen_run_in_one_process() {
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("app.log");
     std::fs::write(&log, "from-file\n").unwrap();
-    let l = Listener::start(
+    let mut l = Listener::start(
         &intake,
         &[
             "--no-spill",

@@ -92,6 +92,16 @@ fn log4j2_http_appender_with_json_layout_delivers_every_event_with_its_fields() 
         .spawn()
         .expect("logship");
     let done = watchdog(&child, Duration::from_secs(240));
+    // A failed assertion does not leave the listener running.
+    struct Kill(u32);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = Command::new("kill")
+                .args(["-9", &self.0.to_string()])
+                .status();
+        }
+    }
+    let _kill = Kill(child.id());
     let stderr = StderrLines::collect(&mut child);
     stderr.expect("logship: listening on http://127.0.0.1:", WAIT);
     let port: u16 = stderr
