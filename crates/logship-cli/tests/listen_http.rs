@@ -554,3 +554,35 @@ fn a_port_in_use_or_a_bad_url_is_a_usage_error_naming_it() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean http://"));
 }
+
+#[test]
+fn ack_delivered_answers_only_once_the_events_are_at_the_intake() {
+    let intake = intake();
+    let mut l = Listener::start(
+        &intake,
+        &[
+            "--no-spill",
+            "--listen-ack",
+            "delivered",
+            "--listen-ack-timeout-ms",
+            "700",
+        ],
+    );
+    // Delivered before the answer: the intake holds the event when 200 arrives.
+    let (status, text) = post(l.port, "/", &[], b"{\"message\":\"acked-1\"}");
+    assert_eq!(status, 200, "{text}");
+    event(&intake, "acked-1");
+    // An intake that does not answer: 503 with Retry-After at the ack timeout.
+    intake.pause();
+    let (status, text) = post(l.port, "/", &[], b"{\"message\":\"acked-2\"}");
+    assert_eq!(status, 503, "{text}");
+    assert!(text.contains("Retry-After: 1"), "{text}");
+    intake.resume();
+    assert!(intake.wait_for_events(2, WAIT));
+    let (code, stderr) = l.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    assert!(
+        summary(&stderr).contains("not delivered within --listen-ack-timeout-ms"),
+        "{stderr:?}"
+    );
+}
