@@ -51,9 +51,10 @@ pub fn run(cmd: ConfigCommand) -> Result<ExitCode, Failure> {
         ConfigCommand::Check(args) => check(&args),
         ConfigCommand::Example(args) => {
             print!(
-                "{}{}",
+                "{}{}{}",
                 logship::example_toml(args.vendor),
-                crate::follow::settings::example()
+                crate::follow::settings::example(),
+                crate::listen::settings::example()
             );
             Ok(ExitCode::SUCCESS)
         }
@@ -67,6 +68,7 @@ fn check(args: &CheckArgs) -> Result<ExitCode, Failure> {
     // The [follow] section (`ship` follows its paths), as `ship --config FILE` with no
     // flags would use it.
     let follow = Resolved::new(None, Some(&file))?;
+    let listen = crate::listen::settings::Resolved::new(None, Some(&file))?;
     let layered = match &file.library_text {
         Some(text) => Layered::new().toml_str(file.label.clone(), text.clone()),
         None => Layered::new().file(args.file.clone()),
@@ -103,6 +105,8 @@ fn check(args: &CheckArgs) -> Result<ExitCode, Failure> {
     }
     out.push('\n');
     out.push_str(&follow.describe(&default_checkpoint(&effective)));
+    out.push('\n');
+    out.push_str(&listen.describe());
     print!("{out}");
     Ok(ExitCode::SUCCESS)
 }

@@ -113,9 +113,34 @@ pub(crate) fn json_record(line: &str) -> Option<Record> {
     let Ok(Value::Object(map)) = serde_json::from_str::<Value>(line) else {
         return None;
     };
+    Some(object_record(&map, line.len()))
+}
+
+/// [`json_record`] for an object already parsed (a JSON array's element, an HTTP body);
+/// `size` is the object's size in bytes, if known, to size the record.
+///
+/// Log4j2's `JsonLayout` (and `JsonTemplateLayout`'s `JsonLayout.json` template) is read
+/// as the Java service means it: `instant` or `timeMillis` is the time, `loggerName` the
+/// target, `thread` a field, `contextMap` (MDC, the `properties` option) holds fields
+/// named by their own keys, `thrown` is the event's error (its simple class name, its
+/// message and the `cause` chain, with the full class name in `thrown.name` and the
+/// stack frames as text in `thrown.extendedStackTrace`); Log4j2's internals
+/// `loggerFqcn` and `endOfBatch` are left out.
+pub(crate) fn object_record(map: &Map<String, Value>, size: usize) -> Record {
     let lift_fields =
         matches!(map.get("fields"), Some(Value::Object(_))) && map.contains_key("target");
-    let mut leaves = flatten(&map, lift_fields);
+    let log4j = map.contains_key("loggerFqcn")
+        || (map.contains_key("loggerName") && map.contains_key("thread"));
+    let thrown = match map.get("thrown") {
+        Some(Value::Object(t)) if log4j && t.contains_key("name") => Some(t),
+        _ => None,
+    };
+    let skip: &[&str] = match (log4j, thrown.is_some()) {
+        (true, true) => &["loggerFqcn", "endOfBatch", "thrown"],
+        (true, false) => &["loggerFqcn", "endOfBatch"],
+        (false, _) => &[],
+    };
+    let mut leaves = flatten(map, lift_fields, skip);
     let level = take_first(&mut leaves, LEVEL_KEYS, parse_level_value);
     let target = take_first(&mut leaves, TARGET_KEYS, |v| {
         v.as_str().filter(|s| !s.is_empty()).map(str::to_owned)
@@ -129,22 +154,156 @@ pub(crate) fn json_record(line: &str) -> Option<Record> {
     let nanos =
         take_first(&mut leaves, TIME_KEYS, parse_time).or_else(|| log4j_instant(&mut leaves));
     let target = target.as_deref().unwrap_or(TARGET);
-    let mut record = Record::with_capacity(level.unwrap_or(Level::Info), target, line.len() + 48);
+    let mut record = Record::with_capacity(level.unwrap_or(Level::Info), target, size + 48);
     if let Some(nanos) = nanos {
         record.set_timestamp_nanos(nanos);
     }
     if let Some(m) = &message {
         record.message(m);
     }
+    if let Some(t) = thrown {
+        let error = Throwable::read(t);
+        record.error("error", &error);
+        if let Some(Value::String(name)) = t.get("name") {
+            record.field("thrown.name", name.as_str());
+        }
+        if let Some(trace) = stack_text(t) {
+            record.field("thrown.extendedStackTrace", trace.as_str());
+        }
+    }
     for (key, value) in &leaves {
+        let key = match key.strip_prefix("contextMap.") {
+            Some(own) if log4j && !own.is_empty() => own,
+            _ => key.as_str(),
+        };
         add_field(&mut record, key, value);
     }
-    Some(record)
+    record
+}
+
+/// Most causes of one Log4j2 `thrown` read (deeper ones are left out).
+const MAX_CAUSES: usize = 16;
+
+/// A Java exception as Log4j2's `JsonLayout` writes it (`thrown`: `name`, `message`,
+/// `cause`...), as an error value: its `Debug` is the simple class name (the record reads
+/// the error's kind from it), its `Display` the message, its `source` the cause.
+#[derive(Default)]
+struct Throwable {
+    simple_name: String,
+    name: String,
+    message: String,
+    /// A cause's `Display` is `name: message`, as Java prints a `Caused by:` line.
+    is_cause: bool,
+    cause: Option<Box<Throwable>>,
+}
+
+impl Throwable {
+    /// Reads `thrown` and its causes (iteratively, at most [`MAX_CAUSES`]).
+    fn read(thrown: &Map<String, Value>) -> Throwable {
+        let one = |t: &Map<String, Value>, is_cause| {
+            let text = |k: &str| t.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+            let name = text("name");
+            Throwable {
+                simple_name: name.rsplit(['.', '$']).next().unwrap_or("").to_owned(),
+                name,
+                message: text("message"),
+                is_cause,
+                cause: None,
+            }
+        };
+        let mut chain = vec![one(thrown, false)];
+        let mut at = thrown;
+        while let Some(Value::Object(cause)) = at.get("cause") {
+            if chain.len() > MAX_CAUSES {
+                break;
+            }
+            chain.push(one(cause, true));
+            at = cause;
+        }
+        let mut inner: Option<Box<Throwable>> = None;
+        while let Some(mut t) = chain.pop() {
+            t.cause = inner.take();
+            inner = Some(Box::new(t));
+        }
+        inner.map(|b| *b).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Debug for Throwable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.simple_name)
+    }
+}
+
+impl std::fmt::Display for Throwable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.is_cause, self.message.is_empty()) {
+            (true, true) => f.write_str(&self.name),
+            (true, false) => write!(f, "{}: {}", self.name, self.message),
+            (false, _) => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for Throwable {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause
+            .as_deref()
+            .map(|c| c as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// Most stack frames written per exception in `thrown.extendedStackTrace`.
+const MAX_FRAMES: usize = 256;
+
+/// `thrown.extendedStackTrace` as Java prints it (`\tat class.method(File.java:12)` lines,
+/// each cause after a `Caused by:` line): a string as it is (`stacktraceAsString`), an
+/// array of frames formatted.
+fn stack_text(thrown: &Map<String, Value>) -> Option<String> {
+    let mut out = String::new();
+    let mut at = Some(thrown);
+    let mut depth = 0;
+    while let Some(t) = at {
+        match t.get("extendedStackTrace") {
+            Some(Value::String(s)) => return Some(s.clone()),
+            Some(Value::Array(frames)) => {
+                if depth > 0 {
+                    let text = |k: &str| t.get(k).and_then(Value::as_str).unwrap_or("");
+                    out.push_str(&format!(
+                        "Caused by: {}: {}\n",
+                        text("name"),
+                        text("message")
+                    ));
+                }
+                for frame in frames.iter().take(MAX_FRAMES) {
+                    let text = |k: &str| frame.get(k).and_then(Value::as_str).unwrap_or("?");
+                    let line = frame.get("line").and_then(Value::as_i64).unwrap_or(-1);
+                    out.push_str(&format!(
+                        "\tat {}.{}({}:{line})\n",
+                        text("class"),
+                        text("method"),
+                        text("file")
+                    ));
+                }
+            }
+            _ => {}
+        }
+        depth += 1;
+        at = match t.get("cause") {
+            Some(Value::Object(c)) if depth <= MAX_CAUSES => Some(c),
+            _ => None,
+        };
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 /// The leaves of `map` in order, nested objects' under dotted names; iterative (no
 /// recursion on input). An empty object is a leaf (its text, `{}`).
-fn flatten(map: &Map<String, Value>, lift_fields: bool) -> Vec<(String, &Value)> {
+fn flatten<'a>(
+    map: &'a Map<String, Value>,
+    lift_fields: bool,
+    skip: &[&str],
+) -> Vec<(String, &'a Value)> {
     let mut out = Vec::with_capacity(map.len());
     // Each frame: the prefix of its names, and the rest of its object's members.
     let mut stack: Vec<(String, serde_json::map::Iter<'_>)> = vec![(String::new(), map.iter())];
@@ -153,6 +312,9 @@ fn flatten(map: &Map<String, Value>, lift_fields: bool) -> Vec<(String, &Value)>
             stack.pop();
             continue;
         };
+        if prefix.is_empty() && skip.contains(&key.as_str()) {
+            continue;
+        }
         let name = if prefix.is_empty() {
             key.clone()
         } else {

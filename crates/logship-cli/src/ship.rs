@@ -53,6 +53,10 @@ pub struct ShipArgs {
     #[command(flatten)]
     pub follow_args: crate::follow::cli::FollowArgs,
 
+    /// --listen and its options.
+    #[command(flatten)]
+    pub listen_args: Box<crate::listen::settings::ListenArgs>,
+
     /// How to read a line. [default: text; with --follow, the config file's
     /// `[follow] format`, else text]
     #[arg(long, value_enum)]
@@ -119,8 +123,10 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
         None => None,
     };
     let follow = follow::settings::Resolved::new(Some(&args), file.as_ref())?.follow();
-    if args.inputs.is_empty() && !follow.patterns.is_empty() {
-        return follow::cli::run(args, follow);
+    let listen =
+        crate::listen::settings::Resolved::new(Some(&args.listen_args), file.as_ref())?.listen;
+    if args.inputs.is_empty() && !(follow.patterns.is_empty() && listen.specs.is_empty()) {
+        return crate::listen::cli::run(args, follow, listen);
     }
     let format = args.format.unwrap_or(Format::Text);
     if matches!(format, Format::Docker | Format::Cri) {

@@ -5,6 +5,12 @@
 //! server crate that would normalise or hide protocol mistakes. Every parse
 //! failure is reported as a [`ReadError::Bad`] carrying the status to answer
 //! with, never as a panic: the bytes come from the network and are untrusted.
+//!
+//! Public because `logship ship --listen http://...` reads its clients' requests with
+//! the same parser (one hardened parser, not two): bounded lines, head, header count,
+//! chunk sizes and body, `Expect: 100-continue` answered only when a body is due.
+//! Must never: read past `max_body` bytes of a body, allocate by a size the peer
+//! claims before the bytes arrive, or panic on any input.
 
 use std::io::{self, BufRead, Read, Write};
 
@@ -19,7 +25,7 @@ const MAX_CHUNK_LINE: usize = 1024;
 
 /// A fully read HTTP request: head plus (de-chunked) body.
 #[derive(Debug, Clone)]
-pub(crate) struct Request {
+pub struct Request {
     /// Request method as sent (case preserved).
     pub method: String,
     /// Request target as sent, path plus optional `?query`.
@@ -78,7 +84,7 @@ impl Request {
 }
 
 /// Case-insensitive lookup in a lowercased header list.
-pub(crate) fn find_header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+pub fn find_header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
     headers
         .iter()
         .find(|(k, _)| k.eq_ignore_ascii_case(name))
@@ -88,7 +94,7 @@ pub(crate) fn find_header<'a>(headers: &'a [(String, String)], name: &str) -> Op
 /// What the parser managed to learn about a request before it turned out to be
 /// malformed, so the violation can still be recorded with some context.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct PartialHead {
+pub struct PartialHead {
     /// Method, if the request line parsed.
     pub method: String,
     /// Target, if the request line parsed.
@@ -99,7 +105,7 @@ pub(crate) struct PartialHead {
 
 /// Why a request could not be read.
 #[derive(Debug)]
-pub(crate) enum ReadError {
+pub enum ReadError {
     /// The connection failed (reset, timeout, EOF in the middle of a request).
     /// Nothing can be answered; the connection is simply dropped. (The error
     /// is kept for `Debug` output when diagnosing a failing test.)
@@ -171,7 +177,7 @@ fn is_token(s: &str) -> bool {
 /// requests. `continue_writer` receives the interim `100 Continue` response
 /// when the client asked for it with `Expect: 100-continue`. Bodies larger
 /// than `max_body` are refused with 413 without being read.
-pub(crate) fn read_request<R: BufRead, W: Write>(
+pub fn read_request<R: BufRead, W: Write>(
     r: &mut R,
     continue_writer: &mut W,
     max_body: u64,
@@ -441,7 +447,7 @@ fn truncate(s: &str, max: usize) -> &str {
 
 /// An HTTP response to be written to the client.
 #[derive(Debug, Clone)]
-pub(crate) struct Response {
+pub struct Response {
     /// Status code.
     pub status: u16,
     /// Extra header fields (framing headers are added by [`write_response`]).
@@ -509,7 +515,7 @@ fn reason(status: u16) -> &'static str {
 ///
 /// Caller-supplied `Content-Length`, `Transfer-Encoding` and `Connection`
 /// headers are dropped so a fault definition can never break the framing.
-pub(crate) fn write_response<W: Write>(w: &mut W, resp: &Response, close: bool) -> io::Result<()> {
+pub fn write_response<W: Write>(w: &mut W, resp: &Response, close: bool) -> io::Result<()> {
     let mut out = Vec::with_capacity(128 + resp.body.len());
     out.extend_from_slice(
         format!("HTTP/1.1 {} {}\r\n", resp.status, reason(resp.status)).as_bytes(),

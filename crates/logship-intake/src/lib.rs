@@ -69,7 +69,7 @@
 mod control;
 pub mod external;
 mod faults;
-mod http;
+pub mod http;
 mod protocol;
 mod server;
 mod state;

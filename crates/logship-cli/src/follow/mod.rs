@@ -591,3 +591,53 @@ fn entry(path: &Path, id: FileId, fp: Fingerprint, offset: u64) -> Entry {
         offset,
     }
 }
+
+/// The follow part of the summary line ("; N file opens (...)..."); `checkpoint` is the
+/// checkpoint file and whether shutdown settled everything before it.
+pub fn describe(counters: &Counters, checkpoint: Option<(&std::path::Path, bool)>) -> String {
+    let load = |c: &AtomicU64| c.load(Ordering::Acquire);
+    let mut line = format!(
+        "; {} file opens ({} rotated away, {} truncated, {} read errors)",
+        load(&counters.files_opened),
+        load(&counters.rotations),
+        load(&counters.truncations),
+        load(&counters.io_errors),
+    );
+    let rescans = load(&counters.rescans);
+    if rescans > 0 {
+        line.push_str(&format!(
+            "; {rescans} SIGHUP rescan{}",
+            if rescans == 1 { "" } else { "s" }
+        ));
+    }
+    let joined = load(&counters.multiline_events);
+    if joined > 0 {
+        line.push_str(&format!(
+            "; {joined} multi-line events ({} split at --multiline-max-lines or max_event_bytes)",
+            load(&counters.multiline_split)
+        ));
+    }
+    let retried = load(&counters.refusals_retried);
+    if retried > 0 {
+        line.push_str(&format!(
+            "; {retried} pushes waited out a full queue and were retried (not lost)"
+        ));
+    }
+    let not_taken = load(&counters.not_taken);
+    if not_taken > 0 {
+        line.push_str(&format!(
+            "; {not_taken} line{} refused as shutdown began {} read again by the next run (not lost: the checkpoint is before {})",
+            if not_taken == 1 { "" } else { "s" },
+            if not_taken == 1 { "is" } else { "are" },
+            if not_taken == 1 { "it" } else { "them" },
+        ));
+    }
+    match checkpoint {
+        Some((path, true)) => line.push_str(&format!("; checkpoint written to {}", path.display())),
+        Some((_, false)) => line.push_str(
+            "; checkpoint left at the last settled position (the next run reads the rest again)",
+        ),
+        None => {}
+    }
+    line
+}

@@ -26,31 +26,47 @@ use crate::ship::{Format, ShipArgs};
 /// The section's name in the file.
 pub const SECTION: &str = "follow";
 
-/// A config file split into the library's part and the `[follow]` section.
+/// A config file split into the library's part and the CLI's sections (`[follow]`,
+/// `[listen]`).
 pub struct ConfigFile {
     /// The path as given (origins and messages name it).
     pub label: String,
-    /// The file without its `[follow]` section, for the library; `None` when the file
-    /// holds no such section, or cannot be read or parsed (the library then reads the
-    /// file itself and reports what is wrong with it, as for any config file).
+    /// The file without its CLI sections, for the library; `None` when the file holds
+    /// no such section, or cannot be read or parsed (the library then reads the file
+    /// itself and reports what is wrong with it, as for any config file).
     pub library_text: Option<String>,
     /// The `[follow]` section, if the file has one.
     pub follow: Option<toml::Table>,
+    /// The `[listen]` section, if the file has one.
+    pub listen: Option<toml::Table>,
 }
+
+/// The CLI's own sections, taken out before the library reads the file.
+const CLI_SECTIONS: [&str; 2] = [SECTION, crate::listen::settings::SECTION];
 
 impl ConfigFile {
     /// Reads `path`. A file that cannot be read or is not TOML is not an error here: the
     /// library reports it (with the line, never the line's text).
     pub fn read(path: &Path) -> Result<ConfigFile, Failure> {
         let label = path.display().to_string();
-        let parsed = std::fs::read_to_string(path)
-            .ok()
-            .and_then(|text| text.parse::<toml::Table>().ok());
+        let text = std::fs::read_to_string(path).ok();
+        Self::split(label, text.as_deref())
+    }
+
+    /// [`ConfigFile::read`] of a file holding `text` (tests).
+    #[cfg(test)]
+    pub fn read_text(text: &str) -> Result<ConfigFile, Failure> {
+        Self::split("test.toml".to_owned(), Some(text))
+    }
+
+    fn split(label: String, text: Option<&str>) -> Result<ConfigFile, Failure> {
+        let parsed = text.and_then(|text| text.parse::<toml::Table>().ok());
         let Some(mut table) = parsed else {
             return Ok(ConfigFile {
                 label,
                 library_text: None,
                 follow: None,
+                listen: None,
             });
         };
         let library_keys: Vec<&'static str> = logship::Config::default()
@@ -61,36 +77,38 @@ impl ConfigFile {
         // A misspelt section would otherwise reach the library as an unknown option with
         // a suggestion among the library's names.
         for (key, value) in &table {
-            if key != SECTION
+            if !CLI_SECTIONS.contains(&key.as_str())
                 && value.is_table()
                 && !library_keys.contains(&key.as_str())
-                && logship::did_you_mean(key, [SECTION]).is_some()
             {
-                return Err(invalid_in_file(
-                    &label,
-                    format_args!("[{key}]"),
-                    "is not a logship section",
-                    "did you mean [follow]?",
-                ));
+                if let Some(section) = logship::did_you_mean(key, CLI_SECTIONS) {
+                    return Err(invalid_in_file(
+                        &label,
+                        format_args!("[{key}]"),
+                        "is not a logship section",
+                        &format!("did you mean [{section}]?"),
+                    ));
+                }
             }
         }
-        let follow = match table.remove(SECTION) {
-            None => None,
-            Some(toml::Value::Table(t)) => Some(t),
-            Some(other) => {
-                return Err(invalid_in_file(
-                    &label,
-                    format_args!("{SECTION} = {other}"),
-                    "must be a table",
-                    "write the options under a [follow] header",
-                ))
-            }
+        let mut take = |name: &str| match table.remove(name) {
+            None => Ok(None),
+            Some(toml::Value::Table(t)) => Ok(Some(t)),
+            Some(other) => Err(invalid_in_file(
+                &label,
+                format_args!("{name} = {other}"),
+                "must be a table",
+                &format!("write the options under a [{name}] header"),
+            )),
         };
-        let library_text = follow.as_ref().map(|_| table.to_string());
+        let follow = take(SECTION)?;
+        let listen = take(crate::listen::settings::SECTION)?;
+        let library_text = (follow.is_some() || listen.is_some()).then(|| table.to_string());
         Ok(ConfigFile {
             label,
             library_text,
             follow,
+            listen,
         })
     }
 }
@@ -581,7 +599,12 @@ fn check(key: &Key, v: &Val) -> Result<(), (String, String)> {
 
 /// A bad value in the file, in the library's shape: `field = value: problem (fix) [from
 /// file PATH]`.
-fn invalid_in_file(label: &str, what: fmt::Arguments<'_>, problem: &str, fix: &str) -> Failure {
+pub(crate) fn invalid_in_file(
+    label: &str,
+    what: fmt::Arguments<'_>,
+    problem: &str,
+    fix: &str,
+) -> Failure {
     Failure::usage(format!(
         "invalid logship configuration: {what}: {problem} ({fix}) [from file {label}]"
     ))

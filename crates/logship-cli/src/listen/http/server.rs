@@ -1,0 +1,514 @@
+//! The HTTP server of `--listen http://...`: an accept loop, one thread per connection
+//! under a connection limit, keep-alive, and the intake's hardened HTTP/1.1 parser
+//! (`logship_intake::http`: bounded head and body, chunked bodies, `Expect:
+//! 100-continue`).
+//!
+//! Why a thread per connection: clients are few and local (appenders, agents); a thread
+//! blocked on a slow client costs only that client, and every wait is bounded: the idle
+//! wait between requests, the head (once its first byte arrived) and the body each have
+//! a deadline, so a client sending a byte a second is closed at its deadline (408).
+//!
+//! Must never: answer 2xx before the request's events are queued (or delivered, with
+//! `--listen-ack delivered`), decompress past the body limit (a gzip bomb is a 413),
+//! or keep reading once stopped (idle connections close at once; a request being read
+//! gets [`STOP_GRACE`] to finish).
+
+use std::io::{self, BufReader, Read};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use logship::{Logship, Overflow, Record, Rejected};
+use logship_intake::http::{
+    find_header, read_request, write_response, ReadError, Request, Response,
+};
+
+use super::vendor::{self, Decoded, Vendor};
+use super::{ack, generic, Counters, Options, Token};
+use crate::listen::settings::Ack;
+
+/// How long a request being read when the listener stops may still take.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+/// Slice of a blocking read, so a stop is seen this soon.
+const SLICE: Duration = Duration::from_millis(100);
+/// What `Retry-After` says when the queue is full.
+const RETRY_AFTER_SECS: u64 = 1;
+
+/// Starts serving `listener`; the returned thread ends once `stop` is set and its
+/// connections are answered (or [`STOP_GRACE`] passed).
+pub(crate) fn serve(
+    listener: TcpListener,
+    logship: Logship,
+    counters: Arc<Counters>,
+    stop: Arc<AtomicBool>,
+    options: Options,
+) -> io::Result<JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("logship-listen-http".into())
+        .spawn(move || accept_loop(&listener, &logship, &counters, &stop, &options))
+}
+
+/// Open connections, and a signal when one closes.
+type Active = Arc<(Mutex<usize>, Condvar)>;
+
+fn accept_loop(
+    listener: &TcpListener,
+    logship: &Logship,
+    counters: &Arc<Counters>,
+    stop: &Arc<AtomicBool>,
+    options: &Options,
+) {
+    let active: Active = Arc::new((Mutex::new(0), Condvar::new()));
+    let mut failures = 0u32;
+    while !stop.load(Ordering::Acquire) {
+        let stream = match listener.accept() {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                failures += 1;
+                if failures == 1 {
+                    eprintln!("logship: warning: HTTP listener cannot accept ({e}); retrying");
+                }
+                // Out of file descriptors and the like: do not spin.
+                std::thread::sleep(Duration::from_millis(50));
+                continue;
+            }
+        };
+        failures = 0;
+        if stop.load(Ordering::Acquire) {
+            break; // the wake-up connection, or a client too late
+        }
+        let _ = stream.set_nodelay(true);
+        {
+            let mut open = active.0.lock().unwrap_or_else(|e| e.into_inner());
+            if *open >= options.max_connections {
+                drop(open);
+                Counters::add(&counters.connections_refused, 1);
+                refuse(stream);
+                continue;
+            }
+            *open += 1;
+        }
+        let (logship, counters, stop, options, mine) = (
+            logship.clone(),
+            Arc::clone(counters),
+            Arc::clone(stop),
+            options.clone(),
+            Arc::clone(&active),
+        );
+        let started = std::thread::Builder::new()
+            .name("logship-listen-conn".into())
+            .spawn(move || {
+                connection(stream, &logship, &counters, &stop, &options);
+                let mut open = mine.0.lock().unwrap_or_else(|e| e.into_inner());
+                *open -= 1;
+                mine.1.notify_all();
+            });
+        if started.is_err() {
+            let mut open = active.0.lock().unwrap_or_else(|e| e.into_inner());
+            *open -= 1;
+        }
+    }
+    // Stopped: wait for the connections to answer what they are reading.
+    let deadline = Instant::now() + STOP_GRACE + SLICE * 5;
+    let mut open = active.0.lock().unwrap_or_else(|e| e.into_inner());
+    while *open > 0 {
+        let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+            break;
+        };
+        open = active
+            .1
+            .wait_timeout(open, left)
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
+    }
+}
+
+/// Answers a connection over the limit with 503 and closes it.
+fn refuse(mut stream: TcpStream) {
+    let _ = stream.set_write_timeout(Some(SLICE));
+    let _ = write_response(&mut stream, &busy_generic("too many connections"), true);
+}
+
+fn busy_generic(why: &str) -> Response {
+    let mut r = Response::error(503, why);
+    r.headers
+        .push(("Retry-After".into(), RETRY_AFTER_SECS.to_string()));
+    r
+}
+
+/// Where a connection is in its request.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Waiting for a request's first byte (keep-alive idle).
+    Idle,
+    /// Reading the head.
+    Head,
+    /// Reading the body.
+    Body,
+}
+
+/// The socket as the parser reads it: every read bounded by the phase's deadline, the
+/// head's end (`\r\n\r\n`) seen as it passes, and `stop` obeyed.
+struct Timed<'a> {
+    stream: TcpStream,
+    phase: Phase,
+    deadline: Instant,
+    /// Line ends in a row (`\r` aside) in the head.
+    matched: usize,
+    timed_out: Option<Phase>,
+    stop: &'a AtomicBool,
+    stopped_at: Option<Instant>,
+    options: &'a Options,
+}
+
+impl Timed<'_> {
+    fn begin_request(&mut self) {
+        self.phase = Phase::Idle;
+        self.matched = 0;
+        self.deadline = Instant::now() + self.options.idle_timeout;
+    }
+
+    fn saw(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            if self.phase == Phase::Idle {
+                self.phase = Phase::Head;
+                self.deadline = Instant::now() + self.options.header_timeout;
+            }
+            if self.phase != Phase::Head {
+                return;
+            }
+            // A blank line ends the head (`\r\n\r\n`, or `\n\n`, which the parser accepts).
+            match b {
+                b'\n' => self.matched += 1,
+                b'\r' => {}
+                _ => self.matched = 0,
+            }
+            if self.matched == 2 {
+                self.phase = Phase::Body;
+                self.deadline = Instant::now() + self.options.body_timeout;
+            }
+        }
+    }
+}
+
+impl Read for Timed<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let now = Instant::now();
+            if self.stop.load(Ordering::Acquire) {
+                if self.phase == Phase::Idle {
+                    return Ok(0); // close between requests
+                }
+                let at = *self.stopped_at.get_or_insert(now);
+                self.deadline = self.deadline.min(at + STOP_GRACE);
+            }
+            let Some(left) = self
+                .deadline
+                .checked_duration_since(now)
+                .filter(|d| !d.is_zero())
+            else {
+                self.timed_out = Some(self.phase);
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "read deadline passed",
+                ));
+            };
+            self.stream.set_read_timeout(Some(left.min(SLICE)))?;
+            match self.stream.read(buf) {
+                Ok(n) => {
+                    self.saw(&buf[..n]);
+                    return Ok(n);
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock
+                            | io::ErrorKind::TimedOut
+                            | io::ErrorKind::Interrupted
+                    ) =>
+                {
+                    continue
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+fn connection(
+    stream: TcpStream,
+    logship: &Logship,
+    counters: &Counters,
+    stop: &AtomicBool,
+    options: &Options,
+) {
+    let Ok(mut writer) = stream.try_clone() else {
+        return;
+    };
+    let _ = writer.set_write_timeout(Some(options.body_timeout));
+    let timed = Timed {
+        stream,
+        phase: Phase::Idle,
+        deadline: Instant::now(),
+        matched: 0,
+        timed_out: None,
+        stop,
+        stopped_at: None,
+        options,
+    };
+    let mut reader = BufReader::with_capacity(64 * 1024, timed);
+    loop {
+        reader.get_mut().begin_request();
+        let req = match read_request(&mut reader, &mut writer, options.max_body as u64) {
+            Ok(Some(req)) => req,
+            Ok(None) => return,
+            Err(ReadError::Io(_)) => {
+                if let Some(Phase::Head | Phase::Body) = reader.get_ref().timed_out {
+                    Counters::add(&counters.timeouts, 1);
+                    let _ = write_response(
+                        &mut writer,
+                        &Response::error(408, "request not received within the listener's timeout"),
+                        true,
+                    );
+                }
+                return;
+            }
+            Err(ReadError::Bad {
+                status,
+                message,
+                partial,
+            }) => {
+                let path = partial.target.split('?').next().unwrap_or("");
+                let resp = match (status, vendor::route(path)) {
+                    (413, Some(v)) => answer(vendor::too_large(v, options.max_body)),
+                    _ => Response::error(status, &message),
+                };
+                if status == 413 {
+                    Counters::add(&counters.too_large, 1);
+                }
+                let _ = write_response(&mut writer, &resp, true);
+                return;
+            }
+        };
+        let close = req.wants_close() || stop.load(Ordering::Acquire);
+        let mut resp = handle(&req, logship, counters, options);
+        Counters::add(&counters.requests, 1);
+        if !close {
+            resp.headers.push((
+                "Keep-Alive".into(),
+                format!("timeout={}", options.idle_timeout.as_secs().max(1)),
+            ));
+        }
+        if write_response(&mut writer, &resp, close).is_err() || close {
+            return;
+        }
+    }
+}
+
+fn answer(a: vendor::Answer) -> Response {
+    Response {
+        status: a.status,
+        headers: a.headers,
+        body: a.body,
+    }
+}
+
+/// The body decoded (`Content-Encoding` gzip, deflate or identity), within `limit`.
+fn decoded_body(req: &Request, limit: usize) -> Result<std::borrow::Cow<'_, [u8]>, (u16, String)> {
+    let encoding = find_header(&req.headers, "content-encoding")
+        .unwrap_or("identity")
+        .trim()
+        .to_ascii_lowercase();
+    let inflate = |mut r: Box<dyn Read + '_>,
+                   what: &str|
+     -> Result<std::borrow::Cow<'_, [u8]>, (u16, String)> {
+        let mut out = Vec::new();
+        r.by_ref()
+            .take(limit as u64 + 1)
+            .read_to_end(&mut out)
+            .map_err(|e| (400, format!("invalid {what} body: {e}")))?;
+        if out.len() > limit {
+            return Err((
+                413,
+                format!("{what} body inflates beyond the {limit} byte limit"),
+            ));
+        }
+        Ok(std::borrow::Cow::Owned(out))
+    };
+    match encoding.as_str() {
+        "" | "identity" => Ok(std::borrow::Cow::Borrowed(&req.body)),
+        "gzip" | "x-gzip" => inflate(
+            Box::new(flate2::read::MultiGzDecoder::new(&req.body[..])),
+            "gzip",
+        ),
+        "deflate" => {
+            // RFC 9110's deflate is zlib; some clients send raw deflate.
+            if req.body.first().is_some_and(|b| b & 0x0f == 8) {
+                inflate(
+                    Box::new(flate2::read::ZlibDecoder::new(&req.body[..])),
+                    "deflate",
+                )
+            } else {
+                inflate(
+                    Box::new(flate2::read::DeflateDecoder::new(&req.body[..])),
+                    "deflate",
+                )
+            }
+        }
+        other => Err((
+            415,
+            format!("Content-Encoding {other:?} is not supported (send gzip, deflate or identity)"),
+        )),
+    }
+}
+
+fn handle(req: &Request, logship: &Logship, counters: &Counters, options: &Options) -> Response {
+    let path = req.path();
+    let vendor = vendor::route(path);
+    let body = match decoded_body(req, options.max_body) {
+        Ok(b) => b,
+        Err((status, message)) => {
+            if status == 413 {
+                Counters::add(&counters.too_large, 1);
+                if let Some(v) = vendor {
+                    return answer(vendor::too_large(v, options.max_body));
+                }
+            } else {
+                Counters::add(&counters.bad_bodies, 1);
+            }
+            return Response::error(status, &message);
+        }
+    };
+    match vendor {
+        Some(v) => handle_vendor(v, req, &body, logship, counters, options),
+        None => handle_generic(req, &body, logship, counters, options),
+    }
+}
+
+fn handle_vendor(
+    v: Vendor,
+    req: &Request,
+    body: &[u8],
+    logship: &Logship,
+    counters: &Counters,
+    options: &Options,
+) -> Response {
+    let vreq = vendor::Request {
+        method: &req.method,
+        path: req.path(),
+        query: req.query(),
+        headers: &req.headers,
+        body,
+    };
+    if let Some(token) = &options.token {
+        if !token.matches(vendor::credential(v, &vreq)) {
+            Counters::add(&counters.unauthorized, 1);
+            return answer(vendor::unauthorized(v));
+        }
+    }
+    match vendor::decode(v, &vreq) {
+        Decoded::Answer(a) => {
+            if a.status == 400 {
+                Counters::add(&counters.bad_bodies, 1);
+            }
+            answer(a)
+        }
+        Decoded::Events(records, ok) => match admit(records, logship, counters, options) {
+            Outcome::Queued => answer(ok),
+            Outcome::Busy | Outcome::NotDelivered => answer(vendor::busy(v, RETRY_AFTER_SECS)),
+        },
+    }
+}
+
+fn handle_generic(
+    req: &Request,
+    body: &[u8],
+    logship: &Logship,
+    counters: &Counters,
+    options: &Options,
+) -> Response {
+    if let Some(token) = &options.token {
+        if !token.matches(Token::generic_credential(&req.headers)) {
+            Counters::add(&counters.unauthorized, 1);
+            let mut r = Response::error(
+                401,
+                "missing or wrong token (send Authorization: Bearer TOKEN or X-Logship-Token)",
+            );
+            r.headers.push(("WWW-Authenticate".into(), "Bearer".into()));
+            return r;
+        }
+    }
+    match req.method.as_str() {
+        "POST" | "PUT" => {}
+        "GET" | "HEAD" if req.path() == "/" => {
+            return Response::json(200, &serde_json::json!({"status": "ok"}))
+        }
+        _ => {
+            let mut r = Response::error(405, "send logs with POST");
+            r.headers.push(("Allow".into(), "POST, PUT".into()));
+            return r;
+        }
+    }
+    let records = match generic::decode(find_header(&req.headers, "content-type"), body) {
+        Ok(r) => r,
+        Err(problem) => {
+            Counters::add(&counters.bad_bodies, 1);
+            return Response::error(400, &problem);
+        }
+    };
+    let n = records.len();
+    match admit(records, logship, counters, options) {
+        Outcome::Queued => Response::json(200, &serde_json::json!({ "accepted": n })),
+        Outcome::Busy => busy_generic("logship's queue is full: send again after Retry-After"),
+        Outcome::NotDelivered => busy_generic(
+            "not delivered within --listen-ack-timeout-ms: send again after Retry-After",
+        ),
+    }
+}
+
+enum Outcome {
+    /// Every event is queued (or held back by the user's own limits).
+    Queued,
+    /// The queue was full or the pipeline is stopping: the client sends again.
+    Busy,
+    /// `--listen-ack delivered`: not settled in time.
+    NotDelivered,
+}
+
+/// Hands the request's events to the pipeline without waiting for room.
+fn admit(
+    records: Vec<Record>,
+    logship: &Logship,
+    counters: &Counters,
+    options: &Options,
+) -> Outcome {
+    let total = records.len() as u64;
+    Counters::add(&counters.received, total);
+    let mark = (options.ack == Ack::Delivered).then(|| ack::Mark::take(logship));
+    let mut queued = 0u64;
+    for record in records {
+        match logship.push_with(record, Overflow::DropNewest) {
+            Ok(()) | Err(Rejected::Suppressed | Rejected::OverBudget) => queued += 1,
+            Err(Rejected::QueueFull | Rejected::Closed) => {
+                // Records before this one stay queued (at-least-once: the client sends
+                // the whole request again).
+                Counters::add(&counters.accepted, queued);
+                Counters::add(&counters.refusals, 1);
+                Counters::add(&counters.refused, total - queued);
+                return Outcome::Busy;
+            }
+            // A variant added later: treated as held back, never as queued-and-lost.
+            Err(_) => queued += 1,
+        }
+    }
+    Counters::add(&counters.accepted, queued);
+    match mark.map(|m| m.settled(logship, options.ack_timeout)) {
+        Some(false) => {
+            Counters::add(&counters.ack_timeouts, 1);
+            Outcome::NotDelivered
+        }
+        _ => Outcome::Queued,
+    }
+}

@@ -1,0 +1,588 @@
+//! `logship ship --listen http://127.0.0.1:0`: the real binary, real sockets on
+//! loopback, the in-process strict intake behind it. Each test reads the listener's port
+//! from its `logship: listening on http://...` line, sends real HTTP requests, and
+//! accounts for every event (unique ids): none lost, the summary and exit code truthful.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+use common::{logship, temp_path, watchdog, StderrLines};
+use logship_intake::{Intake, IntakeConfig};
+
+/// Generous bound for things that take seconds, so a hang fails instead of stalling.
+const WAIT: Duration = Duration::from_secs(60);
+
+/// A running `logship ship --listen`.
+struct Listener {
+    child: Child,
+    stderr: StderrLines,
+    port: u16,
+    done: std::sync::mpsc::Sender<()>,
+}
+
+impl Listener {
+    fn start(intake: &Intake, extra: &[&str]) -> Listener {
+        let mut child = logship()
+            .args(["ship", "--listen", "http://127.0.0.1:0", "--endpoint"])
+            .arg(intake.url("/"))
+            .args(["--linger-ms", "20"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn logship ship --listen");
+        let done = watchdog(&child, Duration::from_secs(120));
+        let stderr = StderrLines::collect(&mut child);
+        stderr.expect("logship: listening on http://127.0.0.1:", WAIT);
+        let port = stderr
+            .lines()
+            .iter()
+            .find_map(|l| {
+                l.strip_prefix("logship: listening on http://127.0.0.1:")?
+                    .parse()
+                    .ok()
+            })
+            .expect("port");
+        Listener {
+            child,
+            stderr,
+            port,
+            done,
+        }
+    }
+
+    /// SIGTERM; the exit code and stderr.
+    fn stop(&mut self) -> (Option<i32>, Vec<String>) {
+        signal(&self.child, "TERM");
+        let status = self.child.wait().expect("wait");
+        let _ = self.done.send(());
+        self.stderr.expect("shipped", WAIT);
+        (status.code(), self.stderr.lines())
+    }
+}
+
+impl Drop for Listener {
+    /// A failed test does not leave its listener running.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn signal(child: &Child, sig: &str) {
+    let ok = std::process::Command::new("kill")
+        .args([&format!("-{sig}"), &child.id().to_string()])
+        .status()
+        .expect("kill")
+        .success();
+    assert!(ok);
+}
+
+/// One request on a fresh connection; (status, headers+body text).
+fn post(port: u16, path: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    s.set_read_timeout(Some(WAIT)).unwrap();
+    let mut head = format!(
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    // The server may answer (413) and close before reading the body: ignore that.
+    let _ = s.write_all(head.as_bytes());
+    let _ = s.write_all(body);
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out).into_owned();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {text:?}"));
+    (status, text)
+}
+
+fn intake() -> Intake {
+    Intake::start(IntakeConfig::default()).expect("intake")
+}
+
+/// The received events' JSON, by message.
+fn event(intake: &Intake, message: &str) -> serde_json::Value {
+    intake
+        .events()
+        .into_iter()
+        .map(|e| e.value)
+        .find(|v| v.get("message").and_then(|m| m.as_str()) == Some(message))
+        .unwrap_or_else(|| {
+            panic!(
+                "no event {message:?} in {:?}",
+                intake.events().iter().map(|e| &e.value).collect::<Vec<_>>()
+            )
+        })
+}
+
+fn summary(stderr: &[String]) -> String {
+    stderr
+        .iter()
+        .find(|l| l.contains("shipped"))
+        .cloned()
+        .expect("summary")
+}
+
+/// What Log4j2 2.x's `JsonLayout` (`properties="true"`, pretty, `eventEol` on) writes.
+const JSON_LAYOUT: &str = "{\r\n  \"instant\" : {\r\n    \"epochSecond\" : 1764600000,\r\n    \"nanoOfSecond\" : 123000000\r\n  },\r\n  \"thread\" : \"http-nio-8080-exec-1\",\r\n  \"level\" : \"ERROR\",\r\n  \"loggerName\" : \"com.example.Hello\",\r\n  \"message\" : \"payment failed\",\r\n  \"thrown\" : {\r\n    \"commonElementCount\" : 0,\r\n    \"localizedMessage\" : \"card declined\",\r\n    \"message\" : \"card declined\",\r\n    \"name\" : \"java.lang.IllegalStateException\",\r\n    \"extendedStackTrace\" : [ {\r\n      \"class\" : \"com.example.Hello\",\r\n      \"method\" : \"pay\",\r\n      \"file\" : \"Hello.java\",\r\n      \"line\" : 42,\r\n      \"exact\" : false,\r\n      \"location\" : \"classes/\",\r\n      \"version\" : \"?\"\r\n    } ]\r\n  },\r\n  \"endOfBatch\" : false,\r\n  \"loggerFqcn\" : \"org.apache.logging.log4j.spi.AbstractLogger\",\r\n  \"contextMap\" : {\r\n    \"requestId\" : \"r-7\"\r\n  },\r\n  \"threadId\" : 31,\r\n  \"threadPriority\" : 5\r\n}\r\n";
+
+#[test]
+fn every_body_shape_arrives_with_its_level_logger_thread_and_message() {
+    let intake = intake();
+    let mut l = Listener::start(&intake, &["--no-spill"]);
+    let nd = b"{\"message\":\"nd-1\",\"level\":\"warn\",\"logger\":\"app.db\",\"thread\":\"t1\"}\n{\"message\":\"nd-2\"}\n";
+    assert_eq!(
+        post(l.port, "/", &[("Content-Type", "application/x-ndjson")], nd).0,
+        200
+    );
+    let arr = b"[{\"msg\":\"arr-1\",\"severity\":\"DEBUG\"},{\"msg\":\"arr-2\"}]";
+    let (status, text) = post(
+        l.port,
+        "/logs",
+        &[("Content-Type", "application/json")],
+        arr,
+    );
+    assert_eq!(status, 200);
+    assert!(text.contains("{\"accepted\":2}"), "{text}");
+    assert_eq!(
+        post(
+            l.port,
+            "/",
+            &[("Content-Type", "text/plain")],
+            b"text-1\r\ntext-2\n"
+        )
+        .0,
+        200
+    );
+    let (status, text) = post(
+        l.port,
+        "/",
+        &[("Content-Type", "application/json; charset=UTF-8")],
+        JSON_LAYOUT.as_bytes(),
+    );
+    assert_eq!(status, 200, "{text}");
+    let compact: String = JSON_LAYOUT
+        .replace("\r\n", "")
+        .replace("payment failed", "compact one");
+    assert_eq!(post(l.port, "/", &[], compact.as_bytes()).0, 200);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(b"{\"message\":\"gz-1\"}\n").unwrap();
+    let gz = gz.finish().unwrap();
+    assert_eq!(
+        post(l.port, "/", &[("Content-Encoding", "gzip")], &gz).0,
+        200
+    );
+    assert!(intake.wait_for_events(9, WAIT), "{}", intake.stats().events);
+    let (code, stderr) = l.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+
+    let nd1 = event(&intake, "nd-1");
+    assert_eq!(nd1["level"], "WARN", "{nd1}");
+    assert_eq!(nd1["target"], "app.db", "{nd1}");
+    assert_eq!(nd1["thread"], "t1", "{nd1}");
+    assert_eq!(event(&intake, "arr-1")["level"], "DEBUG");
+    event(&intake, "text-1");
+    event(&intake, "text-2");
+    event(&intake, "gz-1");
+    for m in ["payment failed", "compact one"] {
+        let j = event(&intake, m);
+        assert_eq!(j["level"], "ERROR", "{j}");
+        assert_eq!(j["target"], "com.example.Hello", "{j}");
+        assert_eq!(j["thread"], "http-nio-8080-exec-1", "{j}");
+        assert_eq!(j["requestId"], "r-7", "{j}");
+        assert!(
+            j.get("loggerFqcn").is_none() && j.get("endOfBatch").is_none(),
+            "{j}"
+        );
+        let text = j.to_string();
+        assert!(
+            text.contains("card declined") && text.contains("IllegalStateException"),
+            "{j}"
+        );
+        assert!(text.contains("Hello.pay(Hello.java:42)"), "{j}");
+        assert!(
+            j["timestamp"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("2025-12-01T14:40:00.123")),
+            "{j}"
+        );
+    }
+    assert_eq!(intake.stats().events, 9);
+    let s = summary(&stderr);
+    assert!(s.contains("shipped 9 of 9 events"), "{s}");
+}
+
+#[test]
+fn malformed_oversized_and_unauthorized_bodies_are_refused_and_nothing_is_lost() {
+    let intake = intake();
+    let mut l = Listener::start(
+        &intake,
+        &[
+            "--no-spill",
+            "--listen-token",
+            "tok-s3cret",
+            "--listen-max-body-bytes",
+            "4096",
+        ],
+    );
+    let auth = [("Authorization", "Bearer tok-s3cret")];
+    let (status, text) = post(
+        l.port,
+        "/",
+        &auth,
+        b"{\"message\":\"ok-1\"}\n{\"message\": oops}\n",
+    );
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("line 2"), "{text}");
+    let (status, text) = post(
+        l.port,
+        "/",
+        &[("Authorization", "Bearer tok-guess")],
+        b"{\"message\":\"x\"}",
+    );
+    assert_eq!(status, 401, "{text}");
+    assert!(
+        !text.contains("tok-s3cret") && !text.contains("tok-guess"),
+        "{text}"
+    );
+    assert_eq!(post(l.port, "/", &[], b"{\"message\":\"x\"}").0, 401);
+    let big = vec![b'a'; 5000];
+    assert_eq!(post(l.port, "/", &auth, &big).0, 413);
+    // A gzip bomb: 64 KiB of zeros compressed far below the limit.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gz.write_all(&vec![b' '; 64 * 1024]).unwrap();
+    let bomb = gz.finish().unwrap();
+    assert!(bomb.len() < 4096);
+    let (status, text) = post(l.port, "/", &[auth[0], ("Content-Encoding", "gzip")], &bomb);
+    assert_eq!(status, 413, "{text}");
+    assert_eq!(
+        post(
+            l.port,
+            "/",
+            &[("X-Logship-Token", "tok-s3cret")],
+            b"{\"message\":\"ok-2\"}"
+        )
+        .0,
+        200
+    );
+    assert!(intake.wait_for_events(1, WAIT));
+    let (code, stderr) = l.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    assert_eq!(
+        intake.stats().events,
+        1,
+        "only the good request's event arrives"
+    );
+    event(&intake, "ok-2");
+    assert!(
+        stderr.iter().all(|l| !l.contains("tok-s3cret")),
+        "{stderr:?}"
+    );
+    let s = summary(&stderr);
+    assert!(s.contains("shipped 1 of 1 events"), "{s}");
+    assert!(
+        s.contains("1 requests malformed (400)")
+            && s.contains("2 requests over the body limit (413)"),
+        "{s}"
+    );
+}
+
+/// Posts `id`s on one keep-alive connection each, resending on 503 until accepted;
+/// returns how many 503s it saw.
+fn send_until_accepted(port: u16, ids: std::ops::Range<u64>) -> u64 {
+    let mut busy = 0;
+    for id in ids {
+        loop {
+            let body = format!("{{\"message\":\"id-{id:06}\"}}\n");
+            let (status, text) = post(port, "/", &[], body.as_bytes());
+            match status {
+                200 => break,
+                503 => {
+                    assert!(text.contains("Retry-After: 1"), "{text}");
+                    busy += 1;
+                    if busy > 100_000 {
+                        panic!("never accepted");
+                    }
+                }
+                other => panic!("status {other}: {text}"),
+            }
+        }
+    }
+    busy
+}
+
+fn ids(intake: &Intake) -> BTreeSet<u64> {
+    intake
+        .events()
+        .iter()
+        .filter_map(|e| {
+            e.value
+                .get("message")?
+                .as_str()?
+                .strip_prefix("id-")?
+                .parse()
+                .ok()
+        })
+        .collect()
+}
+
+#[test]
+fn a_full_queue_answers_503_with_retry_after_and_everything_sent_again_arrives() {
+    let intake = intake();
+    intake.pause(); // answers held: the pipeline's queue fills
+    let mut l = Listener::start(
+        &intake,
+        &[
+            "--no-spill",
+            "--queue-capacity",
+            "8",
+            "--max-batch-records",
+            "4",
+            "--shutdown-timeout-ms",
+            "30000",
+        ],
+    );
+    // Fill until the first 503.
+    let mut sent = 0u64;
+    let mut saw_busy = false;
+    while !saw_busy {
+        let body = format!("{{\"message\":\"id-{sent:06}\"}}\n");
+        let (status, text) = post(l.port, "/", &[], body.as_bytes());
+        match status {
+            200 => sent += 1,
+            503 => {
+                assert!(text.contains("Retry-After: 1"), "{text}");
+                saw_busy = true;
+            }
+            other => panic!("{other}: {text}"),
+        }
+        assert!(sent < 10_000, "the queue never filled");
+    }
+    intake.resume();
+    // The refused one and more, resent until accepted.
+    send_until_accepted(l.port, sent..sent + 50);
+    let total = sent + 50;
+    assert!(intake.wait_for_events(total as usize, WAIT));
+    let (code, stderr) = l.stop();
+    let got = ids(&intake);
+    let missing: Vec<u64> = (0..total).filter(|i| !got.contains(i)).collect();
+    assert!(missing.is_empty(), "missing {missing:?}");
+    assert_eq!(code, Some(0), "a 503 is not a loss: {stderr:?}");
+    let s = summary(&stderr);
+    assert!(s.contains("refused with 503"), "{s}");
+}
+
+#[test]
+fn a_slow_client_is_closed_at_the_header_timeout_while_others_are_served() {
+    let intake = intake();
+    let mut l = Listener::start(
+        &intake,
+        &["--no-spill", "--listen-header-timeout-ms", "500"],
+    );
+    let mut slow = TcpStream::connect(("127.0.0.1", l.port)).unwrap();
+    slow.write_all(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Le")
+        .unwrap();
+    // Served meanwhile.
+    assert_eq!(post(l.port, "/", &[], b"{\"message\":\"fast\"}").0, 200);
+    slow.set_read_timeout(Some(WAIT)).unwrap();
+    let started = std::time::Instant::now();
+    let mut out = String::new();
+    let _ = slow.read_to_string(&mut out);
+    assert!(out.starts_with("HTTP/1.1 408"), "{out:?}");
+    assert!(started.elapsed() < Duration::from_secs(30));
+    let (code, stderr) = l.stop();
+    assert_eq!(code, Some(0));
+    assert!(
+        summary(&stderr).contains("1 connections too slow, closed (408)"),
+        "{stderr:?}"
+    );
+}
+
+#[test]
+fn connections_over_the_limit_are_answered_503() {
+    let intake = intake();
+    let mut l = Listener::start(&intake, &["--no-spill", "--listen-max-connections", "2"]);
+    let mut held: Vec<TcpStream> = Vec::new();
+    for _ in 0..2 {
+        let mut s = TcpStream::connect(("127.0.0.1", l.port)).unwrap();
+        // A first request on each: the connection is surely counted once answered.
+        s.write_all(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
+            .unwrap();
+        let mut buf = [0u8; 12];
+        s.read_exact(&mut buf).unwrap();
+        assert_eq!(&buf, b"HTTP/1.1 200");
+        held.push(s);
+    }
+    let (status, text) = post(l.port, "/", &[], b"{}");
+    assert_eq!(status, 503, "{text}");
+    drop(held);
+    let (code, stderr) = l.stop();
+    assert_eq!(code, Some(0));
+    assert!(
+        summary(&stderr).contains("connections over the limit"),
+        "{stderr:?}"
+    );
+}
+
+#[test]
+fn sigterm_while_clients_send_every_event_answered_2xx_is_delivered_or_spilled() {
+    let intake = intake();
+    intake.set_delay(Duration::from_millis(30));
+    let spill = temp_path("listen-spill");
+    let mut l = Listener::start(
+        &intake,
+        &[
+            "--spill-dir",
+            spill.to_str().unwrap(),
+            "--shutdown-timeout-ms",
+            "20000",
+        ],
+    );
+    let port = l.port;
+    let sender = std::thread::spawn(move || {
+        let mut acked = Vec::new();
+        for id in 0..100_000u64 {
+            let body = format!("{{\"message\":\"id-{id:06}\"}}\n");
+            let mut s = match TcpStream::connect(("127.0.0.1", port)) {
+                Ok(s) => s,
+                Err(_) => break,
+            };
+            s.set_read_timeout(Some(WAIT)).unwrap();
+            let head = format!(
+                "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            if s.write_all(head.as_bytes())
+                .and_then(|_| s.write_all(body.as_bytes()))
+                .is_err()
+            {
+                break;
+            }
+            let mut out = Vec::new();
+            let _ = s.read_to_end(&mut out);
+            if out.starts_with(b"HTTP/1.1 200") {
+                acked.push(id);
+            } else if out.is_empty() || out.starts_with(b"HTTP/1.1 503") {
+                break;
+            }
+        }
+        acked
+    });
+    assert!(intake.wait_for_events(200, WAIT));
+    let (code, stderr) = l.stop();
+    let acked = sender.join().unwrap();
+    assert!(acked.len() >= 200);
+    assert!(matches!(code, Some(0) | Some(3)), "{code:?} {stderr:?}");
+    let got = ids(&intake);
+    let spilled = stderr
+        .iter()
+        .any(|l| l.contains("written to the spill directory"));
+    if !spilled {
+        let missing: Vec<u64> = acked.iter().copied().filter(|i| !got.contains(i)).collect();
+        assert!(
+            missing.is_empty(),
+            "answered 200 but not delivered: {missing:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&spill);
+}
+
+#[test]
+fn follow_and_listen_run_in_one_process() {
+    let intake = intake();
+    let dir = temp_path("listen-follow");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("app.log");
+    std::fs::write(&log, "from-file\n").unwrap();
+    let mut l = Listener::start(
+        &intake,
+        &[
+            "--no-spill",
+            "--follow",
+            log.to_str().unwrap(),
+            "--no-checkpoint",
+        ],
+    );
+    assert_eq!(
+        post(l.port, "/", &[], b"{\"message\":\"from-http\"}").0,
+        200
+    );
+    assert!(intake.wait_for_events(2, WAIT));
+    let (code, stderr) = l.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    event(&intake, "from-file");
+    event(&intake, "from-http");
+    let s = summary(&stderr);
+    assert!(
+        s.contains("shipped 2 of 2 events")
+            && s.contains("file opens")
+            && s.contains("HTTP requests"),
+        "{s}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_port_in_use_or_a_bad_url_is_a_usage_error_naming_it() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", taken.local_addr().unwrap());
+    let out = logship()
+        .args(["ship", "--no-spill", "--listen", &url])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("cannot listen on {url}")), "{err}");
+    let out = logship()
+        .args(["ship", "--no-spill", "--listen", "htp://127.0.0.1:0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean http://"));
+}
+
+#[test]
+fn ack_delivered_answers_only_once_the_events_are_at_the_intake() {
+    let intake = intake();
+    let mut l = Listener::start(
+        &intake,
+        &[
+            "--no-spill",
+            "--listen-ack",
+            "delivered",
+            "--listen-ack-timeout-ms",
+            "700",
+        ],
+    );
+    // Delivered before the answer: the intake holds the event when 200 arrives.
+    let (status, text) = post(l.port, "/", &[], b"{\"message\":\"acked-1\"}");
+    assert_eq!(status, 200, "{text}");
+    event(&intake, "acked-1");
+    // An intake that does not answer: 503 with Retry-After at the ack timeout.
+    intake.pause();
+    let (status, text) = post(l.port, "/", &[], b"{\"message\":\"acked-2\"}");
+    assert_eq!(status, 503, "{text}");
+    assert!(text.contains("Retry-After: 1"), "{text}");
+    intake.resume();
+    assert!(intake.wait_for_events(2, WAIT));
+    let (code, stderr) = l.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    assert!(
+        summary(&stderr).contains("not delivered within --listen-ack-timeout-ms"),
+        "{stderr:?}"
+    );
+}

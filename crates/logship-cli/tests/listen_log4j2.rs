@@ -1,0 +1,178 @@
+//! A real Log4j2 client of `logship ship --listen http://...`: `tests/fixtures/java/
+//! LogLoad.java`, compiled with `javac` against Debian's Log4j2 2.19 and Jackson
+//! (`liblog4j2-java`, `libjackson2-databind-java`, OpenJDK 17; `.ci/run` installs them),
+//! logs through its stock `Http` appender with `JsonLayout` into the listener, which
+//! ships to the strict intake. Every event must arrive with its level, logger, thread,
+//! message, context map and exception. Skips locally without `javac` or the jars, with
+//! a message; fails under CI=true.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::{logship, temp_path, watchdog, StderrLines};
+use logship_intake::{Intake, IntakeConfig};
+
+const WAIT: Duration = Duration::from_secs(120);
+const JARS: &[&str] = &[
+    "/usr/share/java/log4j-api.jar",
+    "/usr/share/java/log4j-core.jar",
+    "/usr/share/java/jackson-core.jar",
+    "/usr/share/java/jackson-databind.jar",
+    "/usr/share/java/jackson-annotations.jar",
+];
+const EVENTS: u64 = 40;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/java")
+}
+
+/// Compiles LogLoad.java; `None` (with a message) when Java or the jars are missing
+/// locally; a failure under CI=true.
+fn compile() -> Option<(PathBuf, String)> {
+    let have_javac = Command::new("javac")
+        .arg("-version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let missing: Vec<&str> = JARS
+        .iter()
+        .copied()
+        .filter(|j| !Path::new(j).exists())
+        .collect();
+    if !have_javac || !missing.is_empty() {
+        let why = format!("javac: {have_javac}, missing jars: {missing:?} (apt-get install openjdk-17-jdk-headless liblog4j2-java libjackson2-databind-java)");
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true and the Log4j2 client cannot run: {why}"
+        );
+        eprintln!("skipping the Log4j2 test: {why}");
+        return None;
+    }
+    let classes = temp_path("log4j2-classes");
+    std::fs::create_dir_all(&classes).unwrap();
+    let cp = JARS.join(":");
+    let out = Command::new("javac")
+        .args(["-cp", &cp, "-d"])
+        .arg(&classes)
+        .arg(fixtures().join("LogLoad.java"))
+        .output()
+        .expect("javac");
+    assert!(
+        out.status.success(),
+        "javac: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cp = format!("{cp}:{}", classes.display());
+    Some((classes, cp))
+}
+
+#[test]
+fn log4j2_http_appender_with_json_layout_delivers_every_event_with_its_fields() {
+    let Some((classes, cp)) = compile() else {
+        return;
+    };
+    let intake = Intake::start(IntakeConfig::default()).expect("intake");
+    let mut child = logship()
+        .args([
+            "ship",
+            "--listen",
+            "http://127.0.0.1:0",
+            "--listen-token",
+            "j-tok",
+            "--no-spill",
+            "--linger-ms",
+            "20",
+            "--endpoint",
+        ])
+        .arg(intake.url("/"))
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("logship");
+    let done = watchdog(&child, Duration::from_secs(240));
+    // A failed assertion does not leave the listener running.
+    struct Kill(u32);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = Command::new("kill")
+                .args(["-9", &self.0.to_string()])
+                .status();
+        }
+    }
+    let _kill = Kill(child.id());
+    let stderr = StderrLines::collect(&mut child);
+    stderr.expect("logship: listening on http://127.0.0.1:", WAIT);
+    let port: u16 = stderr
+        .lines()
+        .iter()
+        .find_map(|l| {
+            l.strip_prefix("logship: listening on http://127.0.0.1:")?
+                .parse()
+                .ok()
+        })
+        .expect("port");
+    let java = Command::new("java")
+        .args(["-cp", &cp])
+        .arg(format!(
+            "-Dlog4j.configurationFile={}",
+            fixtures().join("log4j2-http.xml").display()
+        ))
+        .arg(format!("-Dlogship.url=http://127.0.0.1:{port}/"))
+        .arg("-Dlogship.token=j-tok")
+        .args(["LogLoad", &EVENTS.to_string()])
+        .output()
+        .expect("java");
+    let java_err = String::from_utf8_lossy(&java.stderr).into_owned();
+    assert!(java.status.success(), "java: {java_err}");
+    assert!(
+        !java_err.contains("ERROR"),
+        "the appender reported an error: {java_err}"
+    );
+    assert!(
+        intake.wait_for_events(EVENTS as usize, WAIT),
+        "{} of {EVENTS}",
+        intake.stats().events
+    );
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let status = child.wait().unwrap();
+    let _ = done.send(());
+    stderr.expect("shipped", WAIT);
+    assert_eq!(status.code(), Some(0), "{:?}", stderr.lines());
+
+    let events: Vec<serde_json::Value> = intake.events().into_iter().map(|e| e.value).collect();
+    assert_eq!(events.len() as u64, EVENTS);
+    for i in 0..EVENTS {
+        let message = format!("java-{i}");
+        let e = events
+            .iter()
+            .find(|v| v["message"] == message.as_str())
+            .unwrap_or_else(|| panic!("{message} missing"));
+        let (level, logger) = match i % 4 {
+            0 => ("INFO", "com.example.LogLoad"),
+            1 => ("WARN", "com.example.LogLoad"),
+            2 => ("DEBUG", "com.example.db.Pool"),
+            _ => ("ERROR", "com.example.LogLoad"),
+        };
+        assert_eq!(e["level"], level, "{e}");
+        assert_eq!(e["target"], logger, "{e}");
+        let thread = if i < EVENTS / 2 { "main" } else { "worker-1" };
+        assert_eq!(e["thread"], thread, "{e}");
+        assert_eq!(e["requestId"], format!("r-{i}").as_str(), "{e}");
+        if i % 4 == 3 {
+            let text = e.to_string();
+            assert!(
+                text.contains("IllegalStateException") && text.contains("card declined"),
+                "{e}"
+            );
+            assert!(
+                text.contains("socket closed") && text.contains("LogLoad.log(LogLoad.java:"),
+                "{e}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(classes);
+}
