@@ -1,0 +1,157 @@
+//! The stream inputs of `ship --listen`: `tcp://` (newline or NUL delimited JSON or text
+//! lines, as Log4j2's `Socket` appender and logback's send them) and `syslog+tcp://` /
+//! `syslog+udp://` (RFC 5424 and RFC 3164).
+//!
+//! Why it exists: programs that cannot link logship point their stock appender or syslog
+//! daemon at it. TCP is read only as fast as the pipeline takes events (a full queue stops
+//! the reading, so the sender's own buffer and policy apply: backpressure, not loss); UDP
+//! cannot wait, so its refusals are counted.
+//!
+//! Must never: buffer more than `max_event_bytes` of one event, let one connection or a
+//! silent client hold the listener (connection limit, idle timeout), drop a TCP event
+//! because the queue stayed full (it retries), or lose one silently (every event is
+//! pushed, or counted with its reason).
+
+mod framing;
+mod syslog;
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// How a TCP connection's bytes are cut into events and read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Framing {
+    /// `tcp://`: lines ending in LF, CRLF or NUL; a JSON object line is read as a JSON
+    /// event, any other line as text.
+    Lines,
+    /// `syslog+tcp://`: RFC 6587 octet counting or LF/NUL trailers, per message; each
+    /// message parsed as RFC 5424 or RFC 3164.
+    Syslog,
+}
+
+/// The bounds of a stream listener.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    /// Longest event kept (the pipeline's `max_event_bytes`): longer ones are cut, counted.
+    pub max_event_bytes: usize,
+    /// Most connections served at once: more are accepted and closed at once, counted.
+    pub max_connections: usize,
+    /// A connection silent this long is closed (counted).
+    pub idle_timeout: Duration,
+}
+
+/// What the stream listeners did, for the summary line and `--stats-json`.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    /// TCP events received (pushed, or held back by the user's own policy).
+    pub tcp_events: AtomicU64,
+    /// Syslog events received over TCP.
+    pub syslog_tcp_events: AtomicU64,
+    /// Syslog datagrams received over UDP (pushed or dropped).
+    pub syslog_udp_events: AtomicU64,
+    /// Syslog messages that parsed as neither RFC: shipped as text with
+    /// `syslog.parse_error`.
+    pub parse_errors: AtomicU64,
+    /// Events longer than `max_event_bytes`, cut (also datagrams over the buffer).
+    pub cut: AtomicU64,
+    /// Syslog octet counts that were not counts (read as delimited events).
+    pub bad_counts: AtomicU64,
+    /// Events with invalid UTF-8 (replaced by U+FFFD).
+    pub invalid_utf8: AtomicU64,
+    /// UDP datagrams the full queue refused: lost (reason "queue full"), already counted
+    /// by the pipeline in `dropped_queue_full`.
+    pub udp_dropped: AtomicU64,
+    /// TCP pushes refused after the wait and retried: the pipeline counted each in
+    /// `dropped_queue_full`, but the event was not lost.
+    pub refusals_retried: AtomicU64,
+    /// Events fully received but never handed to the pipeline because the listener
+    /// stopped while the queue was full (or the pipeline had shut down): lost.
+    pub not_taken: AtomicU64,
+    /// Connections accepted and served.
+    pub connections: AtomicU64,
+    /// Connections over `max_connections`, closed at once.
+    pub connections_refused: AtomicU64,
+    /// Connections closed after `idle_timeout` of silence.
+    pub idle_closed: AtomicU64,
+    /// Connections ended by a read error (reset, ...).
+    pub read_errors: AtomicU64,
+}
+
+/// Reads a counter.
+fn get(c: &AtomicU64) -> u64 {
+    c.load(Ordering::Acquire)
+}
+
+/// Adds one to a counter.
+pub(super) fn bump(c: &AtomicU64) {
+    c.fetch_add(1, Ordering::Relaxed);
+}
+
+impl Counters {
+    /// Events received (handed to the pipeline or counted as dropped).
+    pub(crate) fn received(&self) -> u64 {
+        get(&self.tcp_events) + get(&self.syslog_tcp_events) + get(&self.syslog_udp_events)
+    }
+
+    /// Received and never handed to the pipeline (stopped with the queue full), which the
+    /// pipeline's `Stats` do not count: add it to the pipeline's `lost()`. UDP drops are
+    /// NOT in it: the pipeline refused them and already counts them in
+    /// `dropped_queue_full` (see [`Counters::udp_dropped`] for the summary's reason).
+    pub(crate) fn lost(&self) -> u64 {
+        get(&self.not_taken)
+    }
+
+    /// UDP datagrams lost to a full queue (part of the pipeline's `dropped_queue_full`).
+    pub(crate) fn udp_dropped(&self) -> u64 {
+        get(&self.udp_dropped)
+    }
+
+    /// TCP refusals that were retried: the pipeline counted them in `dropped_queue_full`
+    /// but nothing was lost, so subtract this from the pipeline's `lost()` (as `--follow`
+    /// does with its own `refusals_retried`).
+    pub(crate) fn retried(&self) -> u64 {
+        get(&self.refusals_retried)
+    }
+
+    /// `"; N tcp events, N syslog/tcp events, ... (..)"` for the summary line, empty when
+    /// nothing happened.
+    pub(crate) fn describe(&self) -> String {
+        let mut out = String::new();
+        for (n, what) in [
+            (get(&self.tcp_events), "tcp events"),
+            (get(&self.syslog_tcp_events), "syslog/tcp events"),
+            (get(&self.syslog_udp_events), "syslog/udp events"),
+        ] {
+            if n > 0 {
+                let _ = write!(out, "; {n} {what}");
+            }
+        }
+        let mut notes = Vec::new();
+        for (n, what) in [
+            (get(&self.udp_dropped), "udp dropped (queue full)"),
+            (
+                get(&self.not_taken),
+                "not taken (stopped with the queue full)",
+            ),
+            (get(&self.parse_errors), "not syslog (shipped as text)"),
+            (get(&self.cut), "cut to max_event_bytes"),
+            (get(&self.bad_counts), "bad octet counts"),
+            (get(&self.invalid_utf8), "invalid UTF-8 replaced"),
+            (
+                get(&self.connections_refused),
+                "connections refused (limit)",
+            ),
+            (get(&self.idle_closed), "connections closed idle"),
+            (get(&self.read_errors), "connections reset"),
+        ] {
+            if n > 0 {
+                notes.push(format!("{n} {what}"));
+            }
+        }
+        if !notes.is_empty() {
+            let _ = write!(out, " ({})", notes.join(", "));
+        }
+        out
+    }
+}
