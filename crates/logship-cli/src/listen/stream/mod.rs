@@ -14,10 +14,19 @@
 
 mod framing;
 mod syslog;
+mod tcp;
+#[cfg(test)]
+mod tests;
+mod udp;
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use logship::Record;
+
+pub(crate) use tcp::serve_tcp;
+pub(crate) use udp::serve_udp;
 
 /// How a TCP connection's bytes are cut into events and read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +77,9 @@ pub(crate) struct Counters {
     /// Events fully received but never handed to the pipeline because the listener
     /// stopped while the queue was full (or the pipeline had shut down): lost.
     pub not_taken: AtomicU64,
+    /// Connections that were in the middle of an event when the listener stopped: that
+    /// partial event is not shipped (it was never fully received).
+    pub partial_at_stop: AtomicU64,
     /// Connections accepted and served.
     pub connections: AtomicU64,
     /// Connections over `max_connections`, closed at once.
@@ -144,6 +156,10 @@ impl Counters {
             ),
             (get(&self.idle_closed), "connections closed idle"),
             (get(&self.read_errors), "connections reset"),
+            (
+                get(&self.partial_at_stop),
+                "partial events cut off by the stop",
+            ),
         ] {
             if n > 0 {
                 notes.push(format!("{n} {what}"));
@@ -154,4 +170,69 @@ impl Counters {
         }
         out
     }
+}
+
+/// One event's record, and what to count about it (once, however often it is rebuilt).
+struct Built {
+    record: Record,
+    parse_error: bool,
+}
+
+/// The record of one framed event: a JSON object line or a text line (`Lines`), or a
+/// syslog message (`Syslog`); a cut event says so in its fields. `None` for a blank line.
+fn build(framing: Framing, bytes: &[u8], real_len: usize) -> Option<Built> {
+    let (mut record, parse_error) = match framing {
+        Framing::Lines => {
+            let text = crate::lines::utf8_lossy(bytes);
+            if text.trim().is_empty() {
+                return None;
+            }
+            let mut record = crate::lines::json_record(&text)
+                .unwrap_or_else(|| crate::lines::text_record(&text));
+            if matches!(text, std::borrow::Cow::Owned(_)) {
+                record.mark_invalid_utf8();
+            }
+            (record, false)
+        }
+        Framing::Syslog => {
+            if bytes.iter().all(u8::is_ascii_whitespace) {
+                return None;
+            }
+            let (record, parsed) = syslog::record(bytes, now_nanos());
+            (record, !parsed)
+        }
+    };
+    if real_len > bytes.len() {
+        record
+            .field("logship.truncated", true)
+            .field("logship.original_bytes", real_len as u64);
+    }
+    Some(Built {
+        record,
+        parse_error,
+    })
+}
+
+/// Counts what `built` says about its event, once.
+fn count(counters: &Counters, built: &Built, cut: bool) {
+    if built.parse_error {
+        bump(&counters.parse_errors);
+    }
+    if cut {
+        bump(&counters.cut);
+    }
+    if built
+        .record
+        .entries()
+        .any(|e| matches!(e, logship::Entry::Field("logship.invalid_utf8", _)))
+    {
+        bump(&counters.invalid_utf8);
+    }
+}
+
+/// Now as Unix nanoseconds (0 before 1970).
+fn now_nanos() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }

@@ -54,9 +54,12 @@ pub(super) fn parse(b: &[u8]) -> Option<Message<'_>> {
     })
 }
 
+/// Structured-data params, as (`SD-ID.PARAM`, value).
+type Params = Vec<(String, String)>;
+
 /// STRUCTURED-DATA (`-` or one or more `[SD-ID PARAM="VALUE" ...]`) at the start of `b`:
 /// the params as (`SD-ID.PARAM`, unescaped value), and what follows.
-fn structured_data(b: &[u8]) -> Option<(Vec<(String, String)>, &[u8])> {
+fn structured_data(b: &[u8]) -> Option<(Params, &[u8])> {
     if let Some(rest) = b.strip_prefix(b"-") {
         return Some((Vec::new(), rest));
     }
