@@ -133,8 +133,10 @@ fn connection(
         match stream.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
-                heard = Instant::now();
                 framer.feed(&buf[..n], &mut |f| push.frame(f));
+                // After the pushes: time spent waiting for room in the queue is not
+                // the client's silence.
+                heard = Instant::now();
             }
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
                 if heard.elapsed() >= limits.idle_timeout {
