@@ -238,9 +238,14 @@ pub fn run(args: ShipArgs, f: Follow, l: Listen) -> Result<ExitCode, Failure> {
     // Refusals the follower retried, or left for the next run (not in the checkpoint),
     // and HTTP requests answered 503 (the client sends them again) are counted as
     // dropped by the pipeline but lose nothing.
+    // Refusals a client or the TCP reader sent again are not lost; events a TCP listener
+    // received but could not hand over at stop are (the pipeline never saw them).
     let lost = stats
         .lost()
-        .saturating_sub(retried + not_taken + listeners.http.not_lost());
+        .saturating_sub(
+            retried + not_taken + listeners.http.not_lost() + listeners.stream.retried(),
+        )
+        + listeners.stream.lost();
     let received = lines + listeners.http.received() + listeners.stream.received();
     let mut line = crate::ship::summary(
         received,

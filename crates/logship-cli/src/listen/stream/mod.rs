@@ -1,88 +1,239 @@
-//! TEMPORARY STUB (owner: the stream engineer's branch `l19-stream` replaces this file at
-//! merge): the interface of the TCP line and syslog TCP/UDP inputs, as
-//! `/tmp/l19-design.md` fixes it, so that `listen/mod.rs` compiles and dispatches to it.
-//! Every `serve_*` here refuses to start (a usage error naming the URL at start-up).
+//! The stream inputs of `ship --listen`: `tcp://` (newline or NUL delimited JSON or text
+//! lines, as Log4j2's `Socket` appender and logback's send them) and `syslog+tcp://` /
+//! `syslog+udp://` (RFC 5424 and RFC 3164).
 //!
-//! Must never: be shipped as the stream inputs (it serves nothing).
-// A stub: parts of the interface are used only by the real file.
-#![allow(dead_code)]
+//! Why it exists: programs that cannot link logship point their stock appender or syslog
+//! daemon at it. TCP is read only as fast as the pipeline takes events (a full queue stops
+//! the reading, so the sender's own buffer and policy apply: backpressure, not loss); UDP
+//! cannot wait, so its refusals are counted.
+//!
+//! Must never: buffer more than `max_event_bytes` of one event, let one connection or a
+//! silent client hold the listener (connection limit, idle timeout), drop a TCP event
+//! because the queue stayed full (it retries), or lose one silently (every event is
+//! pushed, or counted with its reason).
 
-use std::io;
-use std::net::{TcpListener, UdpSocket};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
-use std::thread::JoinHandle;
-use std::time::Duration;
+mod framing;
+mod syslog;
+mod tcp;
+#[cfg(test)]
+mod tests;
+mod udp;
 
-/// How a TCP stream is cut into events.
-#[derive(Clone, Copy, Debug)]
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use logship::Record;
+
+pub(crate) use tcp::serve_tcp;
+pub(crate) use udp::serve_udp;
+
+/// How a TCP connection's bytes are cut into events and read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Framing {
-    /// Newline- or NUL-delimited JSON or text.
+    /// `tcp://`: lines ending in LF, CRLF or NUL; a JSON object line is read as a JSON
+    /// event, any other line as text.
     Lines,
-    /// Syslog: octet counting or LF/NUL framing, RFC 5424 or RFC 3164.
+    /// `syslog+tcp://`: RFC 6587 octet counting or LF/NUL trailers, per message; each
+    /// message parsed as RFC 5424 or RFC 3164.
     Syslog,
 }
 
-/// Bounds of a stream input.
+/// The bounds of a stream listener.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Limits {
-    /// The pipeline's max_event_bytes.
+    /// Longest event kept (the pipeline's `max_event_bytes`): longer ones are cut, counted.
     pub max_event_bytes: usize,
-    /// More connections are accepted and closed at once, counted.
+    /// Most connections served at once: more are accepted and closed at once, counted.
     pub max_connections: usize,
-    /// A connection silent this long is closed.
+    /// A connection silent this long is closed (counted).
     pub idle_timeout: Duration,
 }
 
-/// What the stream inputs counted.
-#[derive(Default)]
+/// What the stream listeners did, for the summary line and `--stats-json`.
+#[derive(Debug, Default)]
 pub(crate) struct Counters {
-    received: AtomicU64,
-    udp_dropped: AtomicU64,
+    /// TCP events received (pushed, or held back by the user's own policy).
+    pub tcp_events: AtomicU64,
+    /// Syslog events received over TCP.
+    pub syslog_tcp_events: AtomicU64,
+    /// Syslog datagrams received over UDP (pushed or dropped).
+    pub syslog_udp_events: AtomicU64,
+    /// Syslog messages that parsed as neither RFC: shipped as text with
+    /// `syslog.parse_error`.
+    pub parse_errors: AtomicU64,
+    /// Events longer than `max_event_bytes`, cut (also datagrams over the buffer).
+    pub cut: AtomicU64,
+    /// Syslog octet counts that were not counts (read as delimited events).
+    pub bad_counts: AtomicU64,
+    /// Events with invalid UTF-8 (replaced by U+FFFD).
+    pub invalid_utf8: AtomicU64,
+    /// UDP datagrams the full queue refused: lost (reason "queue full"), already counted
+    /// by the pipeline in `dropped_queue_full`.
+    pub udp_dropped: AtomicU64,
+    /// TCP pushes refused after the wait and retried: the pipeline counted each in
+    /// `dropped_queue_full`, but the event was not lost.
+    pub refusals_retried: AtomicU64,
+    /// Events fully received but never handed to the pipeline because the listener
+    /// stopped while the queue was full (or the pipeline had shut down): lost.
+    pub not_taken: AtomicU64,
+    /// Connections that were in the middle of an event when the listener stopped: that
+    /// partial event is not shipped (it was never fully received).
+    pub partial_at_stop: AtomicU64,
+    /// Connections accepted and served.
+    pub connections: AtomicU64,
+    /// Connections over `max_connections`, closed at once.
+    pub connections_refused: AtomicU64,
+    /// Connections closed after `idle_timeout` of silence.
+    pub idle_closed: AtomicU64,
+    /// Connections ended by a read error (reset, ...).
+    pub read_errors: AtomicU64,
+}
+
+/// Reads a counter.
+fn get(c: &AtomicU64) -> u64 {
+    c.load(Ordering::Acquire)
+}
+
+/// Adds one to a counter.
+pub(super) fn bump(c: &AtomicU64) {
+    c.fetch_add(1, Ordering::Relaxed);
 }
 
 impl Counters {
     /// Events received (handed to the pipeline or counted as dropped).
     pub(crate) fn received(&self) -> u64 {
-        self.received.load(Ordering::Acquire)
+        get(&self.tcp_events) + get(&self.syslog_tcp_events) + get(&self.syslog_udp_events)
     }
 
-    /// Received and never handed to the pipeline (UDP drops): lost, with reason.
+    /// Received and never handed to the pipeline (stopped with the queue full), which the
+    /// pipeline's `Stats` do not count: add it to the pipeline's `lost()`. UDP drops are
+    /// NOT in it: the pipeline refused them and already counts them in
+    /// `dropped_queue_full` (see [`Counters::udp_dropped`] for the summary's reason).
     pub(crate) fn lost(&self) -> u64 {
-        self.udp_dropped.load(Ordering::Acquire)
+        get(&self.not_taken)
     }
 
-    /// "; N syslog/tcp events (..)" for the summary line, empty when nothing happened.
+    /// UDP datagrams lost to a full queue (part of the pipeline's `dropped_queue_full`).
+    #[cfg(test)]
+    pub(crate) fn udp_dropped(&self) -> u64 {
+        get(&self.udp_dropped)
+    }
+
+    /// TCP refusals that were retried: the pipeline counted them in `dropped_queue_full`
+    /// but nothing was lost, so subtract this from the pipeline's `lost()` (as `--follow`
+    /// does with its own `refusals_retried`).
+    pub(crate) fn retried(&self) -> u64 {
+        get(&self.refusals_retried)
+    }
+
+    /// `"; N tcp events, N syslog/tcp events, ... (..)"` for the summary line, empty when
+    /// nothing happened.
     pub(crate) fn describe(&self) -> String {
-        String::new()
+        let mut out = String::new();
+        for (n, what) in [
+            (get(&self.tcp_events), "tcp events"),
+            (get(&self.syslog_tcp_events), "syslog/tcp events"),
+            (get(&self.syslog_udp_events), "syslog/udp events"),
+        ] {
+            if n > 0 {
+                let _ = write!(out, "; {n} {what}");
+            }
+        }
+        let mut notes = Vec::new();
+        for (n, what) in [
+            (get(&self.udp_dropped), "udp dropped (queue full)"),
+            (
+                get(&self.not_taken),
+                "not taken (stopped with the queue full)",
+            ),
+            (get(&self.parse_errors), "not syslog (shipped as text)"),
+            (get(&self.cut), "cut to max_event_bytes"),
+            (get(&self.bad_counts), "bad octet counts"),
+            (get(&self.invalid_utf8), "invalid UTF-8 replaced"),
+            (
+                get(&self.connections_refused),
+                "connections refused (limit)",
+            ),
+            (get(&self.idle_closed), "connections closed idle"),
+            (get(&self.read_errors), "connections reset"),
+            (
+                get(&self.partial_at_stop),
+                "partial events cut off by the stop",
+            ),
+        ] {
+            if n > 0 {
+                notes.push(format!("{n} {what}"));
+            }
+        }
+        if !notes.is_empty() {
+            let _ = write!(out, " ({})", notes.join(", "));
+        }
+        out
     }
 }
 
-fn not_built() -> io::Error {
-    io::Error::other("the TCP and syslog inputs are not in this build (stub)")
+/// One event's record, and what to count about it (once, however often it is rebuilt).
+struct Built {
+    record: Record,
+    parse_error: bool,
 }
 
-/// Serves a TCP listener (stub: refuses).
-pub(crate) fn serve_tcp(
-    listener: TcpListener,
-    framing: Framing,
-    logship: logship::Logship,
-    counters: Arc<Counters>,
-    stop: Arc<AtomicBool>,
-    limits: Limits,
-) -> io::Result<JoinHandle<()>> {
-    let _ = (listener, framing, logship, counters, stop, limits);
-    Err(not_built())
+/// The record of one framed event: a JSON object line or a text line (`Lines`), or a
+/// syslog message (`Syslog`); a cut event says so in its fields. `None` for a blank line.
+fn build(framing: Framing, bytes: &[u8], real_len: usize) -> Option<Built> {
+    let (mut record, parse_error) = match framing {
+        Framing::Lines => {
+            let text = crate::lines::utf8_lossy(bytes);
+            if text.trim().is_empty() {
+                return None;
+            }
+            let mut record = crate::lines::json_record(&text)
+                .unwrap_or_else(|| crate::lines::text_record(&text));
+            if matches!(text, std::borrow::Cow::Owned(_)) {
+                record.mark_invalid_utf8();
+            }
+            (record, false)
+        }
+        Framing::Syslog => {
+            if bytes.iter().all(u8::is_ascii_whitespace) {
+                return None;
+            }
+            let (record, parsed) = syslog::record(bytes, now_nanos());
+            (record, !parsed)
+        }
+    };
+    if real_len > bytes.len() {
+        record
+            .field("logship.truncated", true)
+            .field("logship.original_bytes", real_len as u64);
+    }
+    Some(Built {
+        record,
+        parse_error,
+    })
 }
 
-/// Serves a UDP socket (stub: refuses).
-pub(crate) fn serve_udp(
-    socket: UdpSocket,
-    logship: logship::Logship,
-    counters: Arc<Counters>,
-    stop: Arc<AtomicBool>,
-    limits: Limits,
-) -> io::Result<JoinHandle<()>> {
-    let _ = (socket, logship, counters, stop, limits);
-    Err(not_built())
+/// Counts what `built` says about its event, once.
+fn count(counters: &Counters, built: &Built, cut: bool) {
+    if built.parse_error {
+        bump(&counters.parse_errors);
+    }
+    if cut {
+        bump(&counters.cut);
+    }
+    if built
+        .record
+        .entries()
+        .any(|e| matches!(e, logship::Entry::Field("logship.invalid_utf8", _)))
+    {
+        bump(&counters.invalid_utf8);
+    }
+}
+
+/// Now as Unix nanoseconds (0 before 1970).
+fn now_nanos() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }

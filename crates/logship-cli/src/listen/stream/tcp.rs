@@ -1,0 +1,206 @@
+//! `serve_tcp`: the accept loop and one thread per connection, for `tcp://` and
+//! `syslog+tcp://`.
+//!
+//! Why it exists: a TCP sender is read only as fast as the pipeline takes its events: a
+//! push waits while the queue is full (the pipeline is built with `Overflow::Block`), so
+//! the connection is not read, the sender's socket buffer fills, and its own policy
+//! applies. A push still refused after the wait is retried, never dropped.
+//!
+//! Must never: serve more than `max_connections` at once (more are accepted and closed at
+//! once, counted), keep a silent connection past `idle_timeout`, busy-loop (accept and
+//! reads wake every `TICK` to notice `stop`), or lose an event silently: once stopping,
+//! what was received is pushed; what the pipeline can no longer take is counted
+//! `not_taken`.
+
+use std::io::{self, ErrorKind, Read};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use logship::{Logship, Rejected};
+
+use super::framing::{Frame, Framer};
+use super::{build, bump, count, Counters, Framing, Limits};
+
+/// How often a waiting accept or read looks at `stop` (and at the idle timeout).
+const TICK: Duration = Duration::from_millis(50);
+/// Bytes read from a connection at a time.
+const READ_BUF: usize = 64 * 1024;
+
+/// Serves `listener` until `stop`: each connection's events are framed by `framing` and
+/// pushed into `logship`. The returned thread ends (after its connections) once `stop`
+/// is set, within about `TICK` plus the time a push waits for room.
+pub(crate) fn serve_tcp(
+    listener: TcpListener,
+    framing: Framing,
+    logship: Logship,
+    counters: Arc<Counters>,
+    stop: Arc<AtomicBool>,
+    limits: Limits,
+) -> io::Result<JoinHandle<()>> {
+    listener.set_nonblocking(true)?;
+    std::thread::Builder::new()
+        .name("logship-listen-tcp".into())
+        .spawn(move || accept_loop(&listener, framing, &logship, &counters, &stop, limits))
+}
+
+fn accept_loop(
+    listener: &TcpListener,
+    framing: Framing,
+    logship: &Logship,
+    counters: &Arc<Counters>,
+    stop: &Arc<AtomicBool>,
+    limits: Limits,
+) {
+    let mut live: Vec<JoinHandle<()>> = Vec::new();
+    let mut told_spawn = false;
+    while !stop.load(Ordering::Acquire) {
+        let stream = match listener.accept() {
+            Ok((stream, _)) => stream,
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                std::thread::sleep(TICK);
+                continue;
+            }
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(_) => {
+                // Out of descriptors, a connection reset before accept: wait, go on.
+                std::thread::sleep(TICK);
+                continue;
+            }
+        };
+        live.retain(|h| !h.is_finished());
+        if live.len() >= limits.max_connections.max(1) {
+            bump(&counters.connections_refused);
+            drop(stream);
+            continue;
+        }
+        let (logship, counters2, stop2) = (logship.clone(), Arc::clone(counters), Arc::clone(stop));
+        let spawned = std::thread::Builder::new()
+            .name("logship-listen-conn".into())
+            .spawn(move || connection(stream, framing, &logship, &counters2, &stop2, limits));
+        match spawned {
+            Ok(handle) => {
+                bump(&counters.connections);
+                live.push(handle);
+            }
+            Err(e) => {
+                bump(&counters.connections_refused);
+                if !told_spawn {
+                    told_spawn = true;
+                    eprintln!("logship: warning: cannot start a thread for a TCP connection ({e}); the connection was closed (counted as refused)");
+                }
+            }
+        }
+    }
+    for handle in live {
+        let _ = handle.join();
+    }
+}
+
+/// Reads one connection to its end, its idle timeout, or `stop`, pushing each event.
+fn connection(
+    mut stream: TcpStream,
+    framing: Framing,
+    logship: &Logship,
+    counters: &Counters,
+    stop: &AtomicBool,
+    limits: Limits,
+) {
+    let mut push = Pusher {
+        logship,
+        counters,
+        stop,
+        framing,
+        halted: false,
+    };
+    let mut framer = Framer::new(framing, limits.max_event_bytes);
+    if stream.set_nonblocking(false).is_err() || stream.set_read_timeout(Some(TICK)).is_err() {
+        bump(&counters.read_errors);
+        return;
+    }
+    let mut buf = vec![0u8; READ_BUF];
+    let mut heard = Instant::now();
+    loop {
+        if stop.load(Ordering::Acquire) {
+            // The start of an event whose end never came is not an event: counted.
+            if !framer.is_idle() {
+                bump(&counters.partial_at_stop);
+            }
+            return;
+        }
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                framer.feed(&buf[..n], &mut |f| push.frame(f));
+                // After the pushes: time spent waiting for room in the queue is not
+                // the client's silence.
+                heard = Instant::now();
+            }
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                if heard.elapsed() >= limits.idle_timeout {
+                    bump(&counters.idle_closed);
+                    break;
+                }
+            }
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(_) => {
+                bump(&counters.read_errors);
+                break;
+            }
+        }
+    }
+    // The sender ended (or went silent): a last event without its delimiter is shipped.
+    framer.finish(&mut |f| push.frame(f));
+}
+
+/// Pushes a connection's events, in order; once one is not taken, none after it is.
+struct Pusher<'a> {
+    logship: &'a Logship,
+    counters: &'a Counters,
+    stop: &'a AtomicBool,
+    framing: Framing,
+    halted: bool,
+}
+
+impl Pusher<'_> {
+    fn frame(&mut self, f: Frame<'_>) {
+        let make = || build(self.framing, f.bytes, f.real_len);
+        let Some(built) = make() else { return };
+        let counters = self.counters;
+        bump(match self.framing {
+            Framing::Lines => &counters.tcp_events,
+            Framing::Syslog => &counters.syslog_tcp_events,
+        });
+        if f.bad_count {
+            bump(&counters.bad_counts);
+        }
+        count(counters, &built, f.cut());
+        if self.halted {
+            bump(&counters.not_taken);
+            return;
+        }
+        let mut record = built.record;
+        loop {
+            match self.logship.push(record) {
+                // Held back by the user's burst limit, sampling or budget: counted by
+                // the pipeline, done with.
+                Ok(()) | Err(Rejected::Suppressed) | Err(Rejected::OverBudget) => return,
+                Err(Rejected::QueueFull) if !self.stop.load(Ordering::Acquire) => {
+                    bump(&counters.refusals_retried);
+                    match make() {
+                        Some(again) => record = again.record,
+                        None => return,
+                    }
+                }
+                // Stopping with the queue full, or the pipeline shut down.
+                Err(_) => {
+                    self.halted = true;
+                    bump(&counters.not_taken);
+                    return;
+                }
+            }
+        }
+    }
+}
