@@ -113,9 +113,15 @@ pub(crate) fn json_record(line: &str) -> Option<Record> {
     let Ok(Value::Object(map)) = serde_json::from_str::<Value>(line) else {
         return None;
     };
+    Some(object_record(&map, line.len()))
+}
+
+/// [`json_record`] of an object already parsed (a vendor envelope's event object);
+/// `size` is the size of its text, the record's initial room.
+pub(crate) fn object_record(map: &Map<String, Value>, size: usize) -> Record {
     let lift_fields =
         matches!(map.get("fields"), Some(Value::Object(_))) && map.contains_key("target");
-    let mut leaves = flatten(&map, lift_fields);
+    let mut leaves = flatten(map, lift_fields);
     let level = take_first(&mut leaves, LEVEL_KEYS, parse_level_value);
     let target = take_first(&mut leaves, TARGET_KEYS, |v| {
         v.as_str().filter(|s| !s.is_empty()).map(str::to_owned)
@@ -129,7 +135,7 @@ pub(crate) fn json_record(line: &str) -> Option<Record> {
     let nanos =
         take_first(&mut leaves, TIME_KEYS, parse_time).or_else(|| log4j_instant(&mut leaves));
     let target = target.as_deref().unwrap_or(TARGET);
-    let mut record = Record::with_capacity(level.unwrap_or(Level::Info), target, line.len() + 48);
+    let mut record = Record::with_capacity(level.unwrap_or(Level::Info), target, size + 48);
     if let Some(nanos) = nanos {
         record.set_timestamp_nanos(nanos);
     }
@@ -139,12 +145,12 @@ pub(crate) fn json_record(line: &str) -> Option<Record> {
     for (key, value) in &leaves {
         add_field(&mut record, key, value);
     }
-    Some(record)
+    record
 }
 
 /// The leaves of `map` in order, nested objects' under dotted names; iterative (no
 /// recursion on input). An empty object is a leaf (its text, `{}`).
-fn flatten(map: &Map<String, Value>, lift_fields: bool) -> Vec<(String, &Value)> {
+pub(crate) fn flatten(map: &Map<String, Value>, lift_fields: bool) -> Vec<(String, &Value)> {
     let mut out = Vec::with_capacity(map.len());
     // Each frame: the prefix of its names, and the rest of its object's members.
     let mut stack: Vec<(String, serde_json::map::Iter<'_>)> = vec![(String::new(), map.iter())];
@@ -175,7 +181,7 @@ fn flatten(map: &Map<String, Value>, lift_fields: bool) -> Vec<(String, &Value)>
 
 /// The first of `keys` (in their order of preference) whose leaf `read` accepts; that
 /// leaf is taken out of `leaves`. A leaf `read` refuses stays a field.
-fn take_first<T>(
+pub(crate) fn take_first<T>(
     leaves: &mut Vec<(String, &Value)>,
     keys: &[&str],
     read: impl Fn(&Value) -> Option<T>,
@@ -193,7 +199,7 @@ fn take_first<T>(
     None
 }
 
-fn add_field(record: &mut Record, key: &str, value: &Value) {
+pub(crate) fn add_field(record: &mut Record, key: &str, value: &Value) {
     match value {
         Value::String(s) => record.field(key, s.as_str()),
         Value::Bool(b) => record.field(key, *b),
@@ -210,7 +216,7 @@ fn add_field(record: &mut Record, key: &str, value: &Value) {
 }
 
 /// A level name as commonly written in JSON logs, case-insensitive.
-fn parse_level(s: &str) -> Option<Level> {
+pub(crate) fn parse_level(s: &str) -> Option<Level> {
     Some(match s.trim().to_ascii_lowercase().as_str() {
         "trace" | "finest" | "finer" => Level::Trace,
         "debug" | "fine" => Level::Debug,
@@ -241,7 +247,7 @@ fn parse_level_value(v: &Value) -> Option<Level> {
 /// A time as RFC 3339 text, or as epoch seconds, milliseconds, microseconds or
 /// nanoseconds (told apart by magnitude: below 10^11 seconds, 10^14 ms, 10^17 µs), as
 /// Unix nanoseconds. Before 1970 or past 2262 is not a time here.
-fn parse_time(v: &Value) -> Option<u64> {
+pub(crate) fn parse_time(v: &Value) -> Option<u64> {
     match v {
         Value::String(s) => parse_rfc3339(s),
         Value::Number(n) => {

@@ -39,6 +39,7 @@ mod follow;
 mod histogram;
 mod intake;
 mod lines;
+mod listen;
 mod memory;
 mod pipeline_args;
 mod ship;
