@@ -317,6 +317,12 @@ fn plain(root: &AnyValue) -> Value {
     }
 }
 
+/// [`plain`], for the module's tests.
+#[cfg(test)]
+pub(super) fn plain_for_tests(v: &AnyValue) -> Value {
+    plain(v)
+}
+
 fn hex(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len() * 2);
     for b in bytes {

@@ -309,3 +309,512 @@ fn datadog_credentials_and_refusals() {
         (413, Some("Payload Too Large"))
     );
 }
+
+// ---------------------------------------------------------------- Splunk HEC
+
+#[test]
+fn splunk_concatenated_envelopes_with_and_without_separators() {
+    let body = br#"{"time":1796133600.5,"host":"web-1","source":"checkout","sourcetype":"_json","index":"main","event":{"message":"paid","severity":"WARN","logger":"shop.Pay","thread":"main"},"fields":{"env":"prod","team":["a","b"]}}{"time":"1796133601","event":"plain string event"}
+{"event":"{\"message\":\"inner\",\"level\":\"error\"}"}"#;
+    let (r, ok) = events(post(
+        "/services/collector/event",
+        &[("Authorization", "Splunk t")],
+        body,
+    ));
+    assert_eq!(ok.status, 200);
+    assert_eq!(json(&ok), serde_json::json!({"text":"Success","code":0}));
+    assert_eq!(r.len(), 3);
+    assert_eq!(r[0].message_str(), "paid");
+    assert_eq!(r[0].level(), Level::Warn);
+    assert_eq!(r[0].target(), "shop.Pay");
+    assert_eq!(r[0].timestamp_nanos(), 1_796_133_600_500_000_000);
+    for (k, v) in [
+        ("host", "web-1"),
+        ("source", "checkout"),
+        ("sourcetype", "_json"),
+        ("index", "main"),
+        ("env", "prod"),
+        ("thread", "main"),
+    ] {
+        assert_eq!(field(&r[0], k).as_deref(), Some(v), "{k}");
+    }
+    assert_eq!(r[1].message_str(), "plain string event");
+    assert_eq!(r[1].timestamp_nanos(), 1_796_133_601_000_000_000);
+    assert_eq!((r[2].message_str(), r[2].level()), ("inner", Level::Error));
+    let (r, _) = events(post(
+        "/services/collector",
+        &[],
+        br#"{"event":"a"} {"event":"b"}"#,
+    ));
+    assert_eq!(r.len(), 2);
+}
+
+#[test]
+fn splunk_errors_carry_hec_codes_statuses_and_event_numbers() {
+    let cases: [(&[u8], u16, u64, Option<u64>); 8] = [
+        (b"", 400, 5, None),
+        (b"   \n", 400, 5, None),
+        (br#"{"event":"ok"}{"event":"#, 400, 6, Some(1)),
+        (br#"{"event":"ok"}[1]"#, 400, 6, Some(1)),
+        (
+            br#"{"event":"ok"}{"time":"soon","event":"x"}"#,
+            400,
+            6,
+            Some(1),
+        ),
+        (br#"{"host":"h"}"#, 400, 12, Some(0)),
+        (br#"{"event":"ok"}{"event":""}"#, 400, 13, Some(1)),
+        (br#"{"event":{}}"#, 400, 13, Some(0)),
+    ];
+    for (body, status, code, event) in cases {
+        let a = answer(post("/services/collector/event", &[], body));
+        let v = json(&a);
+        assert_eq!(
+            (a.status, v["code"].as_u64()),
+            (status, Some(code)),
+            "{}",
+            String::from_utf8_lossy(body)
+        );
+        assert_eq!(v["invalid-event-number"].as_u64(), event);
+    }
+    assert_eq!(
+        json(&answer(post("/services/collector/event", &[], b"x")))["text"],
+        "Invalid data format"
+    );
+    let b = busy(Vendor::SplunkEvent, 2);
+    assert_eq!((b.status, json(&b)["code"].as_u64()), (503, Some(9)));
+    assert!(b.headers.contains(&("Retry-After".into(), "2".into())));
+    assert_eq!(
+        json(&unauthorized(Vendor::SplunkEvent)),
+        serde_json::json!({"text":"Invalid token","code":4})
+    );
+    assert_eq!(missing_credential(Vendor::SplunkRaw).status, 401);
+    assert_eq!(json(&missing_credential(Vendor::SplunkRaw))["code"], 2);
+    assert_eq!(too_large(Vendor::SplunkEvent, 10).status, 413);
+    let a = answer(post("/services/collector/ack", &[], br#"{"acks":[0]}"#));
+    assert_eq!((a.status, json(&a)["code"].as_u64()), (400, Some(14)));
+}
+
+#[test]
+fn splunk_raw_health_and_credentials() {
+    let (r, ok) = events(post(
+        "/services/collector/raw?sourcetype=app%20log&host=h1&channel=0aeeac95-ac74-4aa9-b30d-6c4c0ac581ba",
+        &[("X-Splunk-Request-Channel", "0aeeac95-ac74-4aa9-b30d-6c4c0ac581ba")],
+        b"first line\r\n{\"message\":\"json line\",\"level\":\"debug\"}\n\nlast",
+    ));
+    assert_eq!(json(&ok)["code"], 0);
+    assert_eq!(
+        r.iter().map(Record::message_str).collect::<Vec<_>>(),
+        ["first line", "json line", "last"]
+    );
+    assert_eq!(r[1].level(), Level::Debug);
+    assert_eq!(field(&r[0], "sourcetype").as_deref(), Some("app log"));
+    assert_eq!(field(&r[2], "host").as_deref(), Some("h1"));
+    let (r, _) = events(post("/services/collector/raw", &[], b"bad \xff utf8"));
+    assert!(fields(&r[0])
+        .iter()
+        .any(|(k, _)| k == "logship.invalid_utf8"));
+    assert_eq!(
+        json(&answer(post("/services/collector/raw", &[], b"")))["code"],
+        5
+    );
+    let h = headers(&[]);
+    let a = answer(decode(
+        Vendor::SplunkHealth,
+        &req("GET", "/services/collector/health", &h, b""),
+    ));
+    assert_eq!(
+        (a.status, json(&a)),
+        (200, serde_json::json!({"text":"HEC is healthy","code":17}))
+    );
+    for (auth, want) in [
+        ("Splunk abc", Some("abc")),
+        ("Bearer xyz", Some("xyz")),
+        ("Basic Zm9v", None),
+        ("Splunk ", None),
+    ] {
+        let h = headers(&[("Authorization", auth)]);
+        assert_eq!(
+            credential(
+                Vendor::SplunkEvent,
+                &req("POST", "/services/collector", &h, b"")
+            ),
+            want,
+            "{auth}"
+        );
+    }
+    assert_eq!(
+        credential(
+            Vendor::SplunkRaw,
+            &req("POST", "/services/collector/raw?token=q", &h, b"")
+        ),
+        Some("q")
+    );
+    let a = answer(decode(
+        Vendor::SplunkEvent,
+        &req("GET", "/services/collector/event", &h, b""),
+    ));
+    assert_eq!(a.status, 405);
+}
+
+// ---------------------------------------------------------------- OTLP
+
+fn kv(key: &str, value: any_value::Value) -> KeyValue {
+    KeyValue {
+        key: key.into(),
+        value: Some(AnyValue { value: Some(value) }),
+        ..Default::default()
+    }
+}
+
+fn otlp_request() -> ExportLogsServiceRequest {
+    let s = |v: &str| any_value::Value::StringValue(v.into());
+    ExportLogsServiceRequest {
+        resource_logs: vec![ResourceLogs {
+            resource: Some(Resource {
+                attributes: vec![
+                    kv("service.name", s("checkout")),
+                    kv("host.name", s("web-1")),
+                ],
+                ..Default::default()
+            }),
+            scope_logs: vec![ScopeLogs {
+                scope: Some(InstrumentationScope {
+                    name: "shop.pay".into(),
+                    ..Default::default()
+                }),
+                log_records: vec![
+                    LogRecord {
+                        time_unix_nano: 1_796_133_600_000_000_007,
+                        severity_number: 13,
+                        severity_text: "WARN".into(),
+                        body: Some(AnyValue {
+                            value: Some(s("payment slow")),
+                        }),
+                        attributes: vec![
+                            kv("order_id", any_value::Value::IntValue(42)),
+                            kv(
+                                "http",
+                                any_value::Value::KvlistValue(KeyValueList {
+                                    values: vec![kv("method", s("GET"))],
+                                }),
+                            ),
+                        ],
+                        trace_id: vec![0x4b; 16],
+                        span_id: vec![0x0f; 8],
+                        flags: 1,
+                        ..Default::default()
+                    },
+                    LogRecord {
+                        observed_time_unix_nano: 1_796_133_600_000_000_009,
+                        severity_text: "fatal".into(),
+                        body: Some(AnyValue {
+                            value: Some(any_value::Value::KvlistValue(KeyValueList {
+                                values: vec![kv("k", s("v"))],
+                            })),
+                        }),
+                        ..Default::default()
+                    },
+                ],
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+    }
+}
+
+#[test]
+fn otlp_protobuf_maps_time_severity_body_attributes_resource_scope_and_trace() {
+    let body = otlp_request().encode_to_vec();
+    let (r, ok) = events(post(
+        "/v1/logs",
+        &[("Content-Type", "application/x-protobuf")],
+        &body,
+    ));
+    assert_eq!(ok.status, 200);
+    assert!(ok
+        .headers
+        .contains(&("Content-Type".into(), "application/x-protobuf".into())));
+    assert_eq!(
+        ExportLogsServiceResponse::decode(ok.body.as_slice()).expect("response"),
+        ExportLogsServiceResponse::default()
+    );
+    assert_eq!(r.len(), 2);
+    assert_eq!(
+        (r[0].message_str(), r[0].level(), r[0].target()),
+        ("payment slow", Level::Warn, "shop.pay")
+    );
+    assert_eq!(r[0].timestamp_nanos(), 1_796_133_600_000_000_007);
+    assert_eq!(field(&r[0], "service.name").as_deref(), Some("checkout"));
+    assert_eq!(field(&r[0], "http.method").as_deref(), Some("GET"));
+    assert_eq!(
+        field(&r[0], "trace_id").as_deref(),
+        Some("4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b")
+    );
+    assert_eq!(field(&r[0], "span_id").as_deref(), Some("0f0f0f0f0f0f0f0f"));
+    assert_eq!(field(&r[0], "trace_flags").as_deref(), Some("01"));
+    assert!(fields(&r[0]).contains(&("order_id".into(), format!("{:?}", logship::Value::I64(42)))));
+    assert_eq!(
+        r[1].level(),
+        Level::Error,
+        "severityText when the number is unset"
+    );
+    assert_eq!(
+        r[1].timestamp_nanos(),
+        1_796_133_600_000_000_009,
+        "observed time as fallback"
+    );
+    assert_eq!(r[1].message_str(), r#"{"k":"v"}"#);
+}
+
+#[test]
+fn otlp_json_mapping_with_hex_ids_and_string_int64() {
+    let body = br#"{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"s"}}]},"scopeLogs":[{"scope":{"name":"t"},"logRecords":[{"timeUnixNano":"1796133600000000001","severityNumber":17,"body":{"stringValue":"boom"},"traceId":"4BF92F3577B34DA6A3CE929D0E0E4736","spanId":"00f067aa0ba902b7","attributes":[{"key":"n","value":{"intValue":"7"}}]}]}]}]}"#;
+    let (r, ok) = events(post(
+        "/v1/logs",
+        &[("Content-Type", "application/json")],
+        body,
+    ));
+    assert_eq!((ok.status, json(&ok)), (200, serde_json::json!({})));
+    assert_eq!((r[0].message_str(), r[0].level()), ("boom", Level::Error));
+    assert_eq!(r[0].timestamp_nanos(), 1_796_133_600_000_000_001);
+    assert_eq!(
+        field(&r[0], "trace_id").as_deref(),
+        Some("4bf92f3577b34da6a3ce929d0e0e4736")
+    );
+    assert!(fields(&r[0]).contains(&("n".into(), format!("{:?}", logship::Value::I64(7)))));
+}
+
+#[test]
+fn otlp_refusals_in_the_request_encoding() {
+    let mut body = otlp_request().encode_to_vec();
+    body.truncate(body.len() / 2);
+    let a = answer(post(
+        "/v1/logs",
+        &[("Content-Type", "application/x-protobuf")],
+        &body,
+    ));
+    assert_eq!(a.status, 400);
+    let status = logship_intake::vendor_answers::OtlpStatus::decode(a.body.as_slice())
+        .expect("a google.rpc.Status");
+    assert_eq!(status.code, 3);
+    let a = answer(post(
+        "/v1/logs",
+        &[("Content-Type", "application/json")],
+        b"{\"resourceLogs\":",
+    ));
+    assert_eq!((a.status, json(&a)["code"].as_i64()), (400, Some(3)));
+    let a = answer(post(
+        "/v1/logs",
+        &[("Content-Type", "text/plain")],
+        b"hello",
+    ));
+    assert_eq!(a.status, 415);
+    // Empty requests succeed, as the specification asks.
+    assert_eq!(
+        answer(post(
+            "/v1/logs",
+            &[("Content-Type", "application/x-protobuf")],
+            b""
+        ))
+        .status,
+        200
+    );
+    assert_eq!(
+        answer(post(
+            "/v1/logs",
+            &[("Content-Type", "application/json")],
+            b"{}"
+        ))
+        .status,
+        200
+    );
+    // An id of the wrong length: the record is kept, the id dropped, a warning answered.
+    let mut req = otlp_request();
+    req.resource_logs[0].scope_logs[0].log_records[0].trace_id = vec![1, 2, 3];
+    let (r, ok) = events(post(
+        "/v1/logs",
+        &[("Content-Type", "application/x-protobuf")],
+        &req.encode_to_vec(),
+    ));
+    assert_eq!(r.len(), 2);
+    assert_eq!(field(&r[0], "trace_id"), None);
+    let response = ExportLogsServiceResponse::decode(ok.body.as_slice()).expect("response");
+    let partial = response.partial_success.expect("a warning");
+    assert_eq!(partial.rejected_log_records, 0);
+    assert!(partial.error_message.contains("wrong length"));
+    let b = busy(Vendor::Otlp, 1);
+    assert_eq!(b.status, 503);
+    assert_eq!(
+        logship_intake::vendor_answers::OtlpStatus::decode(b.body.as_slice())
+            .map(|s| s.code)
+            .ok(),
+        Some(14)
+    );
+}
+
+#[test]
+fn otlp_deeply_nested_values_are_walked_without_recursion() {
+    let mut value = AnyValue {
+        value: Some(any_value::Value::StringValue("leaf".into())),
+    };
+    for _ in 0..50 {
+        value = AnyValue {
+            value: Some(any_value::Value::ArrayValue(
+                opentelemetry_proto::tonic::common::v1::ArrayValue {
+                    values: vec![value],
+                },
+            )),
+        };
+    }
+    assert_eq!(
+        super::otlp::plain_for_tests(&value).to_string(),
+        format!("{}\"leaf\"{}", "[".repeat(50), "]".repeat(50))
+    );
+}
+
+// ---------------------------------------------------------------- Loki
+
+fn loki_proto(labels: &str, lines: &[&str]) -> Vec<u8> {
+    let push = super::loki::PushRequest {
+        streams: vec![super::loki::StreamAdapter {
+            labels: labels.into(),
+            entries: lines
+                .iter()
+                .enumerate()
+                .map(|(i, l)| super::loki::EntryAdapter {
+                    timestamp: Some(super::loki::Timestamp {
+                        seconds: 1_796_133_600,
+                        nanos: i as i32,
+                    }),
+                    line: (*l).into(),
+                    structured_metadata: vec![super::loki::LabelPair {
+                        name: "trace_id".into(),
+                        value: "abc".into(),
+                    }],
+                })
+                .collect(),
+            hash: 0,
+        }],
+    };
+    snap::raw::Encoder::new()
+        .compress_vec(&push.encode_to_vec())
+        .expect("snappy")
+}
+
+#[test]
+fn loki_protobuf_snappy_push() {
+    let body = loki_proto(
+        r#"{app="shop", level="warn", note="a \"quoted\" \\ value"}"#,
+        &[
+            "text line",
+            r#"{"message":"json line","level":"error","user":"u1"}"#,
+        ],
+    );
+    let (r, ok) = events(post(
+        "/loki/api/v1/push",
+        &[("Content-Type", "application/x-protobuf")],
+        &body,
+    ));
+    assert_eq!((ok.status, ok.body.len()), (204, 0));
+    assert_eq!(r.len(), 2);
+    assert_eq!(
+        (r[0].message_str(), r[0].level()),
+        ("text line", Level::Warn)
+    );
+    assert_eq!(r[0].timestamp_nanos(), 1_796_133_600_000_000_000);
+    assert_eq!(field(&r[0], "app").as_deref(), Some("shop"));
+    assert_eq!(
+        field(&r[0], "note").as_deref(),
+        Some(r#"a "quoted" \ value"#)
+    );
+    assert_eq!(field(&r[0], "trace_id").as_deref(), Some("abc"));
+    assert_eq!(
+        (r[1].message_str(), r[1].level()),
+        ("json line", Level::Error)
+    );
+    assert_eq!(
+        r[1].timestamp_nanos(),
+        1_796_133_600_000_000_001,
+        "the entry's time wins"
+    );
+    assert_eq!(field(&r[1], "user").as_deref(), Some("u1"));
+    // No Content-Type: Loki reads protobuf.
+    assert_eq!(events(post("/loki/api/v1/push", &[], &body)).0.len(), 2);
+}
+
+#[test]
+fn loki_json_push() {
+    let body = br#"{"streams":[{"stream":{"job":"api","level":"info"},"values":[["1796133600000000005","hello"],["1796133600000000006","with metadata",{"trace_id":"t1"}]]}]}"#;
+    let (r, ok) = events(post(
+        "/loki/api/v1/push",
+        &[("Content-Type", "application/json")],
+        body,
+    ));
+    assert_eq!(ok.status, 204);
+    assert_eq!(r.len(), 2);
+    assert_eq!(r[0].timestamp_nanos(), 1_796_133_600_000_000_005);
+    assert_eq!(field(&r[0], "job").as_deref(), Some("api"));
+    assert_eq!(field(&r[1], "trace_id").as_deref(), Some("t1"));
+    assert_eq!(
+        answer(post(
+            "/loki/api/v1/push",
+            &[("Content-Type", "application/json")],
+            br#"{"streams":[]}"#
+        ))
+        .status,
+        204
+    );
+}
+
+#[test]
+fn loki_refusals_are_400_text() {
+    let json_ct = [("Content-Type", "application/json")];
+    let bad: [(&[(&str, &str)], Vec<u8>, &str); 8] = [
+        (&json_ct, b"{\"streams\":".to_vec(), "invalid JSON"),
+        (
+            &json_ct,
+            br#"{"streams":[{"stream":{},"values":[["1","x"]]}]}"#.to_vec(),
+            "at least one label",
+        ),
+        (
+            &json_ct,
+            br#"{"streams":[{"stream":{"a-b":"1"},"values":[["1","x"]]}]}"#.to_vec(),
+            "invalid label name",
+        ),
+        (
+            &json_ct,
+            br#"{"streams":[{"stream":{"a":"1"},"values":[[1.5,"x"]]}]}"#.to_vec(),
+            "nanoseconds",
+        ),
+        (&[], b"this is not snappy".to_vec(), "snappy"),
+        (
+            &[],
+            snap::raw::Encoder::new()
+                .compress_vec(b"\xff\xff\xff garbage")
+                .expect("snappy"),
+            "parse",
+        ),
+        (&[], loki_proto("app=\"x\"", &["l"]), "error parsing labels"),
+        (
+            &[],
+            loki_proto(&format!("{{a=\"{}}}", "v".repeat(1_000_000)), &["l"]),
+            "unterminated",
+        ),
+    ];
+    for (h, body, want) in bad {
+        let a = answer(post("/loki/api/v1/push", h, &body));
+        let text = String::from_utf8_lossy(&a.body).into_owned();
+        assert_eq!(a.status, 400, "{text}");
+        assert!(text.contains(want), "{want}: {text}");
+        assert!(text.len() < 400, "the label text is not echoed whole");
+    }
+    let b = busy(Vendor::Loki, 1);
+    assert_eq!(b.status, 429);
+    assert_eq!(too_large(Vendor::Loki, 1).status, 413);
+    let h = headers(&[("Authorization", "Bearer tok")]);
+    assert_eq!(
+        credential(Vendor::Loki, &req("POST", "/loki/api/v1/push", &h, b"")),
+        Some("tok")
+    );
+}
