@@ -17,6 +17,8 @@
 mod datadog;
 mod loki;
 mod otlp;
+#[cfg(test)]
+mod real_clients;
 mod splunk;
 #[cfg(test)]
 mod tests;
