@@ -290,9 +290,11 @@ fn status_of(v: &Value) -> Option<(Level, Option<String>)> {
     let lower = text.to_ascii_lowercase();
     let level = if let Ok(n) = lower.parse::<u8>() {
         status_of(&Value::from(n))?.0
-    } else if lower.starts_with("emerg") || lower.starts_with('f') || lower.starts_with('a') {
-        Level::Error
-    } else if lower.starts_with('c') || lower.starts_with("err") {
+    } else if ["emerg", "f", "a", "c", "err"]
+        .iter()
+        .any(|p| lower.starts_with(p))
+    {
+        // emergency, fatal, alert, critical, error.
         Level::Error
     } else if lower.starts_with('w') {
         Level::Warn

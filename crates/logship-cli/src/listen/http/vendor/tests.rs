@@ -770,7 +770,8 @@ fn loki_json_push() {
 #[test]
 fn loki_refusals_are_400_text() {
     let json_ct = [("Content-Type", "application/json")];
-    let bad: [(&[(&str, &str)], Vec<u8>, &str); 8] = [
+    type Case<'a> = (&'a [(&'a str, &'a str)], Vec<u8>, &'a str);
+    let bad: [Case<'_>; 8] = [
         (&json_ct, b"{\"streams\":".to_vec(), "invalid JSON"),
         (
             &json_ct,
