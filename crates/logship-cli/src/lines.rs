@@ -299,7 +299,7 @@ fn stack_text(thrown: &Map<String, Value>) -> Option<String> {
 
 /// The leaves of `map` in order, nested objects' under dotted names; iterative (no
 /// recursion on input). An empty object is a leaf (its text, `{}`).
-fn flatten<'a>(
+pub(crate) fn flatten<'a>(
     map: &'a Map<String, Value>,
     lift_fields: bool,
     skip: &[&str],
@@ -337,7 +337,7 @@ fn flatten<'a>(
 
 /// The first of `keys` (in their order of preference) whose leaf `read` accepts; that
 /// leaf is taken out of `leaves`. A leaf `read` refuses stays a field.
-fn take_first<T>(
+pub(crate) fn take_first<T>(
     leaves: &mut Vec<(String, &Value)>,
     keys: &[&str],
     read: impl Fn(&Value) -> Option<T>,
@@ -355,7 +355,7 @@ fn take_first<T>(
     None
 }
 
-fn add_field(record: &mut Record, key: &str, value: &Value) {
+pub(crate) fn add_field(record: &mut Record, key: &str, value: &Value) {
     match value {
         Value::String(s) => record.field(key, s.as_str()),
         Value::Bool(b) => record.field(key, *b),
@@ -372,7 +372,7 @@ fn add_field(record: &mut Record, key: &str, value: &Value) {
 }
 
 /// A level name as commonly written in JSON logs, case-insensitive.
-fn parse_level(s: &str) -> Option<Level> {
+pub(crate) fn parse_level(s: &str) -> Option<Level> {
     Some(match s.trim().to_ascii_lowercase().as_str() {
         "trace" | "finest" | "finer" => Level::Trace,
         "debug" | "fine" => Level::Debug,
@@ -403,7 +403,7 @@ fn parse_level_value(v: &Value) -> Option<Level> {
 /// A time as RFC 3339 text, or as epoch seconds, milliseconds, microseconds or
 /// nanoseconds (told apart by magnitude: below 10^11 seconds, 10^14 ms, 10^17 µs), as
 /// Unix nanoseconds. Before 1970 or past 2262 is not a time here.
-fn parse_time(v: &Value) -> Option<u64> {
+pub(crate) fn parse_time(v: &Value) -> Option<u64> {
     match v {
         Value::String(s) => parse_rfc3339(s),
         Value::Number(n) => {

@@ -83,3 +83,16 @@ pub use server::{Intake, IntakeConfig, IDLE_TIMEOUT, MAX_BODY_BYTES};
 pub use state::{IntakeStats, ObserverFn, ReceivedEvent, RequestRecord};
 pub use tls::{IssuedCert, ThrowawayCa, TlsServer, TlsSetupError, Validity};
 pub use wire::{ResetAt, WireFault, MAX_HOLD};
+
+/// The vendors' answer bodies and small parsers, shared with `logship ship --listen`'s
+/// vendor inputs, which must answer a client exactly as the real vendor (and so this
+/// intake) does. Never validation: the listener is lenient where this intake is strict.
+pub mod vendor_answers {
+    pub use crate::protocol::datadog::error_json as datadog_error;
+    pub use crate::protocol::loki::is_label_name as loki_label_name;
+    pub use crate::protocol::otlp::{
+        Status as OtlpStatus, INVALID_ARGUMENT as OTLP_INVALID_ARGUMENT,
+    };
+    pub use crate::protocol::splunk::{code as hec_code, hec_json, text as hec_text};
+    pub use crate::protocol::{kind as json_kind, strip_scheme};
+}

@@ -240,12 +240,9 @@ pub fn run(args: ShipArgs, f: Follow, l: Listen) -> Result<ExitCode, Failure> {
     // dropped by the pipeline but lose nothing.
     // Refusals a client or the TCP reader sent again are not lost; events a TCP listener
     // received but could not hand over at stop are (the pipeline never saw them).
-    let lost = stats
-        .lost()
-        .saturating_sub(
-            retried + not_taken + listeners.http.not_lost() + listeners.stream.retried(),
-        )
-        + listeners.stream.lost();
+    let lost = stats.lost().saturating_sub(
+        retried + not_taken + listeners.http.not_lost() + listeners.stream.retried(),
+    ) + listeners.stream.lost();
     let received = lines + listeners.http.received() + listeners.stream.received();
     let mut line = crate::ship::summary(
         received,

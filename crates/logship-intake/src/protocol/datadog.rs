@@ -163,6 +163,12 @@ fn reject(status: u16, message: impl Into<String>) -> Rejection {
 /// Datadog's error body: `{"errors":[{"status","title","detail"}]}`
 /// (docs/wire-formats.md 1.5; field names UNCONFIRMED for logs specifically).
 fn error(status: u16, detail: &str) -> Response {
+    Response::json(status, &error_json(status, detail))
+}
+
+/// The JSON of Datadog's error body for `status` (the intake's answers, and those of
+/// `logship ship --listen`'s Datadog input).
+pub fn error_json(status: u16, detail: &str) -> Value {
     let title = match status {
         400 => "Bad Request",
         401 => "Unauthorized",
@@ -171,10 +177,9 @@ fn error(status: u16, detail: &str) -> Response {
         411 => "Length Required",
         413 => "Payload Too Large",
         415 => "Unsupported Media Type",
+        429 => "Too Many Requests",
+        503 => "Service Unavailable",
         _ => "Error",
     };
-    Response::json(
-        status,
-        &json!({ "errors": [{ "status": status.to_string(), "title": title, "detail": detail }] }),
-    )
+    json!({ "errors": [{ "status": status.to_string(), "title": title, "detail": detail }] })
 }

@@ -114,8 +114,8 @@ fn is_tenant(t: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || "!-_.*'()".contains(c))
 }
 
-/// Whether `name` is a valid label name.
-fn is_label_name(name: &str) -> bool {
+/// Whether `name` is a valid label name (`[a-zA-Z_][a-zA-Z0-9_]*`).
+pub fn is_label_name(name: &str) -> bool {
     let mut bytes = name.bytes();
     bytes
         .next()

@@ -284,7 +284,7 @@ pub(crate) fn check_credential(settings: &Settings, given: Option<&str>) -> Cred
 
 /// The credential of an `Authorization: <scheme> <credential>` value when
 /// the scheme is `scheme` (case-insensitive); `None` for another scheme.
-pub(crate) fn strip_scheme<'a>(value: &'a str, scheme: &str) -> Option<&'a str> {
+pub fn strip_scheme<'a>(value: &'a str, scheme: &str) -> Option<&'a str> {
     let value = value.trim();
     let (given, rest) = value.split_once(char::is_whitespace).unwrap_or((value, ""));
     given.eq_ignore_ascii_case(scheme).then(|| rest.trim())
@@ -511,7 +511,7 @@ pub(crate) fn parse_json_events(body: &[u8]) -> Result<Vec<Value>, Rejection> {
 }
 
 /// Human name of a JSON value's type, for violation messages.
-pub(crate) fn kind(v: &Value) -> &'static str {
+pub fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",

@@ -82,17 +82,19 @@ enum Encoding {
     Json,
 }
 
-/// `google.rpc.Status`, the body of OTLP error responses.
+/// `google.rpc.Status`, the body of OTLP error responses (`details` is never sent).
 #[derive(Clone, PartialEq, Message)]
-struct Status {
+pub struct Status {
+    /// The gRPC status code (`INVALID_ARGUMENT` 3, `UNAVAILABLE` 14, ...).
     #[prost(int32, tag = "1")]
-    code: i32,
+    pub code: i32,
+    /// For developers: what was wrong.
     #[prost(string, tag = "2")]
-    message: String,
+    pub message: String,
 }
 
 /// gRPC's `INVALID_ARGUMENT`, the code of a malformed request.
-const INVALID_ARGUMENT: i32 = 3;
+pub const INVALID_ARGUMENT: i32 = 3;
 
 /// Validates and decodes an OTLP logs request.
 pub(crate) fn handle(req: &Request) -> Result<Accepted, Rejection> {

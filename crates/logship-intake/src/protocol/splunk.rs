@@ -55,20 +55,35 @@ const STRING_FIELDS: [&str; 4] = ["host", "source", "sourcetype", "index"];
 const CHANNEL_HEADER: &str = "x-splunk-request-channel";
 
 /// HEC status codes used here (docs/wire-formats.md 2.4 table).
-mod code {
+pub mod code {
+    /// Success.
     pub const SUCCESS: u16 = 0;
+    /// Token is required (401).
     pub const TOKEN_REQUIRED: u16 = 2;
+    /// Invalid authorization (401).
     pub const INVALID_AUTHORIZATION: u16 = 3;
+    /// Invalid token (403).
     pub const INVALID_TOKEN: u16 = 4;
+    /// No data (400).
     pub const NO_DATA: u16 = 5;
+    /// Invalid data format (400).
     pub const INVALID_DATA_FORMAT: u16 = 6;
+    /// Data channel is missing (400).
     pub const CHANNEL_MISSING: u16 = 10;
+    /// Invalid data channel (400).
     pub const INVALID_CHANNEL: u16 = 11;
+    /// Event field is required (400).
     pub const EVENT_REQUIRED: u16 = 12;
+    /// Event field cannot be blank (400).
     pub const EVENT_BLANK: u16 = 13;
+    /// ACK is disabled (400).
     pub const ACK_DISABLED: u16 = 14;
+    /// Error in handling indexed fields (400).
     pub const INDEXED_FIELDS: u16 = 15;
+    /// HEC is healthy (200).
     pub const HEALTHY: u16 = 17;
+    /// Server is busy (503).
+    pub const SERVER_BUSY: u16 = 9;
 }
 
 /// Whether this module serves `path`.
@@ -352,8 +367,14 @@ fn is_guid(s: &str) -> bool {
 }
 
 /// The HEC text for `code` (docs/wire-formats.md 2.4 table).
-fn text(code: u16) -> &'static str {
+pub fn text(code: u16) -> &'static str {
     match code {
+        code::SUCCESS => "Success",
+        code::TOKEN_REQUIRED => "Token is required",
+        code::INVALID_AUTHORIZATION => "Invalid authorization",
+        code::INVALID_TOKEN => "Invalid token",
+        code::SERVER_BUSY => "Server is busy",
+        code::HEALTHY => "HEC is healthy",
         code::NO_DATA => "No data",
         code::INVALID_DATA_FORMAT => "Invalid data format",
         code::INVALID_CHANNEL => "Invalid data channel",
@@ -368,11 +389,17 @@ fn text(code: u16) -> &'static str {
 
 /// HEC error body `{"text","code"}`, plus `invalid-event-number` when given.
 fn body(status: u16, code: u16, text: &str, event: Option<usize>) -> Response {
+    Response::json(status, &hec_json(code, text, event))
+}
+
+/// The JSON of a HEC answer: `{"text","code"}`, plus `invalid-event-number` (0-based)
+/// when given (the intake's answers, and those of `logship ship --listen`'s HEC input).
+pub fn hec_json(code: u16, text: &str, event: Option<usize>) -> Value {
     let mut v = json!({ "text": text, "code": code });
     if let Some(i) = event {
         v["invalid-event-number"] = json!(i);
     }
-    Response::json(status, &v)
+    v
 }
 
 /// A violation answered with the HEC body for `code`.

@@ -403,9 +403,14 @@ fn handle_vendor(
         body,
     };
     if let Some(token) = &options.token {
-        if !token.matches(vendor::credential(v, &vreq)) {
+        let presented = vendor::credential(v, &vreq);
+        if !token.matches(presented) {
             Counters::add(&counters.unauthorized, 1);
-            return answer(vendor::unauthorized(v));
+            // The vendors answer a missing credential and a wrong one differently.
+            return answer(match presented {
+                None => vendor::missing_credential(v),
+                Some(_) => vendor::unauthorized(v),
+            });
         }
     }
     match vendor::decode(v, &vreq) {
