@@ -512,7 +512,7 @@ fn log4j2_json_layout_lines_keep_time_level_logger_thread_and_context() {
     assert_eq!(s(e, "level"), "WARN");
     assert_eq!(s(e, "target"), "com.example.Orders");
     assert_eq!(s(e, "thread"), "http-nio-8080-exec-1");
-    assert_eq!(s(e, "contextMap.user"), "u1");
+    assert_eq!(s(e, "user"), "u1");
     assert_eq!(s(e, "thrown.name"), "java.lang.IllegalStateException");
     let t = events
         .iter()
