@@ -39,16 +39,7 @@ impl Listener {
             .expect("spawn logship ship --listen");
         let done = watchdog(&child, Duration::from_secs(120));
         let stderr = StderrLines::collect(&mut child);
-        stderr.expect("logship: listening on http://127.0.0.1:", WAIT);
-        let port = stderr
-            .lines()
-            .iter()
-            .find_map(|l| {
-                l.strip_prefix("logship: listening on http://127.0.0.1:")?
-                    .parse()
-                    .ok()
-            })
-            .expect("port");
+        let port = stderr.http_listener_port(WAIT);
         Listener {
             child,
             stderr,

@@ -103,16 +103,7 @@ fn log4j2_http_appender_with_json_layout_delivers_every_event_with_its_fields() 
     }
     let _kill = Kill(child.id());
     let stderr = StderrLines::collect(&mut child);
-    stderr.expect("logship: listening on http://127.0.0.1:", WAIT);
-    let port: u16 = stderr
-        .lines()
-        .iter()
-        .find_map(|l| {
-            l.strip_prefix("logship: listening on http://127.0.0.1:")?
-                .parse()
-                .ok()
-        })
-        .expect("port");
+    let port = stderr.http_listener_port(WAIT);
     let java = Command::new("java")
         .args(["-cp", &cp])
         .arg(format!(

@@ -134,6 +134,17 @@ impl StderrLines {
     }
 
     /// Every line so far.
+    /// The port of the HTTP listener once `logship: listening on http://127.0.0.1:PORT`
+    /// was printed (waits up to `wait` for it).
+    pub fn http_listener_port(&self, wait: std::time::Duration) -> u16 {
+        const PREFIX: &str = "logship: listening on http://127.0.0.1:";
+        self.expect(PREFIX, wait);
+        self.lines()
+            .iter()
+            .find_map(|l| l.strip_prefix(PREFIX)?.parse().ok())
+            .expect("port")
+    }
+
     pub fn lines(&self) -> Vec<String> {
         self.0 .0.lock().unwrap().clone()
     }
