@@ -51,14 +51,97 @@ pub struct LabConfig {
 }
 
 /// Ingest-lag samples: a histogram and a per-second timeline.
-struct LagRecorder {
-    start: SystemTime,
-    all: Histogram,
+pub(super) struct LagRecorder {
+    /// When the timeline's second 0 began.
+    pub(super) start: SystemTime,
+    /// Every sample, microseconds.
+    pub(super) all: Histogram,
     /// Per second since `start`: (events, sum of lag µs, max lag µs).
     timeline: Vec<(u64, u64, u64)>,
 }
 
+/// A fresh local intake answering after `delay`, counting only (bounded memory), and its
+/// ingest-lag recorder.
+pub(super) fn start_intake(delay: Duration) -> Result<(Intake, Arc<Mutex<LagRecorder>>), Failure> {
+    let intake = Intake::start(IntakeConfig {
+        delay,
+        keep_events: false,
+        ..IntakeConfig::default()
+    })
+    .map_err(|e| Failure::runtime(format!("cannot start the local intake: {e}")))?;
+    let lag = observe_lag(&intake);
+    Ok((intake, lag))
+}
+
+/// Makes `intake` record the ingest lag of every arriving event that carries its log time
+/// (see [`event_time_us`]).
+fn observe_lag(intake: &Intake) -> Arc<Mutex<LagRecorder>> {
+    let lag = Arc::new(Mutex::new(LagRecorder {
+        start: SystemTime::now(),
+        all: Histogram::new(),
+        timeline: Vec::new(),
+    }));
+    let recorder = Arc::clone(&lag);
+    intake.set_observer(Box::new(move |event, arrival| {
+        if let Some(t_us) = event_time_us(event) {
+            recorder
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .record(t_us, arrival);
+        }
+    }));
+    lag
+}
+
+/// When an event was logged, microseconds since the epoch: its `t_us` field, a number
+/// (the Rust lab service) or a numeric string (a Log4j2 context map entry, as logship
+/// ships it or under `contextMap` as Log4j2's own `JsonLayout` posts it).
+pub(super) fn event_time_us(event: &serde_json::Value) -> Option<u64> {
+    let t = event
+        .get("t_us")
+        .or_else(|| event.get("contextMap").and_then(|m| m.get("t_us")))?;
+    t.as_u64()
+        .or_else(|| t.as_str().and_then(|s| s.parse().ok()))
+}
+
 impl LagRecorder {
+    /// The recorder out of its shared cell (a copy if the intake still holds it).
+    pub(super) fn take(shared: Arc<Mutex<LagRecorder>>) -> LagRecorder {
+        match Arc::try_unwrap(shared) {
+            Ok(m) => m.into_inner().unwrap_or_else(PoisonError::into_inner),
+            Err(shared) => {
+                let g = shared.lock().unwrap_or_else(PoisonError::into_inner);
+                LagRecorder {
+                    start: g.start,
+                    all: g.all.clone(),
+                    timeline: g.timeline.clone(),
+                }
+            }
+        }
+    }
+
+    /// Starts over: forgets every sample, and the timeline's second 0 is now.
+    pub(super) fn restart(&mut self) {
+        self.start = SystemTime::now();
+        self.all = Histogram::new();
+        self.timeline.clear();
+    }
+
+    /// The timeline's seconds that had events.
+    pub(super) fn timeline_points(&self) -> Vec<LagPoint> {
+        self.timeline
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.0 > 0)
+            .map(|(t, &(n, sum, max))| LagPoint {
+                t_s: t as u64,
+                events: n,
+                mean_ms: sum as f64 / n as f64 / 1000.0,
+                max_ms: max as f64 / 1000.0,
+            })
+            .collect()
+    }
+
     fn record(&mut self, sent_us: u64, arrival: SystemTime) {
         let arrival_us = super::unix_micros(arrival);
         let lag = arrival_us.saturating_sub(sent_us);
@@ -78,20 +161,28 @@ impl LagRecorder {
     }
 }
 
-/// The child process running the lab service; killed if still running when dropped.
-struct ServiceProcess {
+/// The child process running a lab service; killed if still running when dropped.
+pub(super) struct ServiceProcess {
     child: Child,
-    addr: SocketAddr,
+    /// Where it serves.
+    pub(super) addr: SocketAddr,
 }
 
 impl ServiceProcess {
     fn start(mode: Mode, intake_url: &str, cfg: &LabConfig) -> Result<ServiceProcess, Failure> {
         let exe = std::env::current_exe()
             .map_err(|e| Failure::runtime(format!("cannot find the logship executable: {e}")))?;
-        let mut child = Command::new(exe)
-            .args(["bench", "--serve", mode.name(), "--intake-url", intake_url])
+        let mut cmd = Command::new(exe);
+        cmd.args(["bench", "--serve", mode.name(), "--intake-url", intake_url])
             .args(["--lines", &cfg.lines.to_string()])
-            .args(["--ring", &cfg.ring.to_string()])
+            .args(["--ring", &cfg.ring.to_string()]);
+        ServiceProcess::spawn(cmd)
+    }
+
+    /// Starts `cmd`, a service that prints `listening PORT` on stdout once bound, serves
+    /// [`STATS_PATH`] and stops when its stdin closes.
+    pub(super) fn spawn(mut cmd: Command) -> Result<ServiceProcess, Failure> {
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -117,7 +208,8 @@ impl ServiceProcess {
         }
     }
 
-    fn stats(&self) -> Result<ServiceStats, Failure> {
+    /// Its counters, from [`STATS_PATH`].
+    pub(super) fn stats(&self) -> Result<ServiceStats, Failure> {
         load::get(self.addr, STATS_PATH)
             .and_then(|body| serde_json::from_str(&body).ok())
             .ok_or_else(|| Failure::runtime("the lab service did not answer its stats request"))
@@ -127,6 +219,20 @@ impl ServiceProcess {
     fn stop(mut self) {
         drop(self.child.stdin.take());
         let _ = self.child.wait();
+    }
+
+    /// Closes the service's stdin and waits at most `grace` for it to exit, then kills
+    /// it; whether it exited by itself.
+    pub(super) fn stop_within(mut self, grace: Duration) -> bool {
+        drop(self.child.stdin.take());
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return true;
+            }
+            std::thread::sleep(DRAIN_POLL);
+        }
+        false
     }
 }
 
@@ -141,27 +247,7 @@ impl Drop for ServiceProcess {
 
 /// Runs one mode and reports it.
 pub fn run_mode(mode: Mode, cfg: &LabConfig) -> Result<ModeReport, Failure> {
-    let intake = Intake::start(IntakeConfig {
-        delay: cfg.intake_delay,
-        keep_events: false,
-        ..IntakeConfig::default()
-    })
-    .map_err(|e| Failure::runtime(format!("cannot start the local intake: {e}")))?;
-    let lag = Arc::new(Mutex::new(LagRecorder {
-        start: SystemTime::now(),
-        all: Histogram::new(),
-        timeline: Vec::new(),
-    }));
-    {
-        let lag = Arc::clone(&lag);
-        intake.set_observer(Box::new(move |event, arrival| {
-            if let Some(t_us) = event.get("t_us").and_then(serde_json::Value::as_u64) {
-                lag.lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .record(t_us, arrival);
-            }
-        }));
-    }
+    let (intake, lag) = start_intake(cfg.intake_delay)?;
     let service = ServiceProcess::start(mode, &intake.url(INTAKE_PATH), cfg)?;
     lag.lock().unwrap_or_else(PoisonError::into_inner).start = SystemTime::now();
 
@@ -221,17 +307,7 @@ pub fn run_mode(mode: Mode, cfg: &LabConfig) -> Result<ModeReport, Failure> {
     let intake_stats = intake.stats();
     drop(intake);
 
-    let lag = match Arc::try_unwrap(lag) {
-        Ok(m) => m.into_inner().unwrap_or_else(PoisonError::into_inner),
-        Err(shared) => {
-            let g = shared.lock().unwrap_or_else(PoisonError::into_inner);
-            LagRecorder {
-                start: g.start,
-                all: g.all.clone(),
-                timeline: g.timeline.clone(),
-            }
-        }
-    };
+    let lag = LagRecorder::take(lag);
     Ok(ModeReport {
         requests_per_sec: throughput(&results),
         latency_ms: combined_latency(&results),
@@ -252,18 +328,7 @@ pub fn run_mode(mode: Mode, cfg: &LabConfig) -> Result<ModeReport, Failure> {
         unfinished: results.iter().map(|r| r.unfinished).sum(),
         intake_requests: intake_stats.requests,
         runs,
-        lag_timeline: lag
-            .timeline
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.0 > 0)
-            .map(|(t, &(n, sum, max))| LagPoint {
-                t_s: t as u64,
-                events: n,
-                mean_ms: sum as f64 / n as f64 / 1000.0,
-                max_ms: max as f64 / 1000.0,
-            })
-            .collect(),
+        lag_timeline: lag.timeline_points(),
     })
 }
 
@@ -372,6 +437,19 @@ mod tests {
         let l = combined_latency(&runs);
         assert!((l.mean - 3.0).abs() < 1e-9);
         assert_eq!((l.p90, l.p99), (9.0, 8.0));
+    }
+
+    #[test]
+    fn the_log_time_is_read_from_t_us_as_number_string_or_log4j2_context_map() {
+        use serde_json::json;
+        assert_eq!(event_time_us(&json!({"t_us": 17})), Some(17));
+        assert_eq!(event_time_us(&json!({"t_us": "18"})), Some(18));
+        assert_eq!(
+            event_time_us(&json!({"contextMap": {"t_us": "19"}})),
+            Some(19)
+        );
+        assert_eq!(event_time_us(&json!({"t_us": "soon"})), None);
+        assert_eq!(event_time_us(&json!({"message": "x"})), None);
     }
 
     #[test]

@@ -34,6 +34,8 @@ pub struct LoadResult {
     pub latency_us: Option<Histogram>,
     /// Mean latency in milliseconds (unfinished requests included as above).
     pub mean_ms: f64,
+    /// Median latency, milliseconds.
+    pub p50_ms: f64,
     /// 90th percentile latency, milliseconds.
     pub p90_ms: f64,
     /// 99th percentile latency, milliseconds.
@@ -105,6 +107,7 @@ pub fn builtin(
         unfinished,
         elapsed,
         mean_ms,
+        p50_ms: latency.quantile(0.50) as f64 / 1000.0,
         p90_ms: latency.quantile(0.90) as f64 / 1000.0,
         p99_ms: latency.quantile(0.99) as f64 / 1000.0,
         latency_us: Some(latency),
@@ -334,8 +337,90 @@ pub fn parse_oha(json: &[u8], elapsed: Duration) -> Result<LoadResult, String> {
         elapsed,
         latency_us: None,
         mean_ms: secs(&v["summary"]["average"]) * 1000.0,
+        p50_ms: secs(&v["latencyPercentiles"]["p50"]) * 1000.0,
         p90_ms: secs(&v["latencyPercentiles"]["p90"]) * 1000.0,
         p99_ms: secs(&v["latencyPercentiles"]["p99"]) * 1000.0,
+    })
+}
+
+/// wrk's Lua hook printing its summary as one JSON line (times in microseconds).
+const WRK_SUMMARY_LUA: &str = r#"
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('{"requests":%d,"duration_us":%d,"errors":%d,"timeouts":%d,"status":%d,"mean_us":%.1f,"p50_us":%d,"p90_us":%d,"p99_us":%d}\n',
+    summary.requests, summary.duration, e.connect + e.read + e.write, e.timeout, e.status,
+    latency.mean, latency:percentile(50), latency:percentile(90), latency:percentile(99)))
+end
+"#;
+
+/// Whether a `wrk` executable is on the PATH.
+pub fn wrk_installed() -> bool {
+    Command::new("wrk")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| !o.stdout.is_empty() || !o.stderr.is_empty())
+}
+
+/// Runs `wrk -t T -c C -d D --timeout 60s` against `http://ADDR/` (`T`: the machine's
+/// cores, at most C; D rounded up to whole seconds) and reads the summary its Lua `done` hook prints. Requests still
+/// unanswered at the end are not in wrk's latency (a limit of wrk, reported as timeouts
+/// only when they exceed 60 s).
+pub fn wrk(
+    addr: SocketAddr,
+    connections: usize,
+    duration: Duration,
+    scratch: &std::path::Path,
+) -> Result<LoadResult, String> {
+    let script = scratch.join("wrk-summary.lua");
+    std::fs::write(&script, WRK_SUMMARY_LUA)
+        .map_err(|e| format!("cannot write {}: {e}", script.display()))?;
+    let threads = thread::available_parallelism()
+        .map_or(2, std::num::NonZeroUsize::get)
+        .min(connections);
+    let output = Command::new("wrk")
+        .args(["-t", &threads.to_string(), "-c", &connections.to_string()])
+        // wrk takes whole seconds.
+        .args([
+            "-d",
+            &format!("{}s", duration.as_secs_f64().ceil().max(1.0)),
+        ])
+        .args(["--timeout", "60s", "-s"])
+        .arg(&script)
+        .arg(format!("http://{addr}/"))
+        .output()
+        .map_err(|e| format!("cannot run wrk: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "wrk failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    parse_wrk(&output.stdout)
+}
+
+/// Reads the JSON line of [`WRK_SUMMARY_LUA`] from wrk's stdout.
+pub fn parse_wrk(stdout: &[u8]) -> Result<LoadResult, String> {
+    let text = String::from_utf8_lossy(stdout);
+    let line = text
+        .lines()
+        .rev()
+        .find(|l| l.starts_with('{'))
+        .ok_or_else(|| format!("wrk printed no summary: {}", text.trim()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(line).map_err(|e| format!("wrk's summary is not JSON: {e}"))?;
+    let n = |k: &str| v[k].as_u64().unwrap_or(0);
+    let ms = |k: &str| v[k].as_f64().unwrap_or(0.0) / 1000.0;
+    Ok(LoadResult {
+        requests: n("requests").saturating_sub(n("status")),
+        errors: n("errors") + n("status"),
+        unfinished: n("timeouts"),
+        elapsed: Duration::from_micros(n("duration_us")),
+        latency_us: None,
+        mean_ms: ms("mean_us"),
+        p50_ms: ms("p50_us"),
+        p90_ms: ms("p90_us"),
+        p99_ms: ms("p99_us"),
     })
 }
 
@@ -367,5 +452,15 @@ mod tests {
         assert!((r.mean_ms - 4.0).abs() < 1e-9);
         assert!((r.p99_ms - 20.0).abs() < 1e-9);
         assert!(parse_oha(b"not json", Duration::ZERO).is_err());
+    }
+
+    #[test]
+    fn parses_the_wrk_summary_line_of_its_lua_hook() {
+        let out = b"Running 1s test @ http://127.0.0.1:1/\n  2 threads and 50 connections\n{\"requests\":1000,\"duration_us\":2000000,\"errors\":2,\"timeouts\":1,\"status\":10,\"mean_us\":1500.5,\"p50_us\":1200,\"p90_us\":2500,\"p99_us\":9000}\n";
+        let r = parse_wrk(out).expect("parses");
+        assert_eq!((r.requests, r.errors, r.unfinished), (990, 12, 1));
+        assert!((r.requests_per_sec() - 495.0).abs() < 1e-6);
+        assert!((r.p50_ms - 1.2).abs() < 1e-9 && (r.p99_ms - 9.0).abs() < 1e-9);
+        assert!(parse_wrk(b"Running 1s test\n").is_err());
     }
 }

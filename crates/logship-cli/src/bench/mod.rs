@@ -9,10 +9,14 @@
 //! request latency, events delivered, ingest lag, the drain after the load and the
 //! service's peak RSS, as a table, `--json`, and a Markdown report with SVG charts.
 //!
-//! Modules: `ring` (the stock ring), `stock` (the stock appender), `service` (the lab
+//! `logship bench --java` runs the same experiment with a real Java service and Log4j2's
+//! stock appenders, in six configurations (`java`, issue #19).
+//!
+//! Modules: `java` (the Java lab), `ring` (the stock ring), `stock` (the stock appender), `service` (the lab
 //! service, run in a child process), `load` (load generators), `lab` (one mode end to
 //! end), `report` (JSON, table, Markdown), `svg` (charts).
 
+mod java;
 mod lab;
 mod load;
 mod report;
@@ -111,6 +115,46 @@ pub struct BenchArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 
+    /// Run the Java lab instead (issue #19): the Java service of `lab/java/` with Log4j2's
+    /// stock appenders in six configurations, (a) Http to the intake, (b) Http to
+    /// `ship --listen http://`, (c) Socket to `--listen tcp://`, (d) File + `--follow`,
+    /// (e) File only, (f) logging off. Needs OpenJDK 17 and Debian's liblog4j2-java,
+    /// libdisruptor-java and libjackson2-databind-java. `--duration-s` is the measured run
+    /// (default 20 s, after 5 s of warm-up; `--quick`: 1 s + 3 s).
+    #[arg(long)]
+    pub java: bool,
+
+    /// The Java lab's folder (LabService.java and the log4j2-*.xml files).
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "lab/java",
+        requires = "java"
+    )]
+    pub java_lab: PathBuf,
+
+    /// Run only these configurations of the Java lab (letters a to f, comma-separated).
+    #[arg(
+        long,
+        value_name = "LETTERS",
+        value_delimiter = ',',
+        default_value = "a,b,c,d,e,f",
+        requires = "java"
+    )]
+    pub java_configs: Vec<char>,
+
+    /// Slots of the Java service's Log4j2 async logger ring (Log4j2's default is 262144;
+    /// a smaller ring only shortens the time (a) and (b) take to reach their steady state,
+    /// which is what is measured).
+    #[arg(long, value_name = "N", default_value_t = 4096, requires = "java")]
+    pub java_ring: usize,
+
+    /// Drive the Java lab with the built-in load generator even when `wrk` is installed
+    /// (wrk, from Debian's package, is the default: its two event-loop threads leave more
+    /// of the machine to the service than 50 blocking connections do).
+    #[arg(long, requires = "java")]
+    pub java_builtin_load: bool,
+
     /// Internal: run the lab service in this process with this logging mode.
     #[arg(long, hide = true, requires = "intake_url")]
     pub serve: Option<Mode>,
@@ -126,6 +170,9 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, Failure> {
     if let (Some(mode), Some(url)) = (args.serve, &args.intake_url) {
         service::serve(mode, url, args.lines, args.ring)?;
         return Ok(ExitCode::SUCCESS);
+    }
+    if args.java {
+        return run_java(&args);
     }
     if args.oha && !load::oha_installed() {
         return Err(Failure::usage(
@@ -173,13 +220,79 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, Failure> {
         write_out(dir, &report)?;
     }
     if let Some(path) = &args.json {
-        let json = serde_json::to_string_pretty(&report)
-            .map_err(|e| Failure::runtime(format!("cannot encode the results: {e}")))?;
-        std::fs::write(path, json + "\n").map_err(|e| {
-            Failure::runtime(format!("cannot write --json {}: {e}", path.display()))
-        })?;
+        write_json(path, &report)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `logship bench --java`.
+fn run_java(args: &BenchArgs) -> Result<ExitCode, Failure> {
+    if let Some(k) = args.java_configs.iter().find(|k| !('a'..='f').contains(*k)) {
+        return Err(Failure::usage(format!(
+            "--java-configs: '{k}' is not a configuration; name letters a to f"
+        )));
+    }
+    if !(128..=16_777_216).contains(&args.java_ring) || !args.java_ring.is_power_of_two() {
+        return Err(Failure::usage(format!(
+            "--java-ring {}: must be a power of two from 128 to 16777216 (Log4j2 rounds it)",
+            args.java_ring
+        )));
+    }
+    let (warmup, run) = match (args.duration_s, args.quick) {
+        (Some(d), _) => (
+            Duration::from_secs_f64(d.min(5.0)),
+            Duration::from_secs_f64(d),
+        ),
+        (None, true) => (Duration::from_secs(1), Duration::from_secs(3)),
+        (None, false) => (Duration::from_secs(5), Duration::from_secs(20)),
+    };
+    let cfg = java::JavaLabConfig {
+        dir: args.java_lab.clone(),
+        only: args.java_configs.clone(),
+        connections: args.connections,
+        warmup,
+        run,
+        intake_delay: Duration::from_millis(args.intake_latency_ms),
+        drain_cap: run.max(Duration::from_secs(10)),
+        ring: args.java_ring,
+        wrk: !args.java_builtin_load && load::wrk_installed(),
+    };
+    let report = java::run(&cfg)?;
+    print!("{}", report.table());
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Failure::runtime(format!("cannot create --out {}: {e}", dir.display())))?;
+        let files = [
+            ("java-report.md", report.markdown(&command_line())),
+            ("java-throughput.svg", report.throughput_chart()),
+            ("java-lag.svg", report.lag_chart()),
+        ];
+        for (name, content) in files {
+            let path = dir.join(name);
+            std::fs::write(&path, content)
+                .map_err(|e| Failure::runtime(format!("cannot write {}: {e}", path.display())))?;
+        }
+    }
+    if let Some(path) = &args.json {
+        write_json(path, &report)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `--json FILE`.
+fn write_json(path: &Path, report: &impl serde::Serialize) -> Result<(), Failure> {
+    let json = serde_json::to_string_pretty(report)
+        .map_err(|e| Failure::runtime(format!("cannot encode the results: {e}")))?;
+    std::fs::write(path, json + "\n")
+        .map_err(|e| Failure::runtime(format!("cannot write --json {}: {e}", path.display())))
+}
+
+/// This process's command line, quoted where needed, for the reports.
+fn command_line() -> String {
+    std::env::args()
+        .map(|a| if a.contains(' ') { format!("'{a}'") } else { a })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The three run lengths for the chosen preset.
@@ -258,10 +371,7 @@ fn validate(args: &BenchArgs) -> Result<(), Failure> {
 fn write_out(dir: &Path, report: &BenchReport) -> Result<(), Failure> {
     std::fs::create_dir_all(dir)
         .map_err(|e| Failure::runtime(format!("cannot create --out {}: {e}", dir.display())))?;
-    let command = std::env::args()
-        .map(|a| if a.contains(' ') { format!("'{a}'") } else { a })
-        .collect::<Vec<_>>()
-        .join(" ");
+    let command = command_line();
     let files = [
         ("report.md", report.markdown(&command)),
         ("throughput.svg", throughput_chart(report)),

@@ -1,0 +1,338 @@
+//! `logship bench --java`: the Log4j2 lab of issue #19, with the real Java service.
+//!
+//! Why it exists: it is the headline result for the services logship was born for. A Java
+//! hello service (`lab/java/LabService.java`: the JDK's HTTP server, 3 lines of about 150
+//! bytes logged per request through Log4j2 2.19's async loggers, Debian's packages) runs
+//! under closed-loop load in six configurations, one after the other in one run, each
+//! against a fresh local intake that answers after the vendor's latency:
+//! (a) the stock `Http` appender straight to the intake (the problem), (b) the same
+//! appender pointed at `logship ship --listen http://`, (c) the `Socket` appender into
+//! `--listen tcp://`, (d) the `File` appender with `logship ship --follow` on the file,
+//! (e) the `File` appender with nothing shipping, (f) logging off (the ceiling). Per
+//! configuration it reports requests/s, latency p50/p99, events delivered, ingest lag and
+//! how long the intake keeps receiving after the load stops, then checks the issue's
+//! targets.
+//!
+//! What it must never do: reach beyond 127.0.0.1, or leave a process running (every
+//! child is killed when its handle drops).
+
+mod process;
+mod report;
+
+use std::path::{Path, PathBuf};
+use std::sync::PoisonError;
+use std::time::{Duration, Instant};
+
+use logship_intake::Intake;
+
+use super::lab::{start_intake, LagRecorder, ServiceProcess};
+use super::load;
+use crate::exit::Failure;
+use process::{JavaService, Sidecar};
+pub use report::{ConfigReport, JavaReport, JavaSetup};
+
+/// Path the appenders and logship post to on the intake (its generic NDJSON protocol).
+const INTAKE_PATH: &str = "/lab/logs";
+/// Handler threads of the Java service's HTTP server.
+const JAVA_THREADS: usize = 16;
+/// How often the drain check polls.
+const DRAIN_POLL: Duration = Duration::from_millis(20);
+
+/// How a configuration's events leave the service.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shipping {
+    /// The stock appender posts to the intake itself.
+    Direct,
+    /// The stock `Http` appender posts to `logship ship --listen http://`.
+    ListenHttp,
+    /// The stock `Socket` appender writes to `logship ship --listen tcp://`.
+    ListenTcp,
+    /// The `File` appender writes, `logship ship --follow` ships.
+    Follow,
+    /// Nothing ships (the file alone, or logging off).
+    Nothing,
+}
+
+/// One of the six configurations.
+#[derive(Clone, Copy, Debug)]
+pub struct Configuration {
+    /// `a` to `f`, as the issue names them.
+    pub key: char,
+    /// Short name for tables and charts.
+    pub name: &'static str,
+    /// What it is, in a sentence.
+    pub what: &'static str,
+    /// The Log4j2 configuration file in `lab/java/`.
+    xml: &'static str,
+    shipping: Shipping,
+}
+
+/// The six configurations, in the issue's order.
+pub const CONFIGURATIONS: [Configuration; 6] = [
+    Configuration {
+        key: 'a',
+        name: "(a) Http to vendor",
+        what: "stock Http appender straight to the intake (the problem)",
+        xml: "log4j2-http.xml",
+        shipping: Shipping::Direct,
+    },
+    Configuration {
+        key: 'b',
+        name: "(b) Http to logship",
+        what: "stock Http appender to logship ship --listen http:// (only the URL changed)",
+        xml: "log4j2-http.xml",
+        shipping: Shipping::ListenHttp,
+    },
+    Configuration {
+        key: 'c',
+        name: "(c) Socket to logship",
+        what: "stock Socket appender (JsonLayout) to logship ship --listen tcp://",
+        xml: "log4j2-socket.xml",
+        shipping: Shipping::ListenTcp,
+    },
+    Configuration {
+        key: 'd',
+        name: "(d) File + follow",
+        what: "stock File appender (JsonLayout) and logship ship --follow on the file",
+        xml: "log4j2-file.xml",
+        shipping: Shipping::Follow,
+    },
+    Configuration {
+        key: 'e',
+        name: "(e) File only",
+        what: "stock File appender, nothing shipping (what writing alone costs)",
+        xml: "log4j2-file.xml",
+        shipping: Shipping::Nothing,
+    },
+    Configuration {
+        key: 'f',
+        name: "(f) logging off",
+        what: "Log4j2 level off (the ceiling)",
+        xml: "log4j2-off.xml",
+        shipping: Shipping::Nothing,
+    },
+];
+
+/// How the Java lab is set up.
+#[derive(Clone, Debug)]
+pub struct JavaLabConfig {
+    /// `lab/java`.
+    pub dir: PathBuf,
+    /// Which configurations run (`a`..`f`).
+    pub only: Vec<char>,
+    /// Concurrent load connections.
+    pub connections: usize,
+    /// Unreported load before the measured run (JIT warm-up; fills the ring of (a)/(b)).
+    pub warmup: Duration,
+    /// The measured run.
+    pub run: Duration,
+    /// Latency the intake adds to every answer.
+    pub intake_delay: Duration,
+    /// Longest wait for the intake to have every event after the load.
+    pub drain_cap: Duration,
+    /// Slots of Log4j2's async logger ring.
+    pub ring: usize,
+    /// Drive the load with `wrk` (else the built-in generator).
+    pub wrk: bool,
+}
+
+/// Runs the chosen configurations and reports them.
+pub fn run(cfg: &JavaLabConfig) -> Result<JavaReport, Failure> {
+    let scratch = std::env::temp_dir().join(format!("logship-java-lab-{}", std::process::id()));
+    let result = run_in(cfg, &scratch);
+    let _ = std::fs::remove_dir_all(&scratch);
+    result
+}
+
+fn run_in(cfg: &JavaLabConfig, scratch: &Path) -> Result<JavaReport, Failure> {
+    let java = JavaService::compile(&cfg.dir, &scratch.join("classes"))?;
+    let mut configs = Vec::new();
+    for c in CONFIGURATIONS.iter().filter(|c| cfg.only.contains(&c.key)) {
+        eprintln!("logship bench --java: {} ({})", c.name, c.what);
+        configs.push(run_configuration(c, cfg, &java, scratch)?);
+    }
+    Ok(JavaReport::new(
+        JavaSetup {
+            connections: cfg.connections,
+            warmup_s: cfg.warmup.as_secs_f64(),
+            run_s: cfg.run.as_secs_f64(),
+            intake_latency_ms: u64::try_from(cfg.intake_delay.as_millis()).unwrap_or(u64::MAX),
+            ring_slots: cfg.ring,
+            java_threads: JAVA_THREADS,
+            java: java_version(),
+            load_generator: if cfg.wrk { "wrk" } else { "builtin" }.to_owned(),
+        },
+        configs,
+    ))
+}
+
+/// `java -version`'s first line.
+fn java_version() -> String {
+    std::process::Command::new("java")
+        .arg("-version")
+        .output()
+        .ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .next()
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// Waits until the intake has every event the service logged and the service's ring is
+/// empty, at most `cap`; whether it happened.
+fn drain(service: &ServiceProcess, intake: &Intake, cap: Duration) -> Result<bool, Failure> {
+    let stopped = Instant::now();
+    loop {
+        let s = service.stats()?;
+        if s.queued == 0 && intake.stats().events >= s.logged {
+            return Ok(true);
+        }
+        let left = cap.saturating_sub(stopped.elapsed());
+        if left.is_zero() {
+            return Ok(false);
+        }
+        // Wakes early when the intake's count reaches the service's.
+        let _ = intake.wait_for_events(
+            usize::try_from(s.logged).unwrap_or(usize::MAX),
+            DRAIN_POLL.min(left),
+        );
+    }
+}
+
+/// The `logship ship` arguments of a configuration that ships through logship.
+fn sidecar_args(c: &Configuration, intake_url: &str, file: &Path, spill: &Path) -> Vec<String> {
+    let mut args = vec![
+        "--endpoint".to_owned(),
+        intake_url.to_owned(),
+        "--spill-dir".to_owned(),
+        spill.display().to_string(),
+    ];
+    match c.shipping {
+        Shipping::ListenHttp => args.extend(["--listen".into(), "http://127.0.0.1:0".into()]),
+        Shipping::ListenTcp => args.extend(["--listen".into(), "tcp://127.0.0.1:0".into()]),
+        Shipping::Follow => args.extend([
+            "--follow".into(),
+            file.display().to_string(),
+            "--format".into(),
+            "json".into(),
+            "--no-checkpoint".into(),
+        ]),
+        Shipping::Direct | Shipping::Nothing => {}
+    }
+    args
+}
+
+/// One configuration end to end: intake, sidecar, service, warm-up, measured run, drain.
+fn run_configuration(
+    c: &Configuration,
+    cfg: &JavaLabConfig,
+    java: &JavaService,
+    scratch: &Path,
+) -> Result<ConfigReport, Failure> {
+    let (intake, lag) = start_intake(cfg.intake_delay)?;
+    let intake_url = intake.url(INTAKE_PATH);
+    let dir = scratch.join(c.key.to_string());
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Failure::runtime(format!("cannot create {}: {e}", dir.display())))?;
+    let file = dir.join("app.log");
+
+    let listens = matches!(c.shipping, Shipping::ListenHttp | Shipping::ListenTcp);
+    let (sidecar, port) = if listens {
+        let (s, port) = Sidecar::start(
+            &sidecar_args(c, &intake_url, &file, &dir.join("spill")),
+            true,
+        )?;
+        (Some(s), port)
+    } else {
+        (None, None)
+    };
+    let port = port.unwrap_or(0);
+    let props: Vec<(&str, String)> = vec![
+        (
+            "lab.url",
+            match c.shipping {
+                Shipping::ListenHttp => format!("http://127.0.0.1:{port}/"),
+                _ => intake_url.clone(),
+            },
+        ),
+        ("lab.port", port.to_string()),
+        ("lab.file", file.display().to_string()),
+    ];
+    let service = ServiceProcess::spawn(java.command(c.xml, cfg.ring, JAVA_THREADS, &props))?;
+    // The follower starts once the appender has created the file (it reads it from the
+    // beginning, so nothing written before is missed).
+    let sidecar = match (c.shipping, sidecar) {
+        (Shipping::Follow, _) => Some(
+            Sidecar::start(
+                &sidecar_args(c, &intake_url, &file, &dir.join("spill")),
+                false,
+            )?
+            .0,
+        ),
+        (_, s) => s,
+    };
+
+    let drive = |length: Duration| {
+        if cfg.wrk {
+            load::wrk(service.addr, cfg.connections, length, &dir).map_err(Failure::runtime)
+        } else {
+            Ok(load::builtin(service.addr, cfg.connections, length, None))
+        }
+    };
+    if !cfg.warmup.is_zero() {
+        drive(cfg.warmup)?;
+    }
+    lag.lock().unwrap_or_else(PoisonError::into_inner).restart();
+    let before = intake.stats().events;
+    let result = drive(cfg.run)?;
+    let during = intake.stats().events.saturating_sub(before);
+
+    // The drain: how long the intake keeps receiving once the load has stopped, until it
+    // has every event the service logged.
+    let ships = c.shipping != Shipping::Nothing;
+    let stopped = Instant::now();
+    let drained = !ships || drain(&service, &intake, cfg.drain_cap)?;
+    let drain = stopped.elapsed().min(cfg.drain_cap);
+    let end = service.stats()?;
+    let file_bytes = std::fs::metadata(&file).map_or(0, |m| m.len());
+    let sidecar_rss = sidecar.as_ref().map(Sidecar::peak_rss_bytes);
+    let service_exited = service.stop_within(Duration::from_secs(20));
+    let (sidecar_exit, sidecar_summary) = match sidecar {
+        Some(s) => {
+            let (code, lines) = s.stop(Duration::from_secs(60));
+            let summary = lines
+                .iter()
+                .rev()
+                .find(|l| l.contains("delivered") || l.contains("shipped"))
+                .cloned();
+            (code, summary)
+        }
+        None => (None, None),
+    };
+    let intake_stats = intake.stats();
+    drop(intake);
+    let lag = LagRecorder::take(lag);
+    Ok(ConfigReport::new(
+        c,
+        &result,
+        report::Counts {
+            logged: end.logged,
+            delivered_during_load: during,
+            delivered: intake_stats.events,
+            intake_requests: intake_stats.requests,
+            file_bytes,
+        },
+        ships.then_some(&lag),
+        ships.then_some((drain, drained)),
+        end.peak_rss_bytes,
+        report::SidecarOutcome {
+            peak_rss_bytes: sidecar_rss,
+            exit_code: sidecar_exit,
+            summary: sidecar_summary,
+            service_exited,
+        },
+    ))
+}
