@@ -205,6 +205,23 @@ fn legend(s: &mut String, names: &[&str]) {
     }
 }
 
+/// A category label as one line, or two (split at the space nearest its middle) when it
+/// is wider than `width` pixels at about 6.5 pixels per character.
+fn label_lines(label: &str, width: f64) -> Vec<&str> {
+    if label.chars().count() as f64 * 6.5 <= width {
+        return vec![label];
+    }
+    let middle = label.len() / 2;
+    match label
+        .match_indices(' ')
+        .map(|(i, _)| i)
+        .min_by_key(|i| i.abs_diff(middle))
+    {
+        Some(i) => vec![&label[..i], &label[i + 1..]],
+        None => vec![label],
+    }
+}
+
 /// Grouped bars: one group per category, one bar per series; `log` selects a log axis.
 pub fn bars(
     title: &str,
@@ -240,13 +257,16 @@ pub fn bars(
     let bar = group * 0.7 / series.len().max(1) as f64;
     for (c, category) in categories.iter().enumerate() {
         let x0 = ML + c as f64 * group + group * 0.15;
-        let _ = writeln!(
-            s,
-            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-            ML + (c as f64 + 0.5) * group,
-            H - MB + 18.0,
-            escape(category)
-        );
+        // A label wider than its group goes on two lines, split at its middle space.
+        let x = ML + (c as f64 + 0.5) * group;
+        for (line, text) in label_lines(category, group).iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "<text x=\"{x:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+                H - MB + 18.0 + 14.0 * line as f64,
+                escape(text)
+            );
+        }
         for (i, se) in series.iter().enumerate() {
             let v = se.values.get(c).copied().unwrap_or(0.0);
             let top = y_of(fraction(v));
@@ -412,6 +432,16 @@ mod tests {
         assert_eq!(linear_fraction(1.0, 0.0), 0.0);
         assert_eq!(y_of(0.0), H - MB);
         assert_eq!(y_of(1.0), MT);
+    }
+
+    #[test]
+    fn long_category_labels_are_split_at_their_middle_space() {
+        assert_eq!(label_lines("stock", 90.0), ["stock"]);
+        assert_eq!(
+            label_lines("(c) Socket to logship", 90.0),
+            ["(c) Socket", "to logship"]
+        );
+        assert_eq!(label_lines("averyveryverylongword", 20.0), ["averyveryverylongword"]);
     }
 
     #[test]
