@@ -39,7 +39,7 @@ impl Listener {
             .expect("spawn logship ship --listen");
         let done = watchdog(&child, Duration::from_secs(120));
         let stderr = StderrLines::collect(&mut child);
-        let port = stderr.http_listener_port(WAIT);
+        let port = stderr.listener_port("http", WAIT);
         Listener {
             child,
             stderr,

@@ -1,7 +1,7 @@
-//! A real Log4j2 client of `logship ship --listen http://...`: `tests/fixtures/java/
+//! Real Log4j2 clients of `logship ship --listen http://...` and `tcp://...`: `tests/fixtures/java/
 //! LogLoad.java`, compiled with `javac` against Debian's Log4j2 2.19 and Jackson
 //! (`liblog4j2-java`, `libjackson2-databind-java`, OpenJDK 17; `.ci/run` installs them),
-//! logs through its stock `Http` appender with `JsonLayout` into the listener, which
+//! logs through its stock `Http` appender, then its `Socket` appender (TCP), with `JsonLayout` into the listener, which
 //! ships to the strict intake. Every event must arrive with its level, logger, thread,
 //! message, context map and exception. Skips locally without `javac` or the jars, with
 //! a message; fails under CI=true.
@@ -70,22 +70,27 @@ fn compile() -> Option<(PathBuf, String)> {
 
 #[test]
 fn log4j2_http_appender_with_json_layout_delivers_every_event_with_its_fields() {
+    run_log_load("log4j2-http.xml", "http", &["--listen-token", "j-tok"]);
+}
+
+#[test]
+fn log4j2_socket_appender_with_json_layout_delivers_every_event_with_its_fields() {
+    run_log_load("log4j2-socket.xml", "tcp", &[]);
+}
+
+/// Runs LogLoad with the Log4j2 configuration `config` against `ship --listen
+/// SCHEME://127.0.0.1:0` (with `listen_args`) shipping to the strict intake, and asserts
+/// every event arrived once with its level, logger, thread, message, context and exception.
+/// The configuration reads `logship.url`, `logship.port` and `logship.token`.
+fn run_log_load(config: &str, scheme: &str, listen_args: &[&str]) {
     let Some((classes, cp)) = compile() else {
         return;
     };
     let intake = Intake::start(IntakeConfig::default()).expect("intake");
     let mut child = logship()
-        .args([
-            "ship",
-            "--listen",
-            "http://127.0.0.1:0",
-            "--listen-token",
-            "j-tok",
-            "--no-spill",
-            "--linger-ms",
-            "20",
-            "--endpoint",
-        ])
+        .args(["ship", "--listen", &format!("{scheme}://127.0.0.1:0")])
+        .args(listen_args)
+        .args(["--no-spill", "--linger-ms", "20", "--endpoint"])
         .arg(intake.url("/"))
         .stdin(Stdio::null())
         .stderr(Stdio::piped())
@@ -103,14 +108,15 @@ fn log4j2_http_appender_with_json_layout_delivers_every_event_with_its_fields() 
     }
     let _kill = Kill(child.id());
     let stderr = StderrLines::collect(&mut child);
-    let port = stderr.http_listener_port(WAIT);
+    let port = stderr.listener_port(scheme, WAIT);
     let java = Command::new("java")
         .args(["-cp", &cp])
         .arg(format!(
             "-Dlog4j.configurationFile={}",
-            fixtures().join("log4j2-http.xml").display()
+            fixtures().join(config).display()
         ))
         .arg(format!("-Dlogship.url=http://127.0.0.1:{port}/"))
+        .arg(format!("-Dlogship.port={port}"))
         .arg("-Dlogship.token=j-tok")
         .args(["LogLoad", &EVENTS.to_string()])
         .output()

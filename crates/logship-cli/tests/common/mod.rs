@@ -133,18 +133,18 @@ impl StderrLines {
         );
     }
 
-    /// Every line so far.
-    /// The port of the HTTP listener once `logship: listening on http://127.0.0.1:PORT`
-    /// was printed (waits up to `wait` for it).
-    pub fn http_listener_port(&self, wait: std::time::Duration) -> u16 {
-        const PREFIX: &str = "logship: listening on http://127.0.0.1:";
-        self.expect(PREFIX, wait);
+    /// The port of the `scheme` listener (`http`, `tcp`, `syslog+udp`, ...) once
+    /// `logship: listening on SCHEME://127.0.0.1:PORT` was printed (waits up to `wait`).
+    pub fn listener_port(&self, scheme: &str, wait: std::time::Duration) -> u16 {
+        let prefix = format!("logship: listening on {scheme}://127.0.0.1:");
+        self.expect(&prefix, wait);
         self.lines()
             .iter()
-            .find_map(|l| l.strip_prefix(PREFIX)?.parse().ok())
+            .find_map(|l| l.strip_prefix(prefix.as_str())?.parse().ok())
             .expect("port")
     }
 
+    /// Every line so far.
     pub fn lines(&self) -> Vec<String> {
         self.0 .0.lock().unwrap().clone()
     }
