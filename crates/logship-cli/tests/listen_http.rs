@@ -50,7 +50,12 @@ impl Listener {
 
     /// SIGTERM; the exit code and stderr.
     fn stop(&mut self) -> (Option<i32>, Vec<String>) {
-        signal(&self.child, "TERM");
+        self.stop_with("TERM")
+    }
+
+    /// Sends `sig` (which must stop it); the exit code and stderr.
+    fn stop_with(&mut self, sig: &str) -> (Option<i32>, Vec<String>) {
+        signal(&self.child, sig);
         let status = self.child.wait().expect("wait");
         let _ = self.done.send(());
         self.stderr.expect("shipped", WAIT);
@@ -490,6 +495,28 @@ fn sigterm_while_clients_send_every_event_answered_2xx_is_delivered_or_spilled()
         );
     }
     let _ = std::fs::remove_dir_all(&spill);
+}
+
+#[test]
+fn sighup_without_follow_stops_like_sigterm_and_delivers_what_was_received() {
+    let intake = intake();
+    let mut l = Listener::start(&intake, &["--no-spill"]);
+    assert_eq!(
+        post(l.port, "/", &[], b"{\"message\":\"before-hup\"}").0,
+        200
+    );
+    // Nothing to rescan: no follow message, a summary, exit 0, the event delivered.
+    let (code, stderr) = l.stop_with("HUP");
+    assert_eq!(code, Some(0), "{stderr:?}");
+    assert!(
+        !stderr.iter().any(|line| line.contains("rescan")),
+        "{stderr:?}"
+    );
+    assert!(
+        summary(&stderr).contains("shipped 1 of 1 events"),
+        "{stderr:?}"
+    );
+    event(&intake, "before-hup");
 }
 
 #[test]

@@ -441,7 +441,10 @@ mod tests {
             label_lines("(c) Socket to logship", 90.0),
             ["(c) Socket", "to logship"]
         );
-        assert_eq!(label_lines("averyveryverylongword", 20.0), ["averyveryverylongword"]);
+        assert_eq!(
+            label_lines("averyveryverylongword", 20.0),
+            ["averyveryverylongword"]
+        );
     }
 
     #[test]

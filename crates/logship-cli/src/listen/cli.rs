@@ -43,8 +43,9 @@ const READ_BUDGET: usize = 256 * 1024;
 /// (listeners; none when its specs are empty), resolved from the flags and the config
 /// file's `[follow]` and `[listen]` sections.
 pub fn run(args: ShipArgs, f: Follow, l: Listen) -> Result<ExitCode, Failure> {
-    // Before any thread starts, so that every thread inherits the mask.
-    let hup = block_sighup();
+    // Before any thread starts, so that every thread inherits the mask. Only a follower
+    // rescans on SIGHUP; without one, SIGHUP stops the service like SIGTERM.
+    let hup = (!f.patterns.is_empty()).then(block_sighup);
     let builder = args
         .pipeline
         .apply(Logship::builder().overflow(Overflow::Block(BLOCK_FOR)))?;
@@ -109,13 +110,9 @@ pub fn run(args: ShipArgs, f: Follow, l: Listen) -> Result<ExitCode, Failure> {
     let stop = Arc::new(AtomicBool::new(false));
     let rescan = Arc::new(AtomicBool::new(false));
     match (hup, &counters) {
-        (Ok(set), Some(c)) => wait_for_sighup(set, Arc::clone(&rescan), Arc::clone(c)),
-        (Ok(set), None) => wait_for_sighup(
-            set,
-            Arc::clone(&rescan),
-            Arc::new(crate::follow::Counters::default()),
-        ),
-        (Err(e), _) => eprintln!("logship: warning: cannot take SIGHUP from the termination handler ({e}); SIGHUP will stop logship like SIGTERM instead of rescanning"),
+        (Some(Ok(set)), Some(c)) => wait_for_sighup(set, Arc::clone(&rescan), Arc::clone(c)),
+        (Some(Err(e)), _) => eprintln!("logship: warning: cannot take SIGHUP from the termination handler ({e}); SIGHUP will stop logship like SIGTERM instead of rescanning"),
+        _ => {}
     }
     let mut listeners = match Listeners::start(bound, &logship, &l, config.max_event_bytes.max(1)) {
         Ok(listeners) => listeners,
