@@ -27,8 +27,13 @@ struct Listener {
 
 impl Listener {
     fn start(intake: &Intake, extra: &[&str]) -> Listener {
+        Listener::start_on(intake, "http://127.0.0.1:0", extra)
+    }
+
+    /// Listens on `url` (a fixed port: a restart on the same address).
+    fn start_on(intake: &Intake, url: &str, extra: &[&str]) -> Listener {
         let mut child = logship()
-            .args(["ship", "--listen", "http://127.0.0.1:0", "--endpoint"])
+            .args(["ship", "--listen", url, "--endpoint"])
             .arg(intake.url("/"))
             .args(["--linger-ms", "20"])
             .args(extra)
@@ -82,8 +87,20 @@ fn signal(child: &Child, sig: &str) {
 
 /// One request on a fresh connection; (status, headers+body text).
 fn post(port: u16, path: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    s.set_read_timeout(Some(WAIT)).unwrap();
+    let (status, text) = try_post(port, path, headers, body).expect("connect");
+    let status = status.unwrap_or_else(|| panic!("no status in {text:?}"));
+    (status, text)
+}
+
+/// One request; `Err` when nobody listens, no status when the answer was cut off.
+fn try_post(
+    port: u16,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> std::io::Result<(Option<u16>, String)> {
+    let mut s = TcpStream::connect(("127.0.0.1", port))?;
+    s.set_read_timeout(Some(WAIT))?;
     let mut head = format!(
         "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {}\r\nConnection: close\r\n",
         body.len()
@@ -98,12 +115,8 @@ fn post(port: u16, path: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, S
     let mut out = Vec::new();
     let _ = s.read_to_end(&mut out);
     let text = String::from_utf8_lossy(&out).into_owned();
-    let status = text
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or_else(|| panic!("no status in {text:?}"));
-    (status, text)
+    let status = text.split(' ').nth(1).and_then(|c| c.parse().ok());
+    Ok((status, text))
 }
 
 fn intake() -> Intake {
@@ -517,6 +530,69 @@ fn sighup_without_follow_stops_like_sigterm_and_delivers_what_was_received() {
         "{stderr:?}"
     );
     event(&intake, "before-hup");
+}
+
+#[test]
+fn a_listener_restart_while_a_client_sends_loses_nothing_the_client_was_answered_for() {
+    const N: u64 = 400;
+    let intake = intake();
+    let spill = temp_path("listen-restart-spill");
+    let spill_arg = spill.to_str().unwrap().to_owned();
+    let mut first = Listener::start(&intake, &["--spill-dir", &spill_arg]);
+    let port = first.port;
+    // The client sends ids one request at a time and sends a request again until it is
+    // answered 2xx, as a client with retries does: refused connections (nobody listens
+    // during the restart), cut-off answers and 503s are all sent again. Past N/2 it waits
+    // for the first listener to have stopped, so that the second one surely serves the
+    // second half whatever the machine's speed.
+    let (stopped, first_stopped) = std::sync::mpsc::channel::<()>();
+    let client = std::thread::spawn(move || {
+        let mut answered = Vec::new();
+        let mut retries = 0u64;
+        for id in 0..N {
+            if id == N / 2 {
+                first_stopped.recv().expect("the test signals the stop");
+            }
+            let body = format!("{{\"message\":\"id-{id:06}\"}}\n");
+            loop {
+                match try_post(port, "/", &[], body.as_bytes()) {
+                    Ok((Some(200), _)) => break,
+                    Ok((Some(503), _)) | Ok((None, _)) | Err(_) => {
+                        retries += 1;
+                        assert!(retries < 200_000, "never accepted");
+                        // A client's pause before sending again, not synchronisation.
+                        std::thread::sleep(Duration::from_millis(2));
+                    }
+                    Ok((Some(other), text)) => panic!("status {other}: {text}"),
+                }
+            }
+            answered.push(id);
+        }
+        (answered, retries)
+    });
+    // Restart once a quarter of the ids have arrived, while the client goes on.
+    assert!(intake.wait_for_events(N as usize / 4, WAIT));
+    let (code, stderr) = first.stop();
+    assert!(matches!(code, Some(0) | Some(3)), "{stderr:?}");
+    stopped.send(()).expect("client waiting");
+    let mut second = Listener::start_on(
+        &intake,
+        &format!("http://127.0.0.1:{port}"),
+        &["--spill-dir", &spill_arg],
+    );
+    let (answered, retries) = client.join().expect("client");
+    assert_eq!(answered.len() as u64, N);
+    // The intake is healthy: the second run delivers what it received and whatever the
+    // first one spilled (replayed at its start), and says so with exit 0.
+    let (code, stderr) = second.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    let got = ids(&intake);
+    let missing: Vec<u64> = (0..N).filter(|id| !got.contains(id)).collect();
+    assert!(
+        missing.is_empty(),
+        "missing {missing:?} after {retries} retries"
+    );
+    let _ = std::fs::remove_dir_all(spill);
 }
 
 #[test]
