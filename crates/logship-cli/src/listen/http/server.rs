@@ -404,7 +404,7 @@ fn handle_vendor(
     };
     if let Some(token) = &options.token {
         let presented = vendor::credential(v, &vreq);
-        if !token.matches(presented) {
+        if !token.matches(presented.as_deref()) {
             Counters::add(&counters.unauthorized, 1);
             // The vendors answer a missing credential and a wrong one differently.
             return answer(match presented {

@@ -23,6 +23,8 @@ mod splunk;
 #[cfg(test)]
 mod tests;
 
+use std::borrow::Cow;
+
 use logship::Record;
 
 /// A vendor push API served on its own paths.
@@ -226,15 +228,16 @@ pub(crate) fn missing_credential(vendor: Vendor) -> Answer {
 
 /// The credential of `req` where this vendor's clients send it: `DD-API-KEY` (or the
 /// `dd-api-key` query parameter) for Datadog, `Authorization: Splunk T` (or `Bearer T`,
-/// or `?token=T`) for HEC, `Authorization: Bearer T` for OTLP and Loki (a collector's or
+/// `Basic` with T as the password, or `?token=T`) for HEC, `Authorization: Bearer T` for OTLP and Loki (a collector's or
 /// gateway's bearer token). `None` when absent or empty.
-pub(crate) fn credential<'a>(vendor: Vendor, req: &Request<'a>) -> Option<&'a str> {
+pub(crate) fn credential<'a>(vendor: Vendor, req: &Request<'a>) -> Option<Cow<'a, str>> {
     let found = match vendor {
-        Vendor::Datadog => datadog::credential(req),
+        Vendor::Datadog => datadog::credential(req).map(Cow::Borrowed),
         Vendor::SplunkEvent | Vendor::SplunkRaw | Vendor::SplunkHealth => splunk::credential(req),
         Vendor::Otlp | Vendor::Loki => req
             .header("authorization")
-            .and_then(|v| logship_intake::vendor_answers::strip_scheme(v, "Bearer")),
+            .and_then(|v| logship_intake::vendor_answers::strip_scheme(v, "Bearer"))
+            .map(Cow::Borrowed),
     };
     found.filter(|t| !t.is_empty())
 }

@@ -16,6 +16,8 @@
 //! one bad envelope fails the whole request. Must never: accept part of a request it
 //! answers with an error.
 
+use std::borrow::Cow;
+
 use logship::Record;
 use logship_intake::vendor_answers::{hec_json, hec_text, strip_scheme};
 use serde_json::{Map, Value};
@@ -56,11 +58,31 @@ pub(super) fn route(path: &str) -> Option<Vendor> {
     }
 }
 
-/// The token: `Authorization: Splunk T` (or `Bearer T`), else `?token=T`.
-pub(super) fn credential<'a>(req: &Request<'a>) -> Option<&'a str> {
-    req.header("authorization")
-        .and_then(|v| strip_scheme(v, "Splunk").or_else(|| strip_scheme(v, "Bearer")))
-        .or_else(|| req.query_raw("token"))
+/// The token: `Authorization: Splunk T` (or `Bearer T`, or `Basic` with T as the
+/// password, as HEC reads it whatever the user name), else `?token=T`.
+pub(super) fn credential<'a>(req: &Request<'a>) -> Option<Cow<'a, str>> {
+    let auth = req.header("authorization");
+    if let Some(t) =
+        auth.and_then(|v| strip_scheme(v, "Splunk").or_else(|| strip_scheme(v, "Bearer")))
+    {
+        return Some(Cow::Borrowed(t));
+    }
+    if let Some(basic) = auth.and_then(|v| strip_scheme(v, "Basic")) {
+        return basic_password(basic).map(Cow::Owned);
+    }
+    req.query_raw("token").map(Cow::Borrowed)
+}
+
+/// The password of a Basic credential (`base64(user:password)`); `None` when it is not
+/// valid base64, UTF-8 or `user:password`.
+fn basic_password(encoded: &str) -> Option<String> {
+    use base64::Engine as _;
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(encoded.trim())
+        .ok()?;
+    let text = String::from_utf8(decoded).ok()?;
+    text.split_once(':')
+        .map(|(_, password)| password.to_owned())
 }
 
 /// A HEC answer with `code`'s text.
