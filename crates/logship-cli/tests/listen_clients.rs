@@ -9,10 +9,10 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
-use common::{logship, watchdog, StderrLines};
+use common::ShipProcess;
 use logship_intake::{Intake, IntakeConfig};
 
 const WAIT: Duration = Duration::from_secs(60);
@@ -39,17 +39,12 @@ fn python() -> Option<PathBuf> {
 /// intake's events once `N` arrived and logship exited 0 on SIGTERM.
 fn run_client(python: &Path, script: &str) -> Vec<serde_json::Value> {
     let intake = Intake::start(IntakeConfig::default()).expect("intake");
-    let mut child = logship()
-        .args(["ship", "--listen", "http://127.0.0.1:0", "--no-spill"])
-        .args(["--linger-ms", "20", "--endpoint"])
-        .arg(intake.url("/"))
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("logship");
-    let done = watchdog(&child, Duration::from_secs(120));
-    let stderr = StderrLines::collect(&mut child);
-    let port = stderr.listener_port("http", WAIT);
+    let mut ship = ShipProcess::start(
+        &intake.url("/"),
+        &["--listen", "http://127.0.0.1:0", "--no-spill"],
+        Duration::from_secs(120),
+    );
+    let port = ship.port("http");
     let out = Command::new(python)
         .arg(
             Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -61,18 +56,14 @@ fn run_client(python: &Path, script: &str) -> Vec<serde_json::Value> {
         .output()
         .expect("run the client");
     let arrived = intake.wait_for_events(N, WAIT);
-    let _ = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status();
-    let status = child.wait().expect("wait");
-    let _ = done.send(());
+    let (code, stderr) = ship.stop();
     assert!(
         out.status.success(),
         "{script}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(arrived, "{script}: {} of {N}", intake.stats().events);
-    assert_eq!(status.code(), Some(0), "{script}: {:?}", stderr.lines());
+    assert_eq!(code, Some(0), "{script}: {stderr:?}");
     let events: Vec<serde_json::Value> = intake.events().into_iter().map(|e| e.value).collect();
     assert_eq!(events.len(), N, "{script}: every event once: {events:?}");
     events

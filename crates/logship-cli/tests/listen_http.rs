@@ -8,21 +8,19 @@ mod common;
 use std::collections::BTreeSet;
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Stdio};
+
 use std::time::Duration;
 
-use common::{logship, temp_path, watchdog, StderrLines};
+use common::{logship, temp_path, ShipProcess};
 use logship_intake::{Intake, IntakeConfig};
 
 /// Generous bound for things that take seconds, so a hang fails instead of stalling.
 const WAIT: Duration = Duration::from_secs(60);
 
-/// A running `logship ship --listen`.
+/// A running `logship ship --listen http://...` and its port.
 struct Listener {
-    child: Child,
-    stderr: StderrLines,
+    ship: ShipProcess,
     port: u16,
-    done: std::sync::mpsc::Sender<()>,
 }
 
 impl Listener {
@@ -32,57 +30,22 @@ impl Listener {
 
     /// Listens on `url` (a fixed port: a restart on the same address).
     fn start_on(intake: &Intake, url: &str, extra: &[&str]) -> Listener {
-        let mut child = logship()
-            .args(["ship", "--listen", url, "--endpoint"])
-            .arg(intake.url("/"))
-            .args(["--linger-ms", "20"])
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn logship ship --listen");
-        let done = watchdog(&child, Duration::from_secs(120));
-        let stderr = StderrLines::collect(&mut child);
-        let port = stderr.listener_port("http", WAIT);
-        Listener {
-            child,
-            stderr,
-            port,
-            done,
-        }
+        let mut args = vec!["--listen", url];
+        args.extend_from_slice(extra);
+        let ship = ShipProcess::start(&intake.url("/"), &args, Duration::from_secs(120));
+        let port = ship.port("http");
+        Listener { ship, port }
     }
 
     /// SIGTERM; the exit code and stderr.
     fn stop(&mut self) -> (Option<i32>, Vec<String>) {
-        self.stop_with("TERM")
+        self.ship.stop()
     }
 
     /// Sends `sig` (which must stop it); the exit code and stderr.
     fn stop_with(&mut self, sig: &str) -> (Option<i32>, Vec<String>) {
-        signal(&self.child, sig);
-        let status = self.child.wait().expect("wait");
-        let _ = self.done.send(());
-        self.stderr.expect("shipped", WAIT);
-        (status.code(), self.stderr.lines())
+        self.ship.stop_with(sig)
     }
-}
-
-impl Drop for Listener {
-    /// A failed test does not leave its listener running.
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn signal(child: &Child, sig: &str) {
-    let ok = std::process::Command::new("kill")
-        .args([&format!("-{sig}"), &child.id().to_string()])
-        .status()
-        .expect("kill")
-        .success();
-    assert!(ok);
 }
 
 /// One request on a fresh connection; (status, headers+body text).

@@ -9,10 +9,10 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
-use common::{logship, temp_path, watchdog, StderrLines};
+use common::{temp_path, ShipProcess};
 use logship_intake::{Intake, IntakeConfig};
 
 const WAIT: Duration = Duration::from_secs(120);
@@ -87,28 +87,11 @@ fn run_log_load(config: &str, scheme: &str, listen_args: &[&str]) {
         return;
     };
     let intake = Intake::start(IntakeConfig::default()).expect("intake");
-    let mut child = logship()
-        .args(["ship", "--listen", &format!("{scheme}://127.0.0.1:0")])
-        .args(listen_args)
-        .args(["--no-spill", "--linger-ms", "20", "--endpoint"])
-        .arg(intake.url("/"))
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("logship");
-    let done = watchdog(&child, Duration::from_secs(240));
-    // A failed assertion does not leave the listener running.
-    struct Kill(u32);
-    impl Drop for Kill {
-        fn drop(&mut self) {
-            let _ = Command::new("kill")
-                .args(["-9", &self.0.to_string()])
-                .status();
-        }
-    }
-    let _kill = Kill(child.id());
-    let stderr = StderrLines::collect(&mut child);
-    let port = stderr.listener_port(scheme, WAIT);
+    let listen = format!("{scheme}://127.0.0.1:0");
+    let mut args = vec!["--listen", listen.as_str(), "--no-spill"];
+    args.extend_from_slice(listen_args);
+    let mut ship = ShipProcess::start(&intake.url("/"), &args, Duration::from_secs(240));
+    let port = ship.port(scheme);
     let java = Command::new("java")
         .args(["-cp", &cp])
         .arg(format!(
@@ -132,13 +115,8 @@ fn run_log_load(config: &str, scheme: &str, listen_args: &[&str]) {
         "{} of {EVENTS}",
         intake.stats().events
     );
-    let _ = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status();
-    let status = child.wait().unwrap();
-    let _ = done.send(());
-    stderr.expect("shipped", WAIT);
-    assert_eq!(status.code(), Some(0), "{:?}", stderr.lines());
+    let (code, stderr) = ship.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
 
     let events: Vec<serde_json::Value> = intake.events().into_iter().map(|e| e.value).collect();
     assert_eq!(events.len() as u64, EVENTS);

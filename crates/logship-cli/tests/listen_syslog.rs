@@ -7,10 +7,10 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
-use common::{logship, watchdog, StderrLines};
+use common::ShipProcess;
 use logship_intake::{Intake, IntakeConfig};
 use serde_json::Value;
 
@@ -42,27 +42,19 @@ fn logger_over_syslog_tcp_and_udp_arrives_parsed_through_the_command() {
         return;
     }
     let intake = Intake::start(IntakeConfig::default()).expect("intake");
-    let mut child = logship()
-        .args([
-            "ship",
+    let mut ship = ShipProcess::start(
+        &intake.url("/"),
+        &[
             "--listen",
             "syslog+tcp://127.0.0.1:0",
             "--listen",
             "syslog+udp://127.0.0.1:0",
             "--no-spill",
-            "--linger-ms",
-            "20",
-            "--endpoint",
-        ])
-        .arg(intake.url("/"))
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("logship");
-    let done = watchdog(&child, Duration::from_secs(120));
-    let stderr = StderrLines::collect(&mut child);
-    let tcp = stderr.listener_port("syslog+tcp", WAIT);
-    let udp = stderr.listener_port("syslog+udp", WAIT);
+        ],
+        Duration::from_secs(120),
+    );
+    let tcp = ship.port("syslog+tcp");
+    let udp = ship.port("syslog+udp");
 
     logger(
         tcp,
@@ -115,15 +107,10 @@ fn logger_over_syslog_tcp_and_udp_arrives_parsed_through_the_command() {
         intake.wait_for_events(3, WAIT),
         "{} of 3: {:?}",
         intake.stats().events,
-        stderr.lines()
+        ship.stderr.lines()
     );
-    let _ = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status();
-    let status = child.wait().expect("wait");
-    let _ = done.send(());
-    stderr.expect("shipped", WAIT);
-    assert_eq!(status.code(), Some(0), "{:?}", stderr.lines());
+    let (code, stderr) = ship.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
 
     let events: Vec<Value> = intake.events().into_iter().map(|e| e.value).collect();
     assert_eq!(events.len(), 3, "{events:?}");

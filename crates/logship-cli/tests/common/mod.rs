@@ -193,3 +193,72 @@ pub fn http(port: u16, head: &str, body: &[u8]) -> String {
     stream.read_to_string(&mut response).expect("read response");
     response
 }
+
+/// How long a [`ShipProcess`] waits for its summary after it exited.
+const SUMMARY_WAIT: Duration = Duration::from_secs(60);
+
+/// A running `logship ship ... --linger-ms 20 --endpoint URL` (listeners, followers)
+/// with its stderr collected, under a watchdog; killed when dropped, so a failed
+/// assertion never leaves it running.
+pub struct ShipProcess {
+    /// The process.
+    pub child: std::process::Child,
+    /// Its stderr, line by line.
+    pub stderr: StderrLines,
+    done: std::sync::mpsc::Sender<()>,
+}
+
+impl ShipProcess {
+    /// Starts `logship ship ARGS --linger-ms 20 --endpoint ENDPOINT`; the watchdog kills
+    /// it after `limit`.
+    pub fn start(endpoint: &str, args: &[&str], limit: Duration) -> ShipProcess {
+        let mut child = logship()
+            .arg("ship")
+            .args(args)
+            .args(["--linger-ms", "20", "--endpoint", endpoint])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn logship ship");
+        let done = watchdog(&child, limit);
+        let stderr = StderrLines::collect(&mut child);
+        ShipProcess {
+            child,
+            stderr,
+            done,
+        }
+    }
+
+    /// The port of its `scheme` listener once it printed it.
+    pub fn port(&self, scheme: &str) -> u16 {
+        self.stderr.listener_port(scheme, SUMMARY_WAIT)
+    }
+
+    /// SIGTERM; the exit code and stderr (the summary printed).
+    pub fn stop(&mut self) -> (Option<i32>, Vec<String>) {
+        self.stop_with("TERM")
+    }
+
+    /// Sends `sig` (one that stops it), waits for the exit and the summary; the exit code
+    /// and stderr.
+    pub fn stop_with(&mut self, sig: &str) -> (Option<i32>, Vec<String>) {
+        let ok = std::process::Command::new("kill")
+            .args([&format!("-{sig}"), &self.child.id().to_string()])
+            .status()
+            .expect("kill")
+            .success();
+        assert!(ok, "kill -{sig}");
+        let status = self.child.wait().expect("wait");
+        let _ = self.done.send(());
+        self.stderr.expect("shipped", SUMMARY_WAIT);
+        (status.code(), self.stderr.lines())
+    }
+}
+
+impl Drop for ShipProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
