@@ -245,6 +245,33 @@ impl Drop for ServiceProcess {
     }
 }
 
+/// Waits at most `cap` for the service's logger to be drained; whether it was.
+/// Requests abandoned at the load's deadline may still be logging (blocked on a full
+/// ring), so the logger is drained when its queue is empty and the intake has every event
+/// it was given (minus those it lost).
+pub(super) fn drain(
+    service: &ServiceProcess,
+    intake: &Intake,
+    cap: Duration,
+) -> Result<bool, Failure> {
+    let deadline = Instant::now() + cap;
+    loop {
+        let s = service.stats()?;
+        let expected = usize::try_from(s.logged.saturating_sub(s.lost)).unwrap_or(usize::MAX);
+        let left = deadline.saturating_duration_since(Instant::now());
+        if s.queued == 0 && intake.stats().events >= expected as u64 {
+            return Ok(true);
+        }
+        if left.is_zero() {
+            return Ok(false);
+        }
+        // Wake early when the intake's count moves; otherwise re-check after a poll.
+        if intake.wait_for_events(expected, DRAIN_POLL.min(left)) {
+            std::thread::sleep(DRAIN_POLL.min(left));
+        }
+    }
+}
+
 /// Runs one mode and reports it.
 pub fn run_mode(mode: Mode, cfg: &LabConfig) -> Result<ModeReport, Failure> {
     let (intake, lag) = start_intake(cfg.intake_delay)?;
@@ -272,26 +299,8 @@ pub fn run_mode(mode: Mode, cfg: &LabConfig) -> Result<ModeReport, Failure> {
     }
 
     // The drain: how long the logger keeps delivering once the load has stopped.
-    // Requests abandoned at the deadline may still be logging (blocked on a full ring),
-    // so the logger is drained when its queue is empty and the intake has every event
-    // it was given (minus those it lost).
     let stopped = Instant::now();
-    let deadline = stopped + cfg.drain_cap;
-    let drained = loop {
-        let s = service.stats()?;
-        let expected = usize::try_from(s.logged.saturating_sub(s.lost)).unwrap_or(usize::MAX);
-        let left = deadline.saturating_duration_since(Instant::now());
-        if s.queued == 0 && intake.stats().events >= expected as u64 {
-            break true;
-        }
-        if left.is_zero() {
-            break false;
-        }
-        // Wake early when the intake's count moves; otherwise re-check after a poll.
-        if intake.wait_for_events(expected, DRAIN_POLL.min(left)) {
-            std::thread::sleep(DRAIN_POLL.min(left));
-        }
-    };
+    let drained = drain(&service, &intake, cfg.drain_cap)?;
     let drain = stopped.elapsed().min(cfg.drain_cap);
     eprintln!(
         "logship bench: {} mode drained {} after the load",

@@ -23,9 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::PoisonError;
 use std::time::{Duration, Instant};
 
-use logship_intake::Intake;
-
-use super::lab::{start_intake, LagRecorder, ServiceProcess};
+use super::lab::{drain, start_intake, LagRecorder, ServiceProcess};
 use super::load;
 use crate::exit::Failure;
 use process::{JavaService, Sidecar};
@@ -35,8 +33,6 @@ pub use report::{ConfigReport, JavaReport, JavaSetup};
 const INTAKE_PATH: &str = "/lab/logs";
 /// Handler threads of the Java service's HTTP server.
 const JAVA_THREADS: usize = 16;
-/// How often the drain check polls.
-const DRAIN_POLL: Duration = Duration::from_millis(20);
 
 /// How a configuration's events leave the service.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,27 +177,6 @@ fn java_version() -> String {
         .unwrap_or_else(|| "unknown".to_owned())
 }
 
-/// Waits until the intake has every event the service logged and the service's ring is
-/// empty, at most `cap`; whether it happened.
-fn drain(service: &ServiceProcess, intake: &Intake, cap: Duration) -> Result<bool, Failure> {
-    let stopped = Instant::now();
-    loop {
-        let s = service.stats()?;
-        if s.queued == 0 && intake.stats().events >= s.logged {
-            return Ok(true);
-        }
-        let left = cap.saturating_sub(stopped.elapsed());
-        if left.is_zero() {
-            return Ok(false);
-        }
-        // Wakes early when the intake's count reaches the service's.
-        let _ = intake.wait_for_events(
-            usize::try_from(s.logged).unwrap_or(usize::MAX),
-            DRAIN_POLL.min(left),
-        );
-    }
-}
-
 /// The `logship ship` arguments of a configuration that ships through logship.
 fn sidecar_args(c: &Configuration, intake_url: &str, file: &Path, spill: &Path) -> Vec<String> {
     let mut args = vec![
@@ -239,41 +214,29 @@ fn run_configuration(
         .map_err(|e| Failure::runtime(format!("cannot create {}: {e}", dir.display())))?;
     let file = dir.join("app.log");
 
-    let listens = matches!(c.shipping, Shipping::ListenHttp | Shipping::ListenTcp);
-    let (sidecar, port) = if listens {
-        let (s, port) = Sidecar::start(
-            &sidecar_args(c, &intake_url, &file, &dir.join("spill")),
-            true,
-        )?;
-        (Some(s), port)
-    } else {
-        (None, None)
+    // A listener must be up before the appender connects; the follower starts once the
+    // appender has created the file (it reads it from the beginning, so nothing written
+    // before is missed).
+    let args = sidecar_args(c, &intake_url, &file, &dir.join("spill"));
+    let (mut sidecar, mut port) = (None, 0);
+    if matches!(c.shipping, Shipping::ListenHttp | Shipping::ListenTcp) {
+        let (s, listening) = Sidecar::start(&args, true)?;
+        sidecar = Some(s);
+        port = listening.unwrap_or(0);
+    }
+    let url = match c.shipping {
+        Shipping::ListenHttp => format!("http://127.0.0.1:{port}/"),
+        _ => intake_url.clone(),
     };
-    let port = port.unwrap_or(0);
-    let props: Vec<(&str, String)> = vec![
-        (
-            "lab.url",
-            match c.shipping {
-                Shipping::ListenHttp => format!("http://127.0.0.1:{port}/"),
-                _ => intake_url.clone(),
-            },
-        ),
+    let props = [
+        ("lab.url", url),
         ("lab.port", port.to_string()),
         ("lab.file", file.display().to_string()),
     ];
     let service = ServiceProcess::spawn(java.command(c.xml, cfg.ring, JAVA_THREADS, &props))?;
-    // The follower starts once the appender has created the file (it reads it from the
-    // beginning, so nothing written before is missed).
-    let sidecar = match (c.shipping, sidecar) {
-        (Shipping::Follow, _) => Some(
-            Sidecar::start(
-                &sidecar_args(c, &intake_url, &file, &dir.join("spill")),
-                false,
-            )?
-            .0,
-        ),
-        (_, s) => s,
-    };
+    if c.shipping == Shipping::Follow {
+        sidecar = Some(Sidecar::start(&args, false)?.0);
+    }
 
     let drive = |length: Duration| {
         if cfg.wrk {
@@ -295,7 +258,7 @@ fn run_configuration(
     let ships = c.shipping != Shipping::Nothing;
     let stopped = Instant::now();
     let drained = !ships || drain(&service, &intake, cfg.drain_cap)?;
-    let drain = stopped.elapsed().min(cfg.drain_cap);
+    let drain_time = stopped.elapsed().min(cfg.drain_cap);
     let end = service.stats()?;
     let file_bytes = std::fs::metadata(&file).map_or(0, |m| m.len());
     let sidecar_rss = sidecar.as_ref().map(Sidecar::peak_rss_bytes);
@@ -326,7 +289,7 @@ fn run_configuration(
             file_bytes,
         },
         ships.then_some(&lag),
-        ships.then_some((drain, drained)),
+        ships.then_some((drain_time, drained)),
         end.peak_rss_bytes,
         report::SidecarOutcome {
             peak_rss_bytes: sidecar_rss,
