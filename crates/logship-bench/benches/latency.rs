@@ -14,6 +14,8 @@
 //! - `LOGSHIP_BENCH_ITERS`: timed calls per thread (default 50,000; 100 when run by
 //!   `cargo test --benches`, which does not pass `--bench`);
 //! - `LOGSHIP_BENCH_THREADS`: comma-separated thread counts (default `1,2,4,8,16,32,64`);
+//! - `LOGSHIP_BENCH_PIPELINES`: comma-separated parts of "mode pipeline" names to run
+//!   only those (e.g. `end2end,floor`; default all five);
 //! - `LOGSHIP_BENCH_RATE`: offer this many calls per second in all (split evenly over the
 //!   threads, each pacing its calls on a fixed schedule) instead of calling flat out. This
 //!   is the application's situation: a rate below the delivery ceiling, where no call
@@ -251,13 +253,21 @@ fn main() {
             .parse()
             .expect("LOGSHIP_BENCH_RATE: calls per second, e.g. 100000")
     });
+    let only = std::env::var("LOGSHIP_BENCH_PIPELINES").ok();
     let pipelines = [
         Which::LogshipRecord,
         Which::CrossbeamFloor,
         Which::End2End(Peer::Logship),
         Which::End2End(Peer::TracingAppender),
         Which::End2End(Peer::OpenTelemetry),
-    ];
+    ]
+    .into_iter()
+    .filter(|w| {
+        only.as_deref().is_none_or(|list| {
+            list.split(',')
+                .any(|p| format!("{} {}", w.mode(), w.name()).contains(p.trim()))
+        })
+    });
 
     println!(
         "latency: {iters} timed calls per thread, {}, {} cores, timer (Instant::now pair) median {} ns",

@@ -431,6 +431,7 @@ mod send;
 mod shared;
 mod spill;
 mod stats;
+mod striped;
 mod sync;
 mod threads;
 mod tracker;

@@ -8,11 +8,16 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
+use crate::striped::Striped;
+
 /// Live counters, shared by the caller path and the worker threads.
+///
+/// The two counters every log call writes are [`Striped`]: one atomic written from every
+/// core on every call would pass its cache line between the cores.
 #[derive(Default, Debug)]
 pub(crate) struct Counters {
-    pub enqueued: AtomicU64,
-    pub dropped_queue_full: AtomicU64,
+    pub enqueued: Striped,
+    pub dropped_queue_full: Striped,
     pub dropped_closed: AtomicU64,
     pub truncated: AtomicU64,
     pub invalid_utf8: AtomicU64,
@@ -70,8 +75,8 @@ impl Counters {
         let spill = spill.unwrap_or_default();
         let get = |c: &AtomicU64| c.load(Relaxed);
         Stats {
-            enqueued: get(&self.enqueued),
-            dropped_queue_full: get(&self.dropped_queue_full),
+            enqueued: self.enqueued.get(),
+            dropped_queue_full: self.dropped_queue_full.get(),
             dropped_closed: get(&self.dropped_closed),
             truncated: get(&self.truncated),
             invalid_utf8: get(&self.invalid_utf8),

@@ -30,9 +30,17 @@ pub(crate) fn handle(req: &Request) -> Result<Accepted, Rejection> {
 
 /// Lines holding anything but spaces, tabs and carriage returns.
 fn count_lines(body: &[u8]) -> usize {
-    body.split(|&b| b == b'\n')
-        .filter(|line| line.iter().any(|b| !matches!(b, b' ' | b'\t' | b'\r')))
-        .count()
+    let blank = |line: &[u8]| line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'));
+    let mut count = 0;
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', body).chain(std::iter::once(body.len())) {
+        // An event line starts with its first character: `blank` stops there.
+        if !blank(&body[start..end]) {
+            count += 1;
+        }
+        start = end + 1;
+    }
+    count
 }
 
 #[cfg(test)]

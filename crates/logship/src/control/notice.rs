@@ -40,7 +40,7 @@ type Reason = (&'static str, &'static str, fn(&Counters) -> u64);
 /// Why events were dropped or held back, and the counter of each: the drop notice's
 /// reasons, in the order its message lists them. (Volume budgets add their row here.)
 const REASONS: &[Reason] = &[
-    ("queue full", "queue_full", |c| load(&c.dropped_queue_full)),
+    ("queue full", "queue_full", |c| c.dropped_queue_full.get()),
     ("burst limit", "burst_limit", |c| load(&c.burst_suppressed)),
     ("sampled out", "sampled_out", |c| load(&c.sampled_out)),
     ("over budget", "over_budget", |c| {

@@ -222,12 +222,12 @@ fn notices_wait_for_room_and_add_up_and_the_last_look_builds_them_anyway() {
     for _ in 0..10 {
         c.admit(Level::Info, || site(1), &counters);
     }
-    Counters::add(&counters.dropped_queue_full, 5);
+    counters.dropped_queue_full.add(5);
     // No room in the byte budget: nothing is built, however often it looks.
     for _ in 0..3 {
         assert!(ticker.tick(&c, &counters, false, false).is_empty());
     }
-    Counters::add(&counters.dropped_queue_full, 2);
+    counters.dropped_queue_full.add(2);
     // The last look (shutdown) builds them whatever the budget, with every count.
     let events = ticker.tick(&c, &counters, false, true);
     assert_eq!(events.len(), 2, "{events:?}");

@@ -104,7 +104,7 @@ impl Observer {
             + get(&c.events_spilled);
         // Queued or in flight, plus spilled this run and not replayed yet: an intake that
         // is down with spill on is a stall too.
-        let waiting = get(&c.enqueued).saturating_sub(settled)
+        let waiting = c.enqueued.get().saturating_sub(settled)
             + get(&c.events_spilled).saturating_sub(get(&c.events_replayed));
         let Some(alarm) = watch.check(Instant::now(), delivered, waiting) else {
             return;

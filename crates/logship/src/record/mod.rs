@@ -208,9 +208,11 @@ impl fmt::Debug for Record {
 }
 
 impl Record {
-    /// A record stamped with the current time.
+    /// A record stamped with the current time, with room for a 150-byte message and a few
+    /// fields before its buffer has to grow (a regrowth is a second allocation and a copy
+    /// on the caller's thread).
     pub fn new(level: Level, target: &str) -> Record {
-        Record::with_capacity(level, target, 192)
+        Record::with_capacity(level, target, 256)
     }
 
     /// A record stamped now, whose buffer starts with room for `capacity` bytes, so that a
