@@ -255,6 +255,11 @@ pub(crate) struct Memory {
     held: CachePadded<AtomicUsize>,
     budget: usize,
     waiters: AtomicUsize,
+    /// Times room was announced to `Block` waiters: a waiter that saw it change since its
+    /// failed attempt tries again rather than wait (the attempt itself runs unlocked, so
+    /// that announcing room never waits for a caller's push, nor a push for the
+    /// announcement).
+    room_made: AtomicU64,
     room: (Mutex<()>, Condvar),
     /// Nanoseconds after `epoch` at which a push found the queue full (drop policy), 0
     /// when it is not known to be full; cleared when the batcher has taken records out or
@@ -280,6 +285,7 @@ impl Memory {
             held: CachePadded::new(AtomicUsize::new(0)),
             budget,
             waiters: AtomicUsize::new(0),
+            room_made: AtomicU64::new(0),
             room: (Mutex::new(()), Condvar::new()),
             saturated_since: AtomicU64::new(0),
             epoch: Instant::now(),
@@ -352,7 +358,7 @@ impl Memory {
     }
 
     /// Undoes a reservation that never took effect (the record was not queued). Wakes
-    /// nobody: it may be called while waiting for room, with the room lock held.
+    /// nobody: it is called by a caller's own failed attempt, which has nothing to announce.
     pub(crate) fn unreserve(&self, n: usize) {
         self.held.fetch_sub(n, Ordering::AcqRel);
     }
@@ -376,7 +382,11 @@ impl Memory {
     /// Wakes `Block` callers waiting for room.
     fn notify_blocked(&self) {
         if self.waiters.load(Ordering::SeqCst) > 0 {
-            let _guard = self.room.0.lock();
+            self.room_made.fetch_add(1, Ordering::SeqCst);
+            // Taking the lock once is enough to be sure that a waiter which missed the
+            // count above is asleep; notifying after letting it go spares the woken
+            // waiters a second sleep on the lock we would still hold.
+            drop(self.room.0.lock());
             self.room.1.notify_all();
         }
     }
@@ -424,8 +434,8 @@ impl Memory {
         mut try_again: impl FnMut() -> bool,
     ) -> bool {
         self.waiters.fetch_add(1, Ordering::SeqCst);
-        let mut guard = self.room.0.lock().unwrap_or_else(|e| e.into_inner());
         let ok = loop {
+            let seen = self.room_made.load(Ordering::SeqCst);
             if try_again() {
                 break true;
             }
@@ -433,14 +443,16 @@ impl Memory {
             if now >= deadline {
                 break false;
             }
-            // A short cap on each wait covers a wake-up that raced with our check.
+            let guard = self.room.0.lock().unwrap_or_else(|e| e.into_inner());
+            // Room announced since the attempt: try again at once. Otherwise the next
+            // announcement needs the lock we hold, so it cannot slip in before the wait.
+            if self.room_made.load(Ordering::SeqCst) != seen {
+                continue;
+            }
+            // A cap on each wait, in case room came without an announcement.
             let wait = (deadline - now).min(Duration::from_millis(10));
-            guard = match self.room.1.wait_timeout(guard, wait) {
-                Ok((g, _)) => g,
-                Err(e) => e.into_inner().0,
-            };
+            let _ = self.room.1.wait_timeout(guard, wait);
         };
-        drop(guard);
         self.waiters.fetch_sub(1, Ordering::AcqRel);
         ok
     }

@@ -137,7 +137,7 @@ impl<'a> Reader<'a> {
 
     pub(super) fn str(&mut self) -> Option<&'a str> {
         let len = u32::from_le_bytes(self.take(4)?.try_into().ok()?) as usize;
-        std::str::from_utf8(self.take(len)?).ok()
+        simdutf8::basic::from_utf8(self.take(len)?).ok()
     }
 
     fn value(&mut self) -> Option<Value<'a>> {
