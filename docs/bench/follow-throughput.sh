@@ -30,7 +30,7 @@ START=$(date +%s.%N)
 "$BIN" ship --follow "$DIR/app.log" --no-checkpoint --no-spill \
     --endpoint "http://127.0.0.1:$PORT/logs" ${SHIP_FLAGS:-} 2>/dev/null &
 FOLLOW=$!
-until [ "$(events)" -ge "$LINES" ]; do sleep 0.02; done
+wait_for_events "$LINES"
 END=$(date +%s.%N)
 CPU=$(cpu_secs $FOLLOW)
 kill -TERM $FOLLOW; wait $FOLLOW || true

@@ -57,7 +57,7 @@ pub(crate) fn read_line(
 /// invalid sequence replaced by U+FFFD (`Cow::Owned` tells the caller to count it).
 /// `String::from_utf8_lossy` alone walks every line a byte at a time.
 pub(crate) fn utf8_lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    match std::str::from_utf8(bytes) {
+    match simdutf8::basic::from_utf8(bytes) {
         Ok(text) => std::borrow::Cow::Borrowed(text),
         Err(_) => String::from_utf8_lossy(bytes),
     }

@@ -231,6 +231,13 @@ fn follow_an_empty_app_log(name: &str) -> (Intake, PathBuf, PathBuf, PathBuf, Fo
     (intake, dir, ckpt, log, follower)
 }
 
+/// A follower of `log` with no checkpoint, spill off, and `extra` arguments.
+fn follow_without_checkpoint(intake: &Intake, log: &Path, extra: &[&str]) -> Follower {
+    let mut args = vec!["--follow", s(log), "--no-checkpoint", "--no-spill"];
+    args.extend_from_slice(extra);
+    Follower::start(intake, &args)
+}
+
 /// SIGTERM; checks exit code 0 and that ids `0..n` arrived once each, in order within
 /// each file; returns the summary line.
 fn stop_with_every_line_once(follower: Follower, intake: &Intake, n: u64) -> String {
@@ -692,17 +699,7 @@ fn long_lines_are_cut_and_invalid_utf8_replaced_and_both_are_counted() {
     data.extend(std::iter::repeat_n(b'x', 3 << 20)); // 3 MiB, over the 1 MiB default
     data.extend_from_slice(b"\nid=00000002 bad \xff\xfe bytes\n");
     std::fs::write(&log, &data).unwrap();
-    let follower = Follower::start(
-        &intake,
-        &[
-            "--follow",
-            s(&log),
-            "--no-checkpoint",
-            "--no-spill",
-            "--stats-json",
-            s(&stats),
-        ],
-    );
+    let follower = follow_without_checkpoint(&intake, &log, &["--stats-json", s(&stats)]);
     wait_events(&intake, 3);
     let (code, stderr) = follower.stop();
     assert_eq!(code, Some(0), "{stderr:?}");
@@ -1173,4 +1170,36 @@ fn sigkill_in_the_middle_of_a_large_backlog_reships_about_a_queue_not_the_file()
         "SIGKILL after {} of {n} lines delivered, checkpoint at {k}: {again} shipped twice",
         first_run.len()
     );
+}
+
+/// The largest number of events one request carried.
+fn largest_request(intake: &Intake) -> usize {
+    intake
+        .requests()
+        .iter()
+        .map(|r| r.events)
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_backlog_ships_in_batches_of_a_thousand_unless_the_flag_says_otherwise() {
+    // The service's default (the library's is 200): 3,000 lines written at once fill
+    // batches of exactly 1,000, never more.
+    let (first, _dir, _ckpt, log, follower) = follow_an_empty_app_log("follow-batch-default");
+    write_lines(&log, 0..3_000);
+    wait_events(&first, 3_000);
+    stop_with_every_line_once(follower, &first, 3_000);
+    assert_eq!(largest_request(&first), 1_000);
+
+    // The flag replaces the default.
+    let intake = intake();
+    let dir = fresh_dir("follow-batch-flag");
+    let log = dir.join("app.log");
+    std::fs::write(&log, b"").unwrap();
+    let follower = follow_without_checkpoint(&intake, &log, &["--max-batch-records", "300"]);
+    write_lines(&log, 0..3_000);
+    wait_events(&intake, 3_000);
+    stop_with_every_line_once(follower, &intake, 3_000);
+    assert_eq!(largest_request(&intake), 300);
 }
