@@ -149,6 +149,7 @@ pub fn run(args: IntakeArgs) -> Result<ExitCode, Failure> {
             lose_every: args.splunk_ack_lose_every.unwrap_or(0),
         },
         count_only: args.count_only,
+        count_only_probe: None,
     };
     let intake = Intake::start(config)
         .map_err(|e| Failure::runtime(format!("cannot listen on 127.0.0.1:{}: {e}", args.port)))?;

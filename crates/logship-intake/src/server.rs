@@ -73,6 +73,12 @@ pub struct IntakeConfig {
     /// where the strict checks would cost more CPU than the shipper being measured
     /// (docs/performance.md): the analogue of the discarding sinks peers measure against.
     pub count_only: bool,
+    /// With `count_only`, a field to look for in each line without parsing it: where a
+    /// line holds `"NAME":123` or `"NAME":"123"` (at any depth), the observer gets
+    /// `{"NAME": 123}` for it. Default `None`. For a benchmark that needs one number per
+    /// event (its log time, for the ingest lag) from a receiver that costs next to
+    /// nothing.
+    pub count_only_probe: Option<String>,
 }
 
 impl Default for IntakeConfig {
@@ -86,6 +92,7 @@ impl Default for IntakeConfig {
             tls: None,
             splunk_ack: AckMode::default(),
             count_only: false,
+            count_only_probe: None,
         }
     }
 }
@@ -123,6 +130,7 @@ impl Intake {
             api_key: cfg.api_key,
             splunk_max_content_length: cfg.splunk_max_content_length,
             count_only: cfg.count_only,
+            count_only_probe: cfg.count_only_probe.map(Arc::from),
             ..Settings::default()
         };
         settings.splunk_ack.set_mode(cfg.splunk_ack);
@@ -588,7 +596,7 @@ fn serve_intake(
         settings.splunk_ack = Arc::new(settings.splunk_ack.scratch());
     }
     let handled = if settings.count_only {
-        crate::protocol::count_only::handle(req)
+        crate::protocol::count_only::handle(req, settings.count_only_probe.as_deref())
     } else {
         protocol.handle(req, &settings)
     };
@@ -603,6 +611,7 @@ fn serve_intake(
                 status: accepted.response.status,
                 events: accepted.events,
                 counted: accepted.counted,
+                probes: accepted.probes,
                 decoded_bytes: Some(accepted.decoded_bytes),
                 violations: accepted.violations,
                 auth_failure: false,
@@ -616,6 +625,7 @@ fn serve_intake(
                 status: rejection.response.status,
                 events: Vec::new(),
                 counted: 0,
+                probes: Vec::new(),
                 decoded_bytes: rejection.decoded_bytes,
                 violations: if auth_failure {
                     Vec::new()
@@ -633,6 +643,7 @@ fn serve_intake(
             outcome.status = fault.status();
             outcome.events.clear();
             outcome.counted = 0;
+            outcome.probes.clear();
             fault.response()
         }
         None => response,

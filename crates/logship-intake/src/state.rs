@@ -199,6 +199,8 @@ pub(crate) struct Outcome {
     pub events: Vec<Value>,
     /// Events accepted and counted but not kept (the count-only mode).
     pub counted: usize,
+    /// Values for the observer only (the count-only mode's probe).
+    pub probes: Vec<Value>,
     /// Decoded body size, if decoding succeeded.
     pub decoded_bytes: Option<usize>,
     /// Protocol violations found in the request (usually zero or one).
@@ -533,10 +535,10 @@ impl Ticket {
     /// state already reflecting it.
     pub fn commit(&self, outcome: Outcome) {
         let shared = &self.shared;
-        if !outcome.events.is_empty() {
+        if !outcome.events.is_empty() || !outcome.probes.is_empty() {
             let observer = lock(&shared.observer).clone();
             if let Some(observer) = observer {
-                for event in &outcome.events {
+                for event in outcome.events.iter().chain(&outcome.probes) {
                     observer(event, self.arrival);
                 }
             }

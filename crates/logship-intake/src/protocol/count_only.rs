@@ -15,7 +15,9 @@ use crate::http::{Request, Response};
 
 /// Accepts any `POST` whose body decodes, as `200 {"accepted":N}` with N its non-blank
 /// lines (one event per line: NDJSON, or any line-based body).
-pub(crate) fn handle(req: &Request) -> Result<Accepted, Rejection> {
+/// With `probe`, each line's `"probe":NUMBER` (or `"probe":"NUMBER"`) is also handed
+/// back as `{probe: NUMBER}` for the observer.
+pub(crate) fn handle(req: &Request, probe: Option<&str>) -> Result<Accepted, Rejection> {
     require_post(req)?;
     let body = decode_body(req)?;
     let events = count_lines(&body);
@@ -25,7 +27,28 @@ pub(crate) fn handle(req: &Request) -> Result<Accepted, Rejection> {
         Response::json(200, &json!({ "accepted": events })),
     );
     accepted.counted = events;
+    if let Some(name) = probe {
+        accepted.probes = probe_lines(&body, name)
+            .map(|n| json!({ name: n }))
+            .collect();
+    }
     Ok(accepted)
+}
+
+/// The number after the first `"name":` of each line that has one (quoted or not,
+/// spaces allowed after the colon); lines without one, or with something else there,
+/// give nothing.
+fn probe_lines<'a>(body: &'a [u8], name: &str) -> impl Iterator<Item = u64> + 'a {
+    let needle = format!("\"{name}\"");
+    let finder = memchr::memmem::Finder::new(needle.as_bytes()).into_owned();
+    body.split(|&b| b == b'\n').filter_map(move |line| {
+        let at = finder.find(line)? + finder.needle().len();
+        let rest = line[at..].strip_prefix(b":")?;
+        let rest = rest.trim_ascii_start();
+        let rest = rest.strip_prefix(b"\"").unwrap_or(rest);
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()
+    })
 }
 
 /// Lines holding anything but spaces, tabs and carriage returns.
@@ -45,7 +68,23 @@ fn count_lines(body: &[u8]) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::count_lines;
+    use super::{count_lines, probe_lines};
+
+    #[test]
+    fn the_probe_finds_the_field_quoted_or_not_at_any_depth_and_skips_the_rest() {
+        let body = concat!(
+            "{\"t_us\":17}\n",
+            "{\"contextMap\":{\"t_us\":\"18\"},\"x\":1}\n",
+            "{\"t_us\": 19, \"t_us\": 99}\n",
+            "{\"no\":1}\n",
+            "{\"t_us\":\"abc\"}\n",
+            "{\"t_us\":-5}\n",
+            "{\"t_us\":99999999999999999999999}\n",
+            "{\"t_us\"",
+        );
+        let got: Vec<u64> = probe_lines(body.as_bytes(), "t_us").collect();
+        assert_eq!(got, vec![17, 18, 19]);
+    }
 
     #[test]
     fn counts_non_blank_lines_with_or_without_a_final_newline() {

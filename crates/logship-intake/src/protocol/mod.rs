@@ -63,6 +63,9 @@ pub(crate) struct Settings {
     pub splunk_ack: Arc<splunk_ack::AckState>,
     /// Count events instead of checking them (see `IntakeConfig::count_only`).
     pub count_only: bool,
+    /// With `count_only`: the field probed in each line for the observer (see
+    /// `IntakeConfig::count_only_probe`).
+    pub count_only_probe: Option<Arc<str>>,
 }
 
 impl Default for Settings {
@@ -75,6 +78,7 @@ impl Default for Settings {
             documents: Arc::default(),
             splunk_ack: Arc::default(),
             count_only: false,
+            count_only_probe: None,
         }
     }
 }
@@ -86,6 +90,9 @@ pub(crate) struct Accepted {
     pub events: Vec<Value>,
     /// Events it carried that are counted but not kept (the count-only mode).
     pub counted: usize,
+    /// What the count-only mode's probe found, one `{field: number}` per line that
+    /// has it: for the observer only, neither counted nor kept.
+    pub probes: Vec<Value>,
     /// Size of the body after `Content-Encoding` decoding.
     pub decoded_bytes: usize,
     /// The success response to send.
@@ -102,6 +109,7 @@ impl Accepted {
         Accepted {
             events,
             counted: 0,
+            probes: Vec::new(),
             decoded_bytes,
             response,
             violations: Vec::new(),
