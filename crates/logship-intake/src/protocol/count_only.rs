@@ -15,6 +15,7 @@ use crate::http::{Request, Response};
 
 /// Accepts any `POST` whose body decodes, as `200 {"accepted":N}` with N its non-blank
 /// lines (one event per line: NDJSON, or any line-based body).
+///
 /// With `probe`, each line's `"probe":NUMBER` (or `"probe":"NUMBER"`) is also handed
 /// back as `{probe: NUMBER}` for the observer.
 pub(crate) fn handle(req: &Request, probe: Option<&str>) -> Result<Accepted, Rejection> {
@@ -41,7 +42,7 @@ pub(crate) fn handle(req: &Request, probe: Option<&str>) -> Result<Accepted, Rej
 fn probe_lines<'a>(body: &'a [u8], name: &str) -> impl Iterator<Item = u64> + 'a {
     let needle = format!("\"{name}\"");
     let finder = memchr::memmem::Finder::new(needle.as_bytes()).into_owned();
-    body.split(|&b| b == b'\n').filter_map(move |line| {
+    lines(body).filter_map(move |line| {
         let at = finder.find(line)? + finder.needle().len();
         let rest = line[at..].strip_prefix(b":")?;
         let rest = rest.trim_ascii_start();
@@ -51,19 +52,25 @@ fn probe_lines<'a>(body: &'a [u8], name: &str) -> impl Iterator<Item = u64> + 'a
     })
 }
 
+/// The body's lines without their `\n`, the part after the last one included (empty when
+/// the body ends with one), found with `memchr`.
+fn lines(body: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut start = 0;
+    memchr::memchr_iter(b'\n', body)
+        .chain(std::iter::once(body.len()))
+        .map(move |end| {
+            let line = &body[start..end];
+            start = end + 1;
+            line
+        })
+}
+
 /// Lines holding anything but spaces, tabs and carriage returns.
 fn count_lines(body: &[u8]) -> usize {
-    let blank = |line: &[u8]| line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'));
-    let mut count = 0;
-    let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', body).chain(std::iter::once(body.len())) {
-        // An event line starts with its first character: `blank` stops there.
-        if !blank(&body[start..end]) {
-            count += 1;
-        }
-        start = end + 1;
-    }
-    count
+    // An event line starts with its first character: `all` stops there.
+    lines(body)
+        .filter(|line| !line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')))
+        .count()
 }
 
 #[cfg(test)]
