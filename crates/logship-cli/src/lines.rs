@@ -9,10 +9,15 @@
 //! Must never: panic on any input, keep more than `cap` bytes of one line, or recurse on
 //! input (serde_json's own nesting limit bounds JSON depth).
 
+use std::borrow::Cow;
 use std::io::{self, BufRead, ErrorKind};
 
 use logship::{Level, Record};
-use serde_json::{Map, Value};
+
+#[path = "lines/json.rs"]
+pub(crate) mod json;
+
+pub(crate) use json::{Json, Members};
 
 /// Target of every shipped event.
 pub(crate) const TARGET: &str = "logship::ship";
@@ -108,9 +113,9 @@ const TIME_KEYS: &[&str] = &["timestamp", "@timestamp", "time", "ts", "timeMilli
 /// stays a field. Nested objects become dotted names (`http.request.method`), the way
 /// every vendor indexes nested JSON; arrays and `null` stay JSON ([`logship::Value::Json`]).
 /// tracing-subscriber's `fields` object (a line with `fields` and `target`) holds the
-/// event's own fields: they are lifted to the root.
+/// event's own fields: they are lifted to the root. Fields keep the line's order.
 pub(crate) fn json_record(line: &str) -> Option<Record> {
-    let Ok(Value::Object(map)) = serde_json::from_str::<Value>(line) else {
+    let Ok(Json::Object(map)) = Json::parse(line) else {
         return None;
     };
     Some(object_record(&map, line.len()))
@@ -126,13 +131,13 @@ pub(crate) fn json_record(line: &str) -> Option<Record> {
 /// message and the `cause` chain, with the full class name in `thrown.name` and the
 /// stack frames as text in `thrown.extendedStackTrace`); Log4j2's internals
 /// `loggerFqcn` and `endOfBatch` are left out.
-pub(crate) fn object_record(map: &Map<String, Value>, size: usize) -> Record {
+pub(crate) fn object_record(map: &Members<'_>, size: usize) -> Record {
     let lift_fields =
-        matches!(map.get("fields"), Some(Value::Object(_))) && map.contains_key("target");
+        matches!(map.get("fields"), Some(Json::Object(_))) && map.contains_key("target");
     let log4j = map.contains_key("loggerFqcn")
         || (map.contains_key("loggerName") && map.contains_key("thread"));
     let thrown = match map.get("thrown") {
-        Some(Value::Object(t)) if log4j && t.contains_key("name") => Some(t),
+        Some(Json::Object(t)) if log4j && t.contains_key("name") => Some(t),
         _ => None,
     };
     let skip: &[&str] = match (log4j, thrown.is_some()) {
@@ -143,18 +148,16 @@ pub(crate) fn object_record(map: &Map<String, Value>, size: usize) -> Record {
     let mut leaves = flatten(map, lift_fields, skip);
     let level = take_first(&mut leaves, LEVEL_KEYS, parse_level_value);
     let target = take_first(&mut leaves, TARGET_KEYS, |v| {
-        v.as_str().filter(|s| !s.is_empty()).map(str::to_owned)
+        v.as_str().filter(|s| !s.is_empty())
     });
-    let message = take_first(&mut leaves, MESSAGE_KEYS, |v| {
-        Some(match v {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
-    });
+    let message = take_first(&mut leaves, MESSAGE_KEYS, message_text);
     let nanos =
         take_first(&mut leaves, TIME_KEYS, parse_time).or_else(|| log4j_instant(&mut leaves));
-    let target = target.as_deref().unwrap_or(TARGET);
-    let mut record = Record::with_capacity(level.unwrap_or(Level::Info), target, size + 48);
+    let mut record = Record::with_capacity(
+        level.unwrap_or(Level::Info),
+        target.unwrap_or(TARGET),
+        size + 48,
+    );
     if let Some(nanos) = nanos {
         record.set_timestamp_nanos(nanos);
     }
@@ -164,8 +167,8 @@ pub(crate) fn object_record(map: &Map<String, Value>, size: usize) -> Record {
     if let Some(t) = thrown {
         let error = Throwable::read(t);
         record.error("error", &error);
-        if let Some(Value::String(name)) = t.get("name") {
-            record.field("thrown.name", name.as_str());
+        if let Some(Json::String(name)) = t.get("name") {
+            record.field("thrown.name", name.as_ref());
         }
         if let Some(trace) = stack_text(t) {
             record.field("thrown.extendedStackTrace", trace.as_str());
@@ -174,11 +177,19 @@ pub(crate) fn object_record(map: &Map<String, Value>, size: usize) -> Record {
     for (key, value) in &leaves {
         let key = match key.strip_prefix("contextMap.") {
             Some(own) if log4j && !own.is_empty() => own,
-            _ => key.as_str(),
+            _ => key.as_ref(),
         };
         add_field(&mut record, key, value);
     }
     record
+}
+
+/// A message value as text: a string as it is, anything else as its JSON.
+pub(crate) fn message_text<'a>(v: &'a Json<'_>) -> Option<Cow<'a, str>> {
+    Some(match v {
+        Json::String(s) => Cow::Borrowed(s.as_ref()),
+        other => Cow::Owned(other.to_string()),
+    })
 }
 
 /// Most causes of one Log4j2 `thrown` read (deeper ones are left out).
@@ -199,9 +210,9 @@ struct Throwable {
 
 impl Throwable {
     /// Reads `thrown` and its causes (iteratively, at most [`MAX_CAUSES`]).
-    fn read(thrown: &Map<String, Value>) -> Throwable {
-        let one = |t: &Map<String, Value>, is_cause| {
-            let text = |k: &str| t.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+    fn read(thrown: &Members<'_>) -> Throwable {
+        let one = |t: &Members<'_>, is_cause| {
+            let text = |k: &str| t.get(k).and_then(Json::as_str).unwrap_or("").to_owned();
             let name = text("name");
             Throwable {
                 simple_name: name.rsplit(['.', '$']).next().unwrap_or("").to_owned(),
@@ -213,7 +224,7 @@ impl Throwable {
         };
         let mut chain = vec![one(thrown, false)];
         let mut at = thrown;
-        while let Some(Value::Object(cause)) = at.get("cause") {
+        while let Some(Json::Object(cause)) = at.get("cause") {
             if chain.len() > MAX_CAUSES {
                 break;
             }
@@ -259,16 +270,16 @@ const MAX_FRAMES: usize = 256;
 /// `thrown.extendedStackTrace` as Java prints it (`\tat class.method(File.java:12)` lines,
 /// each cause after a `Caused by:` line): a string as it is (`stacktraceAsString`), an
 /// array of frames formatted.
-fn stack_text(thrown: &Map<String, Value>) -> Option<String> {
+fn stack_text(thrown: &Members<'_>) -> Option<String> {
     let mut out = String::new();
     let mut at = Some(thrown);
     let mut depth = 0;
     while let Some(t) = at {
         match t.get("extendedStackTrace") {
-            Some(Value::String(s)) => return Some(s.clone()),
-            Some(Value::Array(frames)) => {
+            Some(Json::String(s)) => return Some(s.to_string()),
+            Some(Json::Array(frames)) => {
                 if depth > 0 {
-                    let text = |k: &str| t.get(k).and_then(Value::as_str).unwrap_or("");
+                    let text = |k: &str| t.get(k).and_then(Json::as_str).unwrap_or("");
                     out.push_str(&format!(
                         "Caused by: {}: {}\n",
                         text("name"),
@@ -276,8 +287,8 @@ fn stack_text(thrown: &Map<String, Value>) -> Option<String> {
                     ));
                 }
                 for frame in frames.iter().take(MAX_FRAMES) {
-                    let text = |k: &str| frame.get(k).and_then(Value::as_str).unwrap_or("?");
-                    let line = frame.get("line").and_then(Value::as_i64).unwrap_or(-1);
+                    let text = |k: &str| frame.get(k).and_then(Json::as_str).unwrap_or("?");
+                    let line = frame.get("line").and_then(Json::as_i64).unwrap_or(-1);
                     out.push_str(&format!(
                         "\tat {}.{}({}:{line})\n",
                         text("class"),
@@ -290,44 +301,51 @@ fn stack_text(thrown: &Map<String, Value>) -> Option<String> {
         }
         depth += 1;
         at = match t.get("cause") {
-            Some(Value::Object(c)) if depth <= MAX_CAUSES => Some(c),
+            Some(Json::Object(c)) if depth <= MAX_CAUSES => Some(c),
             _ => None,
         };
     }
     (!out.is_empty()).then_some(out)
 }
 
+/// One leaf of a flattened object: its dotted name (borrowed at the root) and its value.
+pub(crate) type Leaf<'a, 'b> = (Cow<'a, str>, &'a Json<'b>);
+
 /// The leaves of `map` in order, nested objects' under dotted names; iterative (no
 /// recursion on input). An empty object is a leaf (its text, `{}`).
-pub(crate) fn flatten<'a>(
-    map: &'a Map<String, Value>,
+pub(crate) fn flatten<'a, 'b>(
+    map: &'a Members<'b>,
     lift_fields: bool,
     skip: &[&str],
-) -> Vec<(String, &'a Value)> {
-    let mut out = Vec::with_capacity(map.len());
+) -> Vec<Leaf<'a, 'b>> {
+    let mut out = Vec::with_capacity(map.len() + 4);
     // Each frame: the prefix of its names, and the rest of its object's members.
-    let mut stack: Vec<(String, serde_json::map::Iter<'_>)> = vec![(String::new(), map.iter())];
+    let mut stack: Vec<(Cow<'a, str>, _)> = vec![(Cow::Borrowed(""), map.as_slice().iter())];
     while let Some((prefix, members)) = stack.last_mut() {
         let Some((key, value)) = members.next() else {
             stack.pop();
             continue;
         };
-        if prefix.is_empty() && skip.contains(&key.as_str()) {
+        if prefix.is_empty() && skip.contains(&key.as_ref()) {
             continue;
         }
-        let name = if prefix.is_empty() {
-            key.clone()
+        let name: Cow<'a, str> = if prefix.is_empty() {
+            Cow::Borrowed(key.as_ref())
         } else {
-            format!("{prefix}.{key}")
+            let mut name = String::with_capacity(prefix.len() + 1 + key.len());
+            name.push_str(prefix);
+            name.push('.');
+            name.push_str(key);
+            Cow::Owned(name)
         };
         match value {
-            Value::Object(inner) if !inner.is_empty() => {
+            Json::Object(inner) if !inner.is_empty() => {
                 let name = if lift_fields && stack.len() == 1 && key == "fields" {
-                    String::new()
+                    Cow::Borrowed("")
                 } else {
                     name
                 };
-                stack.push((name, inner.iter()));
+                stack.push((name, inner.as_slice().iter()));
             }
             leaf => out.push((name, leaf)),
         }
@@ -337,10 +355,10 @@ pub(crate) fn flatten<'a>(
 
 /// The first of `keys` (in their order of preference) whose leaf `read` accepts; that
 /// leaf is taken out of `leaves`. A leaf `read` refuses stays a field.
-pub(crate) fn take_first<T>(
-    leaves: &mut Vec<(String, &Value)>,
+pub(crate) fn take_first<'a, 'b, T>(
+    leaves: &mut Vec<Leaf<'a, 'b>>,
     keys: &[&str],
-    read: impl Fn(&Value) -> Option<T>,
+    read: impl Fn(&'a Json<'b>) -> Option<T>,
 ) -> Option<T> {
     for key in keys {
         let found = leaves
@@ -355,11 +373,13 @@ pub(crate) fn take_first<T>(
     None
 }
 
-pub(crate) fn add_field(record: &mut Record, key: &str, value: &Value) {
+/// `value` as the record's field `key`: strings, booleans and numbers as themselves;
+/// arrays, `null` and empty objects as their JSON text.
+pub(crate) fn add_field(record: &mut Record, key: &str, value: &Json<'_>) {
     match value {
-        Value::String(s) => record.field(key, s.as_str()),
-        Value::Bool(b) => record.field(key, *b),
-        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+        Json::String(s) => record.field(key, s.as_ref()),
+        Json::Bool(b) => record.field(key, *b),
+        Json::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
             (Some(i), _, _) => record.field(key, i),
             (None, Some(u), _) => record.field(key, u),
             (None, None, Some(f)) => record.field(key, f),
@@ -385,10 +405,10 @@ pub(crate) fn parse_level(s: &str) -> Option<Level> {
 
 /// A level name, or a bunyan/pino level number (10 trace, 20 debug, 30 info, 40 warn, 50
 /// error, 60 fatal).
-fn parse_level_value(v: &Value) -> Option<Level> {
+fn parse_level_value(v: &Json<'_>) -> Option<Level> {
     match v {
-        Value::String(s) => parse_level(s),
-        Value::Number(n) => Some(match n.as_u64()? {
+        Json::String(s) => parse_level(s),
+        Json::Number(n) => Some(match n.as_u64()? {
             10 => Level::Trace,
             20 => Level::Debug,
             30 => Level::Info,
@@ -403,10 +423,10 @@ fn parse_level_value(v: &Value) -> Option<Level> {
 /// A time as RFC 3339 text, or as epoch seconds, milliseconds, microseconds or
 /// nanoseconds (told apart by magnitude: below 10^11 seconds, 10^14 ms, 10^17 µs), as
 /// Unix nanoseconds. Before 1970 or past 2262 is not a time here.
-pub(crate) fn parse_time(v: &Value) -> Option<u64> {
+pub(crate) fn parse_time(v: &Json<'_>) -> Option<u64> {
     match v {
-        Value::String(s) => parse_rfc3339(s),
-        Value::Number(n) => {
+        Json::String(s) => parse_rfc3339(s),
+        Json::Number(n) => {
             if let Some(u) = n.as_u64() {
                 return match u {
                     0..100_000_000_000 => u.checked_mul(1_000_000_000),
@@ -438,8 +458,8 @@ pub(crate) fn parse_time(v: &Value) -> Option<u64> {
 }
 
 /// Log4j2 `JsonLayout`'s `instant`: `{"epochSecond": s, "nanoOfSecond": ns}`.
-fn log4j_instant(leaves: &mut Vec<(String, &Value)>) -> Option<u64> {
-    let at = |leaves: &Vec<(String, &Value)>, key: &str| {
+fn log4j_instant(leaves: &mut Vec<Leaf<'_, '_>>) -> Option<u64> {
+    let at = |leaves: &Vec<Leaf<'_, '_>>, key: &str| {
         leaves.iter().position(|(k, v)| k == key && v.is_u64())
     };
     let s = at(leaves, "instant.epochSecond")?;
@@ -589,18 +609,18 @@ mod tests {
         assert_eq!(r.timestamp_nanos(), 1_796_133_600_500_000_000);
         let f = fields(&r);
         let names: Vec<&str> = f.iter().map(|(k, _)| k.as_str()).collect();
-        // In serde_json's key order (sorted).
+        // In the line's order.
         assert_eq!(
             names,
             [
                 "n",
-                "http.empty",
-                "http.request.method",
+                "span.name",
                 "span.id",
-                "span.name"
+                "http.request.method",
+                "http.empty"
             ]
         );
-        assert_eq!(f[1].1, format!("{:?}", V::Json("{}")));
+        assert_eq!(f[4].1, format!("{:?}", V::Json("{}")));
         // Without `target`, a `fields` object is an ordinary nested object.
         let r = json_record(r#"{"fields":{"message":"x"}}"#).expect("object");
         assert_eq!(r.message_str(), "");

@@ -12,9 +12,8 @@
 //! recurse on input (serde_json's own depth limit bounds nesting).
 
 use logship::Record;
-use serde_json::Value;
 
-use crate::lines::{object_record, text_record, trim_newline, utf8_lossy};
+use crate::lines::{object_record, text_record, trim_newline, utf8_lossy, Json};
 
 /// How a body is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,7 +47,7 @@ pub(crate) fn decode(content_type: Option<&str>, body: &[u8]) -> Result<Vec<Reco
 
 fn json(body: &[u8]) -> Result<Vec<Record>, String> {
     let mut out = Vec::new();
-    let mut values = serde_json::Deserializer::from_slice(body).into_iter::<Value>();
+    let mut values = serde_json::Deserializer::from_slice(body).into_iter::<Json<'_>>();
     let mut n = 0usize;
     loop {
         let start = values.byte_offset();
@@ -64,12 +63,12 @@ fn json(body: &[u8]) -> Result<Vec<Record>, String> {
         n += 1;
         let size = values.byte_offset().saturating_sub(start);
         match value {
-            Value::Object(map) => out.push(object_record(&map, size)),
-            Value::Array(items) => {
+            Json::Object(map) => out.push(object_record(&map, size)),
+            Json::Array(items) => {
                 let each = size / items.len().max(1);
                 for (i, item) in items.into_iter().enumerate() {
                     match item {
-                        Value::Object(map) => out.push(object_record(&map, each)),
+                        Json::Object(map) => out.push(object_record(&map, each)),
                         other => {
                             return Err(format!(
                                 "element {i} of JSON array {n} is {}, not an object",
@@ -90,14 +89,14 @@ fn json(body: &[u8]) -> Result<Vec<Record>, String> {
     Ok(out)
 }
 
-fn type_name(v: &Value) -> &'static str {
+fn type_name(v: &Json<'_>) -> &'static str {
     match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(_) => "a number",
+        Json::String(_) => "a string",
+        Json::Array(_) => "an array",
+        Json::Object(_) => "an object",
     }
 }
 

@@ -15,12 +15,9 @@
 //! entry without `message`, a numeric status, an unknown attribute).
 
 use logship::{Level, Record};
-use serde_json::{Map, Value};
-
-use logship_intake::vendor_answers::json_kind as kind;
 
 use super::{Answer, Decoded, Request};
-use crate::lines;
+use crate::lines::{self, Json, Members};
 
 /// The v2 path.
 const PATH: &str = "/api/v2/logs";
@@ -129,28 +126,28 @@ fn json_body(body: &[u8], defaults: &Defaults) -> Result<Vec<Record>, String> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(Vec::new());
     }
-    let root: Value = serde_json::from_slice(body)
+    let root: Json<'_> = serde_json::from_slice(body)
         .map_err(|e| format!("Malformed payload: the body is not valid JSON ({e})"))?;
     let entries = match root {
-        Value::Array(items) => items,
-        Value::Object(map) if map.is_empty() => return Ok(Vec::new()),
-        other @ Value::Object(_) => vec![other],
+        Json::Array(items) => items,
+        Json::Object(map) if map.is_empty() => return Ok(Vec::new()),
+        other @ Json::Object(_) => vec![other],
         other => {
             return Err(format!(
                 "Malformed payload: the body is a JSON {}, not an array of logs",
-                kind(&other)
+                other.kind()
             ))
         }
     };
     let mut records = Vec::with_capacity(entries.len());
     for (i, entry) in entries.iter().enumerate() {
         match entry {
-            Value::Object(map) => records.push(entry_record(map, defaults)),
-            Value::String(s) => records.push(text_entry(s, defaults)),
+            Json::Object(map) => records.push(entry_record(map, defaults)),
+            Json::String(s) => records.push(text_entry(s, defaults)),
             other => {
                 return Err(format!(
                     "Malformed payload: log {i} is a JSON {}, not an object",
-                    kind(other)
+                    other.kind()
                 ))
             }
         }
@@ -206,15 +203,10 @@ fn add_defaults(record: &mut Record, defaults: &Defaults, present: &Present) {
 }
 
 /// One log object as an event.
-fn entry_record(map: &Map<String, Value>, defaults: &Defaults) -> Record {
+fn entry_record(map: &Members<'_>, defaults: &Defaults) -> Record {
     let mut leaves = lines::flatten(map, false, &[]);
     let status = lines::take_first(&mut leaves, STATUS_KEYS, status_of);
-    let message = lines::take_first(&mut leaves, MESSAGE_KEYS, |v| {
-        Some(match v {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
-    });
+    let message = lines::take_first(&mut leaves, MESSAGE_KEYS, lines::message_text);
     let nanos = lines::take_first(&mut leaves, DATE_KEYS, lines::parse_time);
     let target = lines::take_first(&mut leaves, LOGGER_KEYS, non_empty);
     let host = lines::take_first(&mut leaves, &["hostname", "host"], non_empty);
@@ -222,7 +214,7 @@ fn entry_record(map: &Map<String, Value>, defaults: &Defaults) -> Record {
     let source = lines::take_first(&mut leaves, &["ddsource", "source"], non_empty);
     let tags = lines::take_first(&mut leaves, &["ddtags"], non_empty);
     let (level, original) = status.unwrap_or((Level::Info, None));
-    let target = target.as_deref().unwrap_or(lines::TARGET);
+    let target = target.unwrap_or(lines::TARGET);
     let mut record = Record::with_capacity(level, target, 256);
     if let Some(nanos) = nanos {
         record.set_timestamp_nanos(nanos);
@@ -240,7 +232,7 @@ fn entry_record(map: &Map<String, Value>, defaults: &Defaults) -> Record {
     };
     for (key, value) in [("host", &host), ("service", &service), ("source", &source)] {
         if let Some(v) = value {
-            record.field(key, v.as_str());
+            record.field(key, *v);
         }
     }
     if let Some(tags) = &tags {
@@ -253,8 +245,8 @@ fn entry_record(map: &Map<String, Value>, defaults: &Defaults) -> Record {
     record
 }
 
-fn non_empty(v: &Value) -> Option<String> {
-    v.as_str().filter(|s| !s.is_empty()).map(str::to_owned)
+fn non_empty<'a>(v: &'a Json<'_>) -> Option<&'a str> {
+    v.as_str().filter(|s| !s.is_empty())
 }
 
 /// Each `k:v` tag of a comma-separated list as the field `k` = `v`; a tag without a
@@ -272,10 +264,10 @@ fn add_tags(record: &mut Record, tags: &str) {
 /// integers 0-7 are syslog severities; a name by its first letters; anything else info.
 /// The original text is kept (as the field `status`) when the level alone loses it
 /// (`notice`, `critical`, `ok`, ...). `None` for a value that is not a string or number.
-fn status_of(v: &Value) -> Option<(Level, Option<String>)> {
+fn status_of(v: &Json<'_>) -> Option<(Level, Option<String>)> {
     let text = match v {
-        Value::String(s) => s.trim().to_owned(),
-        Value::Number(n) => {
+        Json::String(s) => s.trim().to_owned(),
+        Json::Number(n) => {
             let level = match n.as_u64()? {
                 0..=3 => Level::Error,
                 4 => Level::Warn,
@@ -289,7 +281,7 @@ fn status_of(v: &Value) -> Option<(Level, Option<String>)> {
     };
     let lower = text.to_ascii_lowercase();
     let level = if let Ok(n) = lower.parse::<u8>() {
-        status_of(&Value::from(n))?.0
+        status_of(&Json::Number(n.into()))?.0
     } else if ["emerg", "f", "a", "c", "err"]
         .iter()
         .any(|p| lower.starts_with(p))

@@ -20,12 +20,11 @@ use std::borrow::Cow;
 
 use logship::Record;
 use logship_intake::vendor_answers::{hec_json, hec_text, strip_scheme};
-use serde_json::{Map, Value};
 
 pub(super) use logship_intake::vendor_answers::hec_code as code;
 
 use super::{Answer, Decoded, Request, Vendor};
-use crate::lines;
+use crate::lines::{self, Json, Members};
 
 /// The `/event` paths.
 const EVENT_PATHS: [&str; 3] = [
@@ -139,10 +138,10 @@ fn envelopes(body: &[u8]) -> Result<Vec<Record>, Answer> {
         return Err(answer(400, code::NO_DATA, None));
     }
     let mut records = Vec::new();
-    let stream = serde_json::Deserializer::from_slice(body).into_iter::<Value>();
+    let stream = serde_json::Deserializer::from_slice(body).into_iter::<Json<'_>>();
     for (i, item) in stream.enumerate() {
         let invalid = || answer(400, code::INVALID_DATA_FORMAT, Some(i));
-        let Ok(Value::Object(envelope)) = item else {
+        let Ok(Json::Object(envelope)) = item else {
             return Err(invalid());
         };
         records.push(envelope_record(&envelope, i)?);
@@ -151,18 +150,18 @@ fn envelopes(body: &[u8]) -> Result<Vec<Record>, Answer> {
 }
 
 /// One envelope as an event.
-fn envelope_record(envelope: &Map<String, Value>, i: usize) -> Result<Record, Answer> {
+fn envelope_record(envelope: &Members<'_>, i: usize) -> Result<Record, Answer> {
     let mut record = match envelope.get("event") {
         None => return Err(answer(400, code::EVENT_REQUIRED, Some(i))),
-        Some(Value::Null) => return Err(answer(400, code::EVENT_BLANK, Some(i))),
-        Some(Value::String(s)) if s.is_empty() => {
+        Some(Json::Null) => return Err(answer(400, code::EVENT_BLANK, Some(i))),
+        Some(Json::String(s)) if s.is_empty() => {
             return Err(answer(400, code::EVENT_BLANK, Some(i)))
         }
-        Some(Value::Object(o)) if o.is_empty() => {
+        Some(Json::Object(o)) if o.is_empty() => {
             return Err(answer(400, code::EVENT_BLANK, Some(i)))
         }
-        Some(Value::String(s)) => string_event(s),
-        Some(Value::Object(o)) => lines::object_record(o, 256),
+        Some(Json::String(s)) => string_event(s),
+        Some(Json::Object(o)) => lines::object_record(o, 256),
         Some(other) => lines::text_record(&other.to_string()),
     };
     if let Some(time) = envelope.get("time") {
@@ -175,17 +174,17 @@ fn envelope_record(envelope: &Map<String, Value>, i: usize) -> Result<Record, An
     }
     for key in METADATA {
         match envelope.get(key) {
-            Some(Value::String(s)) => {
-                record.field(key, s.as_str());
+            Some(Json::String(s)) => {
+                record.field(key, s.as_ref());
             }
-            None | Some(Value::Null) => {}
+            None | Some(Json::Null) => {}
             Some(other) => {
                 record.field(key, other.to_string().as_str());
             }
         }
     }
-    if let Some(Value::Object(fields)) = envelope.get("fields") {
-        for (key, value) in fields {
+    if let Some(Json::Object(fields)) = envelope.get("fields") {
+        for (key, value) in fields.iter() {
             lines::add_field(&mut record, key, value);
         }
     }
@@ -204,10 +203,10 @@ fn string_event(s: &str) -> Record {
 
 /// HEC's `time`: epoch seconds with an optional fraction, as a number or a numeric string
 /// (as HEC takes it), as Unix nanoseconds. `None` for anything else.
-fn epoch_seconds(v: &Value) -> Option<u64> {
+fn epoch_seconds(v: &Json<'_>) -> Option<u64> {
     let secs = match v {
-        Value::Number(n) => n.as_f64()?,
-        Value::String(s) => s.trim().parse::<f64>().ok()?,
+        Json::Number(n) => n.as_f64()?,
+        Json::String(s) => s.trim().parse::<f64>().ok()?,
         _ => return None,
     };
     if !(0.0..1e11).contains(&secs) {
