@@ -241,8 +241,9 @@ impl Record {
         self
     }
 
-    /// True when [`Record::mark_invalid_utf8`] was called on this record.
-    pub(crate) fn had_invalid_utf8(&self) -> bool {
+    /// True when [`Record::mark_invalid_utf8`] was called on this record (a field the
+    /// input itself named `logship.invalid_utf8` does not count).
+    pub fn had_invalid_utf8(&self) -> bool {
         self.invalid_utf8
     }
 
