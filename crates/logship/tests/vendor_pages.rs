@@ -10,7 +10,7 @@
 mod common;
 
 use std::fmt::{self, Write as _};
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use common::vendors::*;
 use common::*;
@@ -34,13 +34,86 @@ impl std::error::Error for CardDeclined {
     }
 }
 
-/// The one event every vendor receives.
-fn event() -> Record {
+/// The event time the page shows (2026-12-01T16:00:00.123Z), in milliseconds.
+const PAGE_TIME_MS: u64 = 1_796_140_800_123;
+
+/// The event time actually shipped: this second, with the page's 123 ms. The strict
+/// intakes refuse times too far in the past (Datadog: 18 h), so a fixed time would make
+/// the test fail a day after it was blessed; the page is written with [`PAGE_TIME_MS`]
+/// in its place (see [`at_page_time`]).
+fn shipped_ms() -> u64 {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    now.as_secs() * 1000 + PAGE_TIME_MS % 1000
+}
+
+/// `ms` as RFC 3339 with milliseconds (`2026-12-01T16:00:00.123Z`).
+fn rfc3339_ms(ms: u64) -> String {
+    let (secs, frac) = (ms / 1000, ms % 1000);
+    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{frac:03}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+/// `text` with every form of the shipped time the vendors use (epoch nanoseconds,
+/// milliseconds, seconds with a fraction, RFC 3339) replaced by the same form of
+/// [`PAGE_TIME_MS`]. Nanoseconds first: the milliseconds are their prefix.
+fn at_page_time(text: &str, shipped_ms: u64) -> String {
+    let forms = |ms: u64| {
+        [
+            format!("{}", u128::from(ms) * 1_000_000),
+            format!("{ms}"),
+            format!("{}.{:03}", ms / 1000, ms % 1000),
+            rfc3339_ms(ms),
+        ]
+    };
+    let mut out = text.to_owned();
+    for (from, to) in forms(shipped_ms).iter().zip(forms(PAGE_TIME_MS)) {
+        out = out.replace(from.as_str(), &to);
+    }
+    out
+}
+
+#[test]
+fn the_page_time_reads_back_in_every_form() {
+    assert_eq!(rfc3339_ms(PAGE_TIME_MS), "2026-12-01T16:00:00.123Z");
+    assert_eq!(rfc3339_ms(951_782_400_000), "2000-02-29T00:00:00.000Z");
+    let shipped = 1_900_000_000_123;
+    let text = format!(
+        "{} {} {} {}",
+        u128::from(shipped) * 1_000_000,
+        shipped,
+        "1900000000.123",
+        rfc3339_ms(shipped)
+    );
+    assert_eq!(
+        at_page_time(&text, shipped),
+        "1796140800123000000 1796140800123 1796140800.123 2026-12-01T16:00:00.123Z"
+    );
+}
+
+/// The one event every vendor receives, at `ms`.
+fn event(ms: u64) -> Record {
     let error = CardDeclined {
         source: std::io::Error::new(std::io::ErrorKind::TimedOut, "issuer did not answer"),
     };
     let mut r = Record::new(Level::Error, "shop::checkout");
-    r.set_timestamp(UNIX_EPOCH + Duration::from_millis(1_796_140_800_123))
+    r.set_timestamp(UNIX_EPOCH + Duration::from_millis(ms))
         .message("payment failed for order o-1042")
         .field("order_id", "o-1042")
         .field("amount_cents", 1299u64)
@@ -78,13 +151,14 @@ fn shown_value(name: &str, value: &str) -> String {
 
 /// Ships [`event`] to `vendor` and renders its section of the page.
 fn section(title: &str, vendor: Vendor, otlp: Option<OtlpEncoding>, note: &str) -> String {
+    let shipped = shipped_ms();
     let intake = vendor_intake();
     let builder = vendor_builder(&intake, vendor)
         .env("prod")
         .version("1.4.2")
         .gzip(false);
     let builder = for_vendor(builder, vendor, otlp);
-    let logship = ship(builder, [event()]);
+    let logship = ship(builder, [event(shipped)]);
     assert_clean(&intake, &logship, 1);
     let requests = intake.requests();
     let request = &requests[0];
@@ -101,7 +175,7 @@ fn section(title: &str, vendor: Vendor, otlp: Option<OtlpEncoding>, note: &str) 
     let decoded = intake.events().remove(0).value;
     let pretty = serde_json::to_string_pretty(&scrub(decoded)).unwrap();
     let _ = write!(out, "```\n\n```json\n{pretty}\n```\n\n");
-    out
+    at_page_time(&out, shipped)
 }
 
 /// Replaces the values that differ from run to run: the event id (its process prefix is
