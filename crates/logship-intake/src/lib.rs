@@ -94,5 +94,5 @@ pub mod vendor_answers {
         Status as OtlpStatus, INVALID_ARGUMENT as OTLP_INVALID_ARGUMENT,
     };
     pub use crate::protocol::splunk::{code as hec_code, hec_json, text as hec_text};
-    pub use crate::protocol::{kind as json_kind, strip_scheme};
+    pub use crate::protocol::strip_scheme;
 }

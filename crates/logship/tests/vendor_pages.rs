@@ -48,26 +48,10 @@ fn shipped_ms() -> u64 {
     now.as_secs() * 1000 + PAGE_TIME_MS % 1000
 }
 
-/// `ms` as RFC 3339 with milliseconds (`2026-12-01T16:00:00.123Z`).
+/// `ms` as RFC 3339 with milliseconds (`2026-12-01T16:00:00.123Z`), as the vendors
+/// that take text times receive it.
 fn rfc3339_ms(ms: u64) -> String {
-    let (secs, frac) = (ms / 1000, ms % 1000);
-    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{frac:03}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
+    logship::rfc3339_millis(ms * 1_000_000)
 }
 
 /// `text` with every form of the shipped time the vendors use (epoch nanoseconds,
