@@ -3,7 +3,7 @@
 // after logging 3 lines of about 150 bytes through Log4j2 2.19's async loggers
 // (Debian's liblog4j2-java, LMAX disruptor, OpenJDK 17), the way a Mule or Spring
 // service logs. Which appender the lines go to is the Log4j2 configuration file's
-// business (lab/java/log4j2-*.xml): the code is the same in all six configurations.
+// business (lab/java/log4j2-*.xml): the code is the same in all seven configurations.
 //
 // Protocol with the lab: prints "listening PORT" on stdout once bound; GET /_lab/stats
 // answers {"requests","logged","lost","queued","peak_rss_bytes"} (queued: events in the

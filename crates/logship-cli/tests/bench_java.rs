@@ -1,8 +1,8 @@
 //! End-to-end test of `logship bench --java`: the real binary compiles `lab/java/` with
-//! Debian's Log4j2, and runs the Java service in all six configurations with short runs
-//! (the stock Http appender to the intake and to `ship --listen http://`, the Socket
-//! appender to `--listen tcp://`, the File appender with and without `--follow`, logging
-//! off). Assertions are about behaviour, never speed: every configuration serves
+//! Debian's Log4j2, and runs the Java service in all seven configurations, twice, with
+//! short runs (the stock Http appender to the intake and to `ship --listen http://`, the
+//! Socket appender to `--listen tcp://` and to a sink that discards, the File appender
+//! with and without `--follow`, logging off). Assertions are about behaviour, never speed: every configuration serves
 //! requests; every event the service logged through logship reaches the intake and the
 //! sidecar exits 0; nothing reaches it when nothing ships. Skips locally without Java or
 //! the jars, with a message; fails under CI=true.
@@ -22,7 +22,8 @@ const JARS: &[&str] = &[
 ];
 
 #[test]
-fn java_lab_runs_six_configurations_and_logship_delivers_every_event_it_was_given() {
+fn java_lab_runs_seven_configurations_in_two_rounds_and_logship_delivers_every_event_it_was_given()
+{
     let have_javac = std::process::Command::new("javac")
         .arg("-version")
         .output()
@@ -43,6 +44,8 @@ fn java_lab_runs_six_configurations_and_logship_delivers_every_event_it_was_give
     let output = run_with_stdin(
         logship()
             .args(["bench", "--java", "--duration-s", "1", "--connections", "8"])
+            // Two interleaved rounds: the report must be their medians.
+            .args(["--java-rounds", "2"])
             // Log4j2's smallest ring: what (b)'s Http appender still holds when the load
             // stops (one POST per event) drains in well under the 10 s cap even on a
             // slow machine, so the drain assertions below do not depend on its speed.
@@ -62,9 +65,11 @@ fn java_lab_runs_six_configurations_and_logship_delivers_every_event_it_was_give
         .expect("JSON report");
     let configs = report["configurations"].as_array().expect("configurations");
     let keys: Vec<&str> = configs.iter().filter_map(|c| c["key"].as_str()).collect();
-    assert_eq!(keys, ["a", "b", "c", "d", "e", "f"], "{report}");
+    assert_eq!(keys, ["a", "b", "c", "d", "e", "f", "g"], "{report}");
     for c in configs {
         let key = c["key"].as_str().unwrap_or("?");
+        let rounds = c["rounds_requests_per_sec"].as_array().map(Vec::len);
+        assert_eq!(rounds, Some(2), "{key} ran twice: {c}");
         assert!(
             c["requests"].as_u64() > Some(0),
             "{key} served nothing: {c}"
@@ -97,6 +102,15 @@ fn java_lab_runs_six_configurations_and_logship_delivers_every_event_it_was_give
                     "{c}"
                 );
             }
+            // The calibration: the Socket appender's bytes reached the discarding sink
+            // (JsonLayout lines are well over 100 bytes each), and nothing the intake.
+            "g" => {
+                assert_eq!(delivered, 0, "{c}");
+                assert!(
+                    c["events"]["discarded_bytes"].as_u64() > Some(100 * logged),
+                    "{c}"
+                );
+            }
             _ => assert_eq!(
                 (delivered, c["events"]["file_bytes"].as_u64()),
                 (0, Some(0)),
@@ -107,6 +121,15 @@ fn java_lab_runs_six_configurations_and_logship_delivers_every_event_it_was_give
     assert_eq!(
         report["targets"].as_array().map(Vec::len),
         Some(7),
+        "{report}"
+    );
+    let calibration: Vec<&str> = report["calibration"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|c| c["what"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        calibration,
+        ["(c) / (g) requests/s", "(g) / (f) requests/s"],
         "{report}"
     );
     for file in ["java-report.md", "java-throughput.svg", "java-lag.svg"] {

@@ -133,15 +133,21 @@ pub struct BenchArgs {
     )]
     pub java_lab: PathBuf,
 
-    /// Run only these configurations of the Java lab (letters a to f, comma-separated).
+    /// Run only these configurations of the Java lab (letters a to g, comma-separated;
+    /// g is the calibration: the Socket appender into a sink that discards).
     #[arg(
         long,
         value_name = "LETTERS",
         value_delimiter = ',',
-        default_value = "a,b,c,d,e,f",
+        default_value = "a,b,c,d,e,f,g",
         requires = "java"
     )]
     pub java_configs: Vec<char>,
+
+    /// Run every configuration of the Java lab this many times, interleaved, and report
+    /// medians (this machine's speed drifts by more than the targets' margins).
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "java")]
+    pub java_rounds: usize,
 
     /// Slots of the Java service's Log4j2 async logger ring (Log4j2's default is 262144;
     /// a smaller ring only shortens the time (a) and (b) take to reach their steady state,
@@ -227,7 +233,13 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, Failure> {
 
 /// `logship bench --java`.
 fn run_java(args: &BenchArgs) -> Result<ExitCode, Failure> {
-    if let Some(k) = args.java_configs.iter().find(|k| !('a'..='f').contains(*k)) {
+    if !(1..=20).contains(&args.java_rounds) {
+        return Err(Failure::usage(format!(
+            "--java-rounds {}: must be from 1 to 20",
+            args.java_rounds
+        )));
+    }
+    if let Some(k) = args.java_configs.iter().find(|k| !('a'..='g').contains(*k)) {
         return Err(Failure::usage(format!(
             "--java-configs: '{k}' is not a configuration; name letters a to f"
         )));
@@ -249,6 +261,7 @@ fn run_java(args: &BenchArgs) -> Result<ExitCode, Failure> {
     let cfg = java::JavaLabConfig {
         dir: args.java_lab.clone(),
         only: args.java_configs.clone(),
+        rounds: args.java_rounds,
         connections: args.connections,
         warmup,
         run,

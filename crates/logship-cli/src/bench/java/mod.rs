@@ -8,16 +8,21 @@
 //! (a) the stock `Http` appender straight to the intake (the problem), (b) the same
 //! appender pointed at `logship ship --listen http://`, (c) the `Socket` appender into
 //! `--listen tcp://`, (d) the `File` appender with `logship ship --follow` on the file,
-//! (e) the `File` appender with nothing shipping, (f) logging off (the ceiling). Per
-//! configuration it reports requests/s, latency p50/p99, events delivered, ingest lag and
-//! how long the intake keeps receiving after the load stops, then checks the issue's
-//! targets.
+//! (e) the `File` appender with nothing shipping, (f) logging off (the ceiling), and a
+//! seventh for calibration: (g) the `Socket` appender into a sink that discards (the most
+//! any TCP receiver can let the service serve, so the ceiling of (c)). Per configuration
+//! it reports requests/s, latency p50/p99, events delivered, ingest lag and how long the
+//! intake keeps receiving after the load stops, then checks the issue's targets. With
+//! `--java-rounds N` it runs every configuration N times, interleaved, and reports each
+//! configuration's median round and each ratio's median over the rounds: the machine's
+//! speed drifts by more than the margins the targets test.
 //!
 //! What it must never do: reach beyond 127.0.0.1, or leave a process running (every
 //! child is killed when its handle drops).
 
 mod process;
 mod report;
+mod sink;
 
 use std::path::{Path, PathBuf};
 use std::sync::PoisonError;
@@ -28,6 +33,7 @@ use super::load;
 use crate::exit::Failure;
 use process::{JavaService, Sidecar};
 pub use report::{ConfigReport, JavaReport, JavaSetup};
+use sink::DiscardSink;
 
 /// Path the appenders and logship post to on the intake (its generic NDJSON protocol).
 const INTAKE_PATH: &str = "/lab/logs";
@@ -47,12 +53,14 @@ enum Shipping {
     Follow,
     /// Nothing ships (the file alone, or logging off).
     Nothing,
+    /// The stock `Socket` appender writes to a sink that discards (calibration).
+    Discard,
 }
 
-/// One of the six configurations.
+/// One of the lab's configurations.
 #[derive(Clone, Copy, Debug)]
 pub struct Configuration {
-    /// `a` to `f`, as the issue names them.
+    /// `a` to `f`, as the issue names them; `g`, the calibration.
     pub key: char,
     /// Short name for tables and charts.
     pub name: &'static str,
@@ -63,8 +71,8 @@ pub struct Configuration {
     shipping: Shipping,
 }
 
-/// The six configurations, in the issue's order.
-pub const CONFIGURATIONS: [Configuration; 6] = [
+/// The issue's six configurations in its order, then the calibration (g).
+pub const CONFIGURATIONS: [Configuration; 7] = [
     Configuration {
         key: 'a',
         name: "(a) Http to vendor",
@@ -107,15 +115,29 @@ pub const CONFIGURATIONS: [Configuration; 6] = [
         xml: "log4j2-off.xml",
         shipping: Shipping::Nothing,
     },
+    Configuration {
+        key: 'g',
+        name: "(g) Socket to a sink",
+        what: "stock Socket appender (JsonLayout) into a TCP sink that reads and discards (the ceiling of (c): Log4j2's own cost)",
+        xml: "log4j2-socket.xml",
+        shipping: Shipping::Discard,
+    },
 ];
+
+/// The order configurations run in within a round: those the targets compare run next to
+/// each other ((d) by (e); (c) by (g) and (f)), so the machine's drift between them is
+/// the least it can be.
+const RUN_ORDER: [char; 7] = ['a', 'b', 'd', 'e', 'c', 'g', 'f'];
 
 /// How the Java lab is set up.
 #[derive(Clone, Debug)]
 pub struct JavaLabConfig {
     /// `lab/java`.
     pub dir: PathBuf,
-    /// Which configurations run (`a`..`f`).
+    /// Which configurations run (`a`..`g`).
     pub only: Vec<char>,
+    /// How many times each runs (interleaved: round after round of all of them).
+    pub rounds: usize,
     /// Concurrent load connections.
     pub connections: usize,
     /// Unreported load before the measured run (JIT warm-up; fills the ring of (a)/(b)).
@@ -142,12 +164,26 @@ pub fn run(cfg: &JavaLabConfig) -> Result<JavaReport, Failure> {
 
 fn run_in(cfg: &JavaLabConfig, scratch: &Path) -> Result<JavaReport, Failure> {
     let java = JavaService::compile(&cfg.dir, &scratch.join("classes"))?;
-    let mut configs = Vec::new();
-    for c in CONFIGURATIONS.iter().filter(|c| cfg.only.contains(&c.key)) {
-        eprintln!("logship bench --java: {} ({})", c.name, c.what);
-        configs.push(run_configuration(c, cfg, &java, scratch)?);
+    let chosen: Vec<&Configuration> = RUN_ORDER
+        .iter()
+        .filter(|k| cfg.only.contains(k))
+        .filter_map(|k| CONFIGURATIONS.iter().find(|c| c.key == *k))
+        .collect();
+    let rounds = cfg.rounds.max(1);
+    let mut runs: Vec<Vec<ConfigReport>> = Vec::with_capacity(rounds);
+    for round in 1..=rounds {
+        let mut this = Vec::with_capacity(chosen.len());
+        for c in &chosen {
+            eprintln!(
+                "logship bench --java: round {round}/{rounds}: {} ({})",
+                c.name, c.what
+            );
+            this.push(run_configuration(c, cfg, &java, scratch)?);
+        }
+        this.sort_by_key(|r| r.key);
+        runs.push(this);
     }
-    Ok(JavaReport::new(
+    Ok(JavaReport::from_rounds(
         JavaSetup {
             connections: cfg.connections,
             warmup_s: cfg.warmup.as_secs_f64(),
@@ -157,8 +193,9 @@ fn run_in(cfg: &JavaLabConfig, scratch: &Path) -> Result<JavaReport, Failure> {
             java_threads: JAVA_THREADS,
             java: java_version(),
             load_generator: if cfg.wrk { "wrk" } else { "builtin" }.to_owned(),
+            rounds,
         },
-        configs,
+        runs,
     ))
 }
 
@@ -195,7 +232,7 @@ fn sidecar_args(c: &Configuration, intake_url: &str, file: &Path, spill: &Path) 
             "json".into(),
             "--no-checkpoint".into(),
         ]),
-        Shipping::Direct | Shipping::Nothing => {}
+        Shipping::Direct | Shipping::Nothing | Shipping::Discard => {}
     }
     args
 }
@@ -209,7 +246,10 @@ fn run_configuration(
 ) -> Result<ConfigReport, Failure> {
     let (intake, lag) = start_intake(cfg.intake_delay)?;
     let intake_url = intake.url(INTAKE_PATH);
+    // A fresh folder every run: a later round must not follow the file an earlier one
+    // wrote (and a measured run's file can be hundreds of MiB: it is removed after).
     let dir = scratch.join(c.key.to_string());
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)
         .map_err(|e| Failure::runtime(format!("cannot create {}: {e}", dir.display())))?;
     let file = dir.join("app.log");
@@ -219,6 +259,13 @@ fn run_configuration(
     // before is missed).
     let args = sidecar_args(c, &intake_url, &file, &dir.join("spill"));
     let (mut sidecar, mut port) = (None, 0);
+    let sink = match c.shipping {
+        Shipping::Discard => Some(DiscardSink::start()?),
+        _ => None,
+    };
+    if let Some(s) = &sink {
+        port = s.port;
+    }
     if matches!(c.shipping, Shipping::ListenHttp | Shipping::ListenTcp) {
         let (s, listening) = Sidecar::start(&args, true)?;
         sidecar = Some(s);
@@ -255,7 +302,7 @@ fn run_configuration(
 
     // The drain: how long the intake keeps receiving once the load has stopped, until it
     // has every event the service logged.
-    let ships = c.shipping != Shipping::Nothing;
+    let ships = !matches!(c.shipping, Shipping::Nothing | Shipping::Discard);
     let stopped = Instant::now();
     let drained = !ships || drain(&service, &intake, cfg.drain_cap)?;
     let drain_time = stopped.elapsed().min(cfg.drain_cap);
@@ -277,6 +324,9 @@ fn run_configuration(
     };
     let intake_stats = intake.stats();
     drop(intake);
+    let discarded_bytes = sink.as_ref().map_or(0, DiscardSink::bytes_read);
+    drop(sink);
+    let _ = std::fs::remove_dir_all(&dir);
     let lag = LagRecorder::take(lag);
     Ok(ConfigReport::new(
         c,
@@ -287,6 +337,7 @@ fn run_configuration(
             delivered: intake_stats.events,
             intake_requests: intake_stats.requests,
             file_bytes,
+            discarded_bytes,
         },
         ships.then_some(&lag),
         ships.then_some((drain_time, drained)),

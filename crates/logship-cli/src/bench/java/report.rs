@@ -35,6 +35,8 @@ pub struct JavaSetup {
     pub java: String,
     /// `wrk` or `builtin`.
     pub load_generator: String,
+    /// How many times each configuration ran (`--java-rounds`).
+    pub rounds: usize,
 }
 
 /// Request latency of the measured run, milliseconds.
@@ -61,6 +63,8 @@ pub struct Counts {
     pub intake_requests: u64,
     /// Bytes of the log file ((d), (e)).
     pub file_bytes: u64,
+    /// Bytes the discarding sink read ((g)).
+    pub discarded_bytes: u64,
 }
 
 /// How the logship sidecar (or the Java service) ended.
@@ -79,14 +83,17 @@ pub struct SidecarOutcome {
 /// Everything measured for one configuration.
 #[derive(Clone, Debug, Serialize)]
 pub struct ConfigReport {
-    /// `a` to `f`.
+    /// `a` to `g`.
     pub key: char,
     /// Short name.
     pub name: String,
     /// What it is.
     pub what: String,
-    /// Answered requests per second in the measured run.
+    /// Answered requests per second in the measured run (of the median round, which
+    /// every other figure here is from).
     pub requests_per_sec: f64,
+    /// Requests per second of every round, in the order they ran.
+    pub rounds_requests_per_sec: Vec<f64>,
     /// Requests answered in the measured run.
     pub requests: u64,
     /// Requests unanswered when the run ended.
@@ -129,6 +136,7 @@ impl ConfigReport {
             name: c.name.to_owned(),
             what: c.what.to_owned(),
             requests_per_sec: r.requests_per_sec(),
+            rounds_requests_per_sec: vec![r.requests_per_sec()],
             requests: r.requests,
             unfinished: r.unfinished,
             errors: r.errors,
@@ -163,6 +171,21 @@ pub struct Target {
     pub target: f64,
     /// Whether it was met.
     pub met: bool,
+    /// The value in every round (the value above is their median; for lag, their worst).
+    pub rounds: Vec<f64>,
+}
+
+/// A ratio that is no target but tells what a target's figure means.
+#[derive(Clone, Debug, Serialize)]
+pub struct Calibration {
+    /// What is compared, e.g. `(c) / (g) requests/s`.
+    pub what: String,
+    /// What it tells.
+    pub meaning: String,
+    /// The median over the rounds.
+    pub value: f64,
+    /// The value in every round.
+    pub rounds: Vec<f64>,
 }
 
 /// The whole result, as written by `--json`.
@@ -174,6 +197,8 @@ pub struct JavaReport {
     pub configurations: Vec<ConfigReport>,
     /// The issue's targets among the configurations that ran.
     pub targets: Vec<Target>,
+    /// Ratios against the calibration (g), when it ran.
+    pub calibration: Vec<Calibration>,
 }
 
 /// Throughput ratios the issue asks for: (numerator, denominator, floor).
@@ -184,44 +209,125 @@ const RATIOS: [(char, char, f64); 5] = [
     ('c', 'f', 0.75),
     ('b', 'a', 15.0),
 ];
+/// Ratios against the calibration: (numerator, denominator, what it tells).
+const CALIBRATION: [(char, char, &str); 2] = [
+    (
+        'c',
+        'g',
+        "logship's TCP listener against a reader that discards: 1.00 would be a receiver that costs the service nothing",
+    ),
+    (
+        'g',
+        'f',
+        "the most (c) / (f) can be on this machine: what the Socket appender costs Log4j2 itself, whoever reads the socket",
+    ),
+];
 /// The ingest-lag ceiling of (c) and (d), milliseconds.
 const LAG_P99_CEILING_MS: f64 = 2000.0;
 
+/// The median of `values` (the lower middle of an even count); none if empty.
+fn median(values: &[f64]) -> Option<f64> {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    v.get(v.len().saturating_sub(1) / 2).copied()
+}
+
+/// `n / d`, infinite when `d` is zero.
+fn ratio(n: f64, d: f64) -> f64 {
+    if d > 0.0 {
+        n / d
+    } else {
+        f64::INFINITY
+    }
+}
+
 impl JavaReport {
-    /// Assembles the report and evaluates the targets.
-    pub fn new(setup: JavaSetup, configurations: Vec<ConfigReport>) -> JavaReport {
-        let get = |k: char| configurations.iter().find(|c| c.key == k);
+    /// Assembles the report from every round (each a list of configurations, in key
+    /// order): per configuration its median round by requests/s, per ratio the median of
+    /// its per-round values (each round's configurations ran next to each other, so a
+    /// ratio within a round is the fairest one), per lag target the worst round.
+    pub fn from_rounds(setup: JavaSetup, rounds: Vec<Vec<ConfigReport>>) -> JavaReport {
+        let keys: Vec<char> = rounds
+            .first()
+            .map(|r| r.iter().map(|c| c.key).collect())
+            .unwrap_or_default();
+        let in_round = |round: &[ConfigReport], k: char| -> Option<f64> {
+            round
+                .iter()
+                .find(|c| c.key == k)
+                .map(|c| c.requests_per_sec)
+        };
+        let per_round = |num: char, den: char| -> Vec<f64> {
+            rounds
+                .iter()
+                .filter_map(|r| Some(ratio(in_round(r, num)?, in_round(r, den)?)))
+                .collect()
+        };
         let mut targets = Vec::new();
         for (num, den, floor) in RATIOS {
-            if let (Some(n), Some(d)) = (get(num), get(den)) {
-                let value = if d.requests_per_sec > 0.0 {
-                    n.requests_per_sec / d.requests_per_sec
-                } else {
-                    f64::INFINITY
-                };
+            let values = per_round(num, den);
+            if let Some(value) = median(&values) {
                 targets.push(Target {
                     what: format!("({num}) / ({den}) requests/s"),
                     value,
                     target: floor,
                     met: value >= floor,
+                    rounds: values,
                 });
             }
         }
         for k in ['c', 'd'] {
-            if let Some(c) = get(k) {
-                let p99 = c.ingest_lag_ms.as_ref().map_or(f64::INFINITY, |l| l.p99);
-                targets.push(Target {
-                    what: format!("({k}) ingest lag p99, ms"),
-                    value: p99,
-                    target: LAG_P99_CEILING_MS,
-                    met: p99 < LAG_P99_CEILING_MS && c.drain_complete,
-                });
+            let runs: Vec<&ConfigReport> = rounds
+                .iter()
+                .filter_map(|r| r.iter().find(|c| c.key == k))
+                .collect();
+            if runs.is_empty() {
+                continue;
             }
+            let values: Vec<f64> = runs
+                .iter()
+                .map(|c| c.ingest_lag_ms.as_ref().map_or(f64::INFINITY, |l| l.p99))
+                .collect();
+            let worst = values.iter().copied().fold(0.0, f64::max);
+            targets.push(Target {
+                what: format!("({k}) ingest lag p99, ms"),
+                value: worst,
+                target: LAG_P99_CEILING_MS,
+                met: worst < LAG_P99_CEILING_MS && runs.iter().all(|c| c.drain_complete),
+                rounds: values,
+            });
         }
+        let calibration = CALIBRATION
+            .iter()
+            .filter_map(|&(num, den, meaning)| {
+                let values = per_round(num, den);
+                Some(Calibration {
+                    what: format!("({num}) / ({den}) requests/s"),
+                    meaning: meaning.to_owned(),
+                    value: median(&values)?,
+                    rounds: values,
+                })
+            })
+            .collect();
+        let configurations = keys
+            .iter()
+            .filter_map(|&k| {
+                let runs: Vec<&ConfigReport> = rounds
+                    .iter()
+                    .filter_map(|r| r.iter().find(|c| c.key == k))
+                    .collect();
+                let all: Vec<f64> = runs.iter().map(|c| c.requests_per_sec).collect();
+                let mid = median(&all)?;
+                let mut chosen = (*runs.iter().find(|c| c.requests_per_sec == mid)?).clone();
+                chosen.rounds_requests_per_sec = all;
+                Some(chosen)
+            })
+            .collect();
         JavaReport {
             setup,
             configurations,
             targets,
+            calibration,
         }
     }
 
@@ -231,8 +337,17 @@ impl JavaReport {
             (label, self.configurations.iter().map(f).collect())
         };
         let none = || "-".to_owned();
-        vec![
-            row("requests/s", &|c| format!("{:.1}", c.requests_per_sec)),
+        let mut rows = vec![row("requests/s", &|c| format!("{:.1}", c.requests_per_sec))];
+        if self.setup.rounds > 1 {
+            rows.push(row("requests/s, each round", &|c| {
+                c.rounds_requests_per_sec
+                    .iter()
+                    .map(|r| format!("{r:.0}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }));
+        }
+        rows.extend([
             row("latency p50", &|c| ms(c.latency_ms.p50)),
             row("latency p99", &|c| ms(c.latency_ms.p99)),
             row("events logged", &|c| c.events.logged.to_string()),
@@ -263,15 +378,16 @@ impl JavaReport {
             row("logship peak RSS", &|c| {
                 c.sidecar.peak_rss_bytes.map_or_else(none, units::bytes)
             }),
-        ]
+        ]);
+        rows
     }
 
     /// The table printed on stdout.
     pub fn table(&self) -> String {
         let s = &self.setup;
         let mut out = format!(
-            "logship bench --java: {} connections ({}), {} s warm-up + {} s measured, intake latency {} ms, ring {} slots, {}\n",
-            s.connections, s.load_generator, s.warmup_s, s.run_s, s.intake_latency_ms, s.ring_slots, s.java
+            "logship bench --java: {} connections ({}), {} s warm-up + {} s measured, {} round(s), intake latency {} ms, ring {} slots, {}\n",
+            s.connections, s.load_generator, s.warmup_s, s.run_s, s.rounds, s.intake_latency_ms, s.ring_slots, s.java
         );
         let _ = writeln!(
             out,
@@ -297,21 +413,47 @@ impl JavaReport {
     }
 
     fn targets_text(&self, bullet: &str) -> String {
+        let number = |v: f64| {
+            if v.is_finite() {
+                format!("{v:.2}")
+            } else {
+                "none".to_owned()
+            }
+        };
+        let each = |values: &[f64], how: &str| {
+            if values.len() > 1 {
+                let list: Vec<String> = values.iter().map(|v| number(*v)).collect();
+                format!(" ({how} of {})", list.join(", "))
+            } else {
+                String::new()
+            }
+        };
         let mut out = String::from("targets:\n");
         for t in &self.targets {
+            let lag = t.what.contains("lag");
             let _ = writeln!(
                 out,
-                "{bullet}{} = {} (target {} {}): {}",
+                "{bullet}{} = {}{} (target {} {}): {}",
                 t.what,
-                if t.value.is_finite() {
-                    format!("{:.2}", t.value)
-                } else {
-                    "none".to_owned()
-                },
-                if t.what.contains("lag") { "<" } else { ">=" },
+                number(t.value),
+                each(&t.rounds, if lag { "worst" } else { "median" }),
+                if lag { "<" } else { ">=" },
                 t.target,
                 if t.met { "met" } else { "NOT met" }
             );
+        }
+        if !self.calibration.is_empty() {
+            out += "calibration (no targets):\n";
+            for c in &self.calibration {
+                let _ = writeln!(
+                    out,
+                    "{bullet}{} = {}{}: {}",
+                    c.what,
+                    number(c.value),
+                    each(&c.rounds, "median"),
+                    c.meaning
+                );
+            }
         }
         out
     }
@@ -320,7 +462,7 @@ impl JavaReport {
     pub fn markdown(&self, command: &str) -> String {
         let s = &self.setup;
         let mut out = String::from(
-            "# logship bench --java: a real Log4j2 service, six ways to ship its logs\n\n",
+            "# logship bench --java: a real Log4j2 service, six ways to ship its logs (and a calibration)\n\n",
         );
         let _ = writeln!(out, "Command: `{command}`\n");
         let _ = writeln!(
@@ -329,8 +471,9 @@ impl JavaReport {
              per request through Log4j2 2.19's async loggers (Debian's liblog4j2-java, ring of {} slots, {}); \
              {} closed-loop keep-alive connections ({} load generator); {} s of unreported warm-up, then {} s measured; every configuration \
              has a fresh local intake that answers after {} ms; logship with its defaults. All on one 2-core machine: \
-             the service, the load generator, logship and the intake share it.\n",
-            s.java_threads, s.ring_slots, s.java, s.connections, s.load_generator, s.warmup_s, s.run_s, s.intake_latency_ms
+             the service, the load generator, logship and the intake share it. {} round(s): every configuration ran that many times, \
+             interleaved; each column is its median round, each ratio the median of its per-round values.\n",
+            s.java_threads, s.ring_slots, s.java, s.connections, s.load_generator, s.warmup_s, s.run_s, s.intake_latency_ms, s.rounds
         );
         for c in &self.configurations {
             let _ = writeln!(out, "- {}: {}", c.name, c.what);
@@ -416,5 +559,103 @@ impl JavaReport {
             ],
             true,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup(rounds: usize) -> JavaSetup {
+        JavaSetup {
+            connections: 1,
+            warmup_s: 0.0,
+            run_s: 1.0,
+            intake_latency_ms: 20,
+            ring_slots: 128,
+            java_threads: 1,
+            java: "test".into(),
+            load_generator: "builtin".into(),
+            rounds,
+        }
+    }
+
+    fn config(key: char, rps: f64, lag_p99: f64) -> ConfigReport {
+        ConfigReport {
+            key,
+            name: format!("({key})"),
+            what: String::new(),
+            requests_per_sec: rps,
+            rounds_requests_per_sec: vec![rps],
+            requests: 1,
+            unfinished: 0,
+            errors: 0,
+            latency_ms: RequestLatency::default(),
+            events: Counts::default(),
+            ingest_lag_ms: Some(Lag {
+                p50: 1.0,
+                p99: lag_p99,
+                max: lag_p99,
+            }),
+            lag_timeline: Vec::new(),
+            drain_after_load_s: Some(1.0),
+            drain_complete: true,
+            service_peak_rss_bytes: 0,
+            sidecar: SidecarOutcome::default(),
+        }
+    }
+
+    fn target<'a>(r: &'a JavaReport, what: &str) -> &'a Target {
+        r.targets
+            .iter()
+            .find(|t| t.what == what)
+            .unwrap_or_else(|| panic!("no target {what}: {:?}", r.targets))
+    }
+
+    #[test]
+    fn ratios_are_paired_within_a_round_and_their_median_is_reported() {
+        // The machine is twice as fast in round 2: paired ratios stay 0.8, 0.9, 0.7,
+        // whereas a ratio of the medians would mix rounds.
+        let rounds = vec![
+            vec![config('d', 80.0, 10.0), config('e', 100.0, 0.0)],
+            vec![config('d', 180.0, 3000.0), config('e', 200.0, 0.0)],
+            vec![config('d', 70.0, 20.0), config('e', 100.0, 0.0)],
+        ];
+        let r = JavaReport::from_rounds(setup(3), rounds);
+        let de = target(&r, "(d) / (e) requests/s");
+        assert_eq!(de.rounds, [0.8, 0.9, 0.7]);
+        assert!((de.value - 0.8).abs() < 1e-9, "{de:?}");
+        assert!(!de.met, "0.80 is below the 0.85 floor");
+        // The worst round decides the lag target.
+        let lag = target(&r, "(d) ingest lag p99, ms");
+        assert_eq!(lag.value, 3000.0);
+        assert!(!lag.met);
+        // Each column is the configuration's median round, with every round listed.
+        let d = &r.configurations[0];
+        assert_eq!((d.key, d.requests_per_sec), ('d', 80.0));
+        assert_eq!(d.rounds_requests_per_sec, [80.0, 180.0, 70.0]);
+        assert!(r.calibration.is_empty(), "no (g), no calibration");
+    }
+
+    #[test]
+    fn calibration_compares_c_with_the_discarding_sink_and_the_sink_with_logging_off() {
+        let rounds = vec![vec![
+            config('c', 45.0, 30.0),
+            config('f', 100.0, 0.0),
+            config('g', 50.0, 0.0),
+        ]];
+        let r = JavaReport::from_rounds(setup(1), rounds);
+        let values: Vec<(&str, f64)> = r
+            .calibration
+            .iter()
+            .map(|c| (c.what.as_str(), c.value))
+            .collect();
+        assert_eq!(
+            values,
+            [("(c) / (g) requests/s", 0.9), ("(g) / (f) requests/s", 0.5)]
+        );
+        let text = r.table();
+        assert!(text.contains("calibration (no targets):"), "{text}");
+        assert!(text.contains("(c) / (f) requests/s = 0.45"), "{text}");
     }
 }
