@@ -643,3 +643,88 @@ fn ack_delivered_answers_only_once_the_events_are_at_the_intake() {
         "{stderr:?}"
     );
 }
+
+/// A request sent the way curl and the JDK send a large one: the head with
+/// `Expect: 100-continue`, the body only once the server has answered `100 Continue`.
+/// The interim answer and the final status.
+fn post_expecting_continue(port: u16, body: &[u8]) -> (String, u16) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    s.set_read_timeout(Some(WAIT)).expect("timeout");
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-ndjson\r\nContent-Length: {}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).expect("head");
+    // Read the interim answer alone: the body is not sent until it has come.
+    let mut interim = Vec::new();
+    let mut byte = [0u8; 1];
+    while !interim.ends_with(b"\r\n\r\n") {
+        let n = s.read(&mut byte).expect("interim answer");
+        assert_eq!(n, 1, "closed before 100 Continue: {interim:?}");
+        interim.push(byte[0]);
+    }
+    s.write_all(body).expect("body");
+    let mut rest = Vec::new();
+    let _ = s.read_to_end(&mut rest);
+    let text = String::from_utf8_lossy(&rest);
+    let status = text
+        .strip_prefix("HTTP/1.1 ")
+        .and_then(|t| t.get(..3))
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("no final status in {text:?}"));
+    (String::from_utf8_lossy(&interim).into_owned(), status)
+}
+
+#[test]
+fn deflate_bodies_and_expect_100_continue_are_read_and_bad_encodings_refused() {
+    use flate2::write::{DeflateEncoder, ZlibEncoder};
+    let intake = intake();
+    let mut l = Listener::start(
+        &intake,
+        &["--no-spill", "--listen-max-body-bytes", "65536"],
+    );
+    // RFC 9110's deflate (zlib), and the raw deflate some clients send under that name.
+    let mut z = ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(b"{\"message\":\"zlib-1\",\"level\":\"error\"}\n")
+        .unwrap();
+    let zlib = z.finish().unwrap();
+    let mut d = DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+    d.write_all(b"{\"message\":\"raw-deflate-1\"}\n").unwrap();
+    let raw = d.finish().unwrap();
+    for body in [&zlib, &raw] {
+        let (status, text) = post(l.port, "/", &[("Content-Encoding", "deflate")], body);
+        assert_eq!(status, 200, "{text}");
+    }
+    let (interim, status) = post_expecting_continue(l.port, b"{\"message\":\"expect-1\"}\n");
+    assert!(interim.starts_with("HTTP/1.1 100"), "{interim:?}");
+    assert_eq!(status, 200);
+
+    // Hostile: a deflate bomb (1 MiB of zeros in about 1 KiB) over the 64 KiB limit,
+    // bytes that are no deflate stream, and an encoding nobody can read here.
+    let mut bomb = ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    bomb.write_all(&vec![0u8; 1 << 20]).unwrap();
+    let bomb = bomb.finish().unwrap();
+    assert!(bomb.len() < 4096, "{}", bomb.len());
+    let (status, text) = post(l.port, "/", &[("Content-Encoding", "deflate")], &bomb);
+    assert_eq!(status, 413, "{text}");
+    let (status, text) = post(
+        l.port,
+        "/",
+        &[("Content-Encoding", "deflate")],
+        b"\x78\x9c not deflate at all",
+    );
+    assert_eq!(status, 400, "{text}");
+    let (status, text) = post(l.port, "/", &[("Content-Encoding", "br")], b"x");
+    assert_eq!(status, 415, "{text}");
+    assert!(text.contains("gzip, deflate or identity"), "{text}");
+
+    assert!(intake.wait_for_events(3, WAIT), "{}", intake.stats().events);
+    let (code, stderr) = l.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    assert_eq!(event(&intake, "zlib-1")["level"], "ERROR");
+    event(&intake, "raw-deflate-1");
+    event(&intake, "expect-1");
+    assert_eq!(intake.stats().events, 3, "nothing of the refused bodies shipped");
+    let s = summary(&stderr);
+    assert!(s.contains("shipped 3 of 3 events"), "{s}");
+}

@@ -344,8 +344,11 @@ fn decoded_body(req: &Request, limit: usize) -> Result<std::borrow::Cow<'_, [u8]
             "gzip",
         ),
         "deflate" => {
-            // RFC 9110's deflate is zlib; some clients send raw deflate.
-            if req.body.first().is_some_and(|b| b & 0x0f == 8) {
+            // RFC 9110's deflate is zlib; some clients send raw deflate. A zlib stream
+            // starts with a header naming method 8 whose two bytes are a multiple of 31.
+            let zlib = matches!(req.body.as_slice(), [cmf, flg, ..]
+                if cmf & 0x0f == 8 && (u16::from(*cmf) << 8 | u16::from(*flg)) % 31 == 0);
+            if zlib {
                 inflate(
                     Box::new(flate2::read::ZlibDecoder::new(&req.body[..])),
                     "deflate",
