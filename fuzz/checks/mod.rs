@@ -20,8 +20,14 @@ use std::time::{Duration, SystemTime};
 use logship::fuzzing::{self, Answer, Intake, SegmentItem};
 use logship::{Config, Layered, Level, Record, Vendor};
 
-#[path = "../../crates/logship-cli/src/lines.rs"]
-mod lines;
+// The CLI's line reader is compiled in by each crate root (fuzz target or replay test) as
+// `crate::lines`, because the syslog parser below reaches it by that path, as in the CLI.
+use crate::lines;
+
+#[path = "../../crates/logship-cli/src/listen/stream/framing.rs"]
+mod framing;
+#[path = "../../crates/logship-cli/src/listen/stream/syslog/mod.rs"]
+mod syslog;
 
 pub mod records;
 
@@ -37,6 +43,8 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("otlp_protobuf_answer", otlp_protobuf_answer),
     ("config", config),
     ("cli_lines", cli_lines),
+    ("stream_framing", stream_framing),
+    ("syslog_message", syslog_message),
 ];
 
 /// A scratch directory of this process (on tmpfs when there is one: the spill syncs).
@@ -608,4 +616,114 @@ fn json_leaves(map: &serde_json::Map<String, serde_json::Value>) -> usize {
         }
     }
     n
+}
+
+/// Target `stream_framing`: the TCP listener's framer. Byte 0 picks the framing (bit 0:
+/// syslog) and the piece size the stream arrives in (bits 1..5: 1 to 16 bytes); byte 1 the
+/// cap on one event (1 to 256 bytes); the rest is the stream. However the stream is cut
+/// into reads, the same events come out; none is empty or above the cap; each says its
+/// real length; and for newline framing they are exactly the stream's LF/NUL-separated
+/// pieces (a CR before an LF trimmed), cut to the cap.
+pub fn stream_framing(data: &[u8]) {
+    use framing::{Framer, Framing};
+    let Some((head, input)) = data.split_first_chunk::<2>() else {
+        return;
+    };
+    let framing = if head[0] & 1 == 1 {
+        Framing::Syslog
+    } else {
+        Framing::Lines
+    };
+    let step = 1 + usize::from((head[0] >> 1) % 16);
+    let max = 1 + usize::from(head[1]);
+    let run = |pieces: &mut dyn Iterator<Item = &[u8]>| {
+        let mut framer = Framer::new(framing, max);
+        let mut out: Vec<(Vec<u8>, usize, bool)> = Vec::new();
+        for piece in pieces {
+            framer.feed(piece, &mut |f| {
+                assert!(!f.bytes.is_empty(), "an empty event");
+                assert!(
+                    f.bytes.len() <= max,
+                    "{} bytes above the cap {max}",
+                    f.bytes.len()
+                );
+                assert!(
+                    f.real_len >= f.bytes.len(),
+                    "real length below the kept bytes"
+                );
+                assert_eq!(f.cut(), f.real_len > f.bytes.len());
+                out.push((f.bytes.to_vec(), f.real_len, f.bad_count));
+            });
+        }
+        out
+    };
+    let whole = run(&mut std::iter::once(input));
+    let pieces = run(&mut input.chunks(step));
+    let bytes = run(&mut input.chunks(1));
+    assert_eq!(
+        whole, pieces,
+        "events depend on how the stream was read ({step})"
+    );
+    assert_eq!(whole, bytes, "events depend on how the stream was read (1)");
+    if framing == Framing::Lines {
+        // Only complete events come out: the last piece without a delimiter waits.
+        let mut want: Vec<(Vec<u8>, usize, bool)> = Vec::new();
+        let mut from = 0;
+        for (i, &b) in input.iter().enumerate() {
+            if b != b'\n' && b != 0 {
+                continue;
+            }
+            let mut event = &input[from..i];
+            if let (b'\n', [rest @ .., b'\r']) = (b, event) {
+                event = rest;
+            }
+            if !event.is_empty() {
+                want.push((event[..event.len().min(max)].to_vec(), event.len(), false));
+            }
+            from = i + 1;
+        }
+        assert_eq!(whole, want, "newline framing");
+    }
+}
+
+/// Target `syslog_message`: one syslog message (framing removed) into a record. Any
+/// bytes give a record, parsed or not; one that does not parse is shipped as its text
+/// with `syslog.parse_error`; a parsed one has a severity and a facility; the record
+/// is at most a bounded multiple of the message (no blow-up from structured data or
+/// replaced bytes).
+pub fn syslog_message(data: &[u8]) {
+    // 2026-12-01T00:00:00Z: RFC 3164 timestamps have no year, the clock gives it.
+    const NOW_NANOS: u64 = 1_796_083_200_000_000_000;
+    let (record, parsed) = syslog::record(data, NOW_NANOS);
+    let field = |key: &str| {
+        record.entries().find_map(|e| match e {
+            logship::Entry::Field(k, v) if k == key => Some(format!("{v:?}")),
+            _ => None,
+        })
+    };
+    if parsed {
+        assert!(
+            field("syslog.severity").is_some(),
+            "parsed without a severity"
+        );
+        assert!(
+            field("syslog.facility").is_some(),
+            "parsed without a facility"
+        );
+        assert!(field("syslog.parse_error").is_none());
+    } else {
+        assert_eq!(record.message_str(), String::from_utf8_lossy(data));
+        assert!(
+            field("syslog.parse_error").is_some(),
+            "unparsed, not flagged"
+        );
+    }
+    // The bound: the APP-NAME is both the target and `syslog.appname` (two copies), and
+    // an invalid byte becomes U+FFFD (three bytes), so 6x plus the fixed fields.
+    let size = record.size();
+    assert!(
+        size <= 6 * data.len() + 1024,
+        "a {}-byte message made a {size}-byte record",
+        data.len()
+    );
 }

@@ -1,6 +1,9 @@
 //! Fuzz target `answers`: the checks are in `checks/mod.rs` (`checks::answers`).
 #![no_main]
 
+#[path = "../../crates/logship-cli/src/lines.rs"]
+#[allow(dead_code)]
+mod lines;
 #[path = "../checks/mod.rs"]
 mod checks;
 

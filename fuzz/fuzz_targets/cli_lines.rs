@@ -1,6 +1,9 @@
 //! Fuzz target `cli_lines`: the checks are in `checks/mod.rs` (`checks::cli_lines`).
 #![no_main]
 
+#[path = "../../crates/logship-cli/src/lines.rs"]
+#[allow(dead_code)]
+mod lines;
 #[path = "../checks/mod.rs"]
 mod checks;
 

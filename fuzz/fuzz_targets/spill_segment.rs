@@ -1,6 +1,9 @@
 //! Fuzz target `spill_segment`: the checks are in `checks/mod.rs` (`checks::spill_segment`).
 #![no_main]
 
+#[path = "../../crates/logship-cli/src/lines.rs"]
+#[allow(dead_code)]
+mod lines;
 #[path = "../checks/mod.rs"]
 mod checks;
 

@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 
 #[path = "../../../fuzz/checks/mod.rs"]
 mod checks;
+#[path = "../src/lines.rs"]
+#[allow(dead_code)]
+mod lines;
 
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz")
@@ -211,4 +214,14 @@ fn write_seeds() {
             &[&split[..], &desc, ack.as_bytes()].concat(),
         );
     }
+}
+
+#[test]
+fn stream_framing() {
+    replay("stream_framing");
+}
+
+#[test]
+fn syslog_message() {
+    replay("syslog_message");
 }

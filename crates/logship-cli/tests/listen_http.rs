@@ -679,10 +679,7 @@ fn post_expecting_continue(port: u16, body: &[u8]) -> (String, u16) {
 fn deflate_bodies_and_expect_100_continue_are_read_and_bad_encodings_refused() {
     use flate2::write::{DeflateEncoder, ZlibEncoder};
     let intake = intake();
-    let mut l = Listener::start(
-        &intake,
-        &["--no-spill", "--listen-max-body-bytes", "65536"],
-    );
+    let mut l = Listener::start(&intake, &["--no-spill", "--listen-max-body-bytes", "65536"]);
     // RFC 9110's deflate (zlib), and the raw deflate some clients send under that name.
     let mut z = ZlibEncoder::new(Vec::new(), flate2::Compression::default());
     z.write_all(b"{\"message\":\"zlib-1\",\"level\":\"error\"}\n")
@@ -724,7 +721,11 @@ fn deflate_bodies_and_expect_100_continue_are_read_and_bad_encodings_refused() {
     assert_eq!(event(&intake, "zlib-1")["level"], "ERROR");
     event(&intake, "raw-deflate-1");
     event(&intake, "expect-1");
-    assert_eq!(intake.stats().events, 3, "nothing of the refused bodies shipped");
+    assert_eq!(
+        intake.stats().events,
+        3,
+        "nothing of the refused bodies shipped"
+    );
     let s = summary(&stderr);
     assert!(s.contains("shipped 3 of 3 events"), "{s}");
 }

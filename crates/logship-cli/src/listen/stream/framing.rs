@@ -9,9 +9,19 @@
 //! Must never: buffer more than `max` bytes of one event (a longer event is cut to `max`,
 //! its rest skipped to its delimiter or the end of its count), panic on any input, or let
 //! a garbage octet count swallow the stream (a count that is not one is read as the start
-//! of a delimited event, flagged, and framing goes on).
+//! of a delimited event, flagged, and framing goes on). It depends on nothing of the
+//! crate (the fuzz target `stream_framing` compiles it by path).
 
-use super::Framing;
+/// How a TCP connection's bytes are cut into events and read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Framing {
+    /// `tcp://`: lines ending in LF, CRLF or NUL; a JSON object line is read as a JSON
+    /// event, any other line as text.
+    Lines,
+    /// `syslog+tcp://`: RFC 6587 octet counting or LF/NUL trailers, per message; each
+    /// message parsed as RFC 5424 or RFC 3164.
+    Syslog,
+}
 
 /// Smallest bound on a believable octet count, whatever `max_event_bytes` is.
 const MIN_COUNT_LIMIT: usize = 64 * 1024;

@@ -25,19 +25,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use logship::Record;
 
+pub(crate) use framing::Framing;
 pub(crate) use tcp::serve_tcp;
 pub(crate) use udp::serve_udp;
-
-/// How a TCP connection's bytes are cut into events and read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Framing {
-    /// `tcp://`: lines ending in LF, CRLF or NUL; a JSON object line is read as a JSON
-    /// event, any other line as text.
-    Lines,
-    /// `syslog+tcp://`: RFC 6587 octet counting or LF/NUL trailers, per message; each
-    /// message parsed as RFC 5424 or RFC 3164.
-    Syslog,
-}
 
 /// The bounds of a stream listener.
 #[derive(Clone, Copy, Debug)]
