@@ -113,6 +113,9 @@ struct Scratch {
     candidates: Vec<Candidate>,
 }
 
+/// Entries most records have at most (the first decode's buffer grows past it).
+const ENTRIES_HINT: usize = 16;
+
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::default();
 }
@@ -194,7 +197,11 @@ impl Naming {
         let mut span = None;
         let mut depth = 0u32;
         let mut first_error = self.claim_first_error;
-        for entry in record.entries() {
+        // Decoded once: the second pass below reads them from here, not from the record
+        // again (each decode re-validates every string's UTF-8).
+        let mut entries: Vec<Entry<'r>> = Vec::with_capacity(ENTRIES_HINT);
+        entries.extend(record.entries());
+        for &entry in &entries {
             let (key, keep) = match entry {
                 Entry::Message(_) => continue,
                 Entry::Span(name) => {
@@ -224,7 +231,7 @@ impl Naming {
         }
         resolve(names, candidates);
         let mut i = 0;
-        for entry in record.entries() {
+        for entry in entries {
             let mut name = None;
             let mut entry = entry;
             if let Entry::Field(..) | Entry::Error(..) = entry {
