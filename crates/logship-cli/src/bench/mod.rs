@@ -10,7 +10,7 @@
 //! service's peak RSS, as a table, `--json`, and a Markdown report with SVG charts.
 //!
 //! `logship bench --java` runs the same experiment with a real Java service and Log4j2's
-//! stock appenders, in six configurations (`java`, issue #19).
+//! stock appenders, in six configurations and a calibration (`java`, issue #19).
 //!
 //! Modules: `java` (the Java lab), `ring` (the stock ring), `stock` (the stock appender), `service` (the lab
 //! service, run in a child process), `load` (load generators), `lab` (one mode end to
@@ -118,7 +118,8 @@ pub struct BenchArgs {
     /// Run the Java lab instead (issue #19): the Java service of `lab/java/` with Log4j2's
     /// stock appenders in six configurations, (a) Http to the intake, (b) Http to
     /// `ship --listen http://`, (c) Socket to `--listen tcp://`, (d) File + `--follow`,
-    /// (e) File only, (f) logging off. Needs OpenJDK 17 and Debian's liblog4j2-java,
+    /// (e) File only, (f) logging off, and the calibration (g), Socket into a sink that
+    /// discards. Needs OpenJDK 17 and Debian's liblog4j2-java,
     /// libdisruptor-java and libjackson2-databind-java. `--duration-s` is the measured run
     /// (default 20 s, after 5 s of warm-up; `--quick`: 1 s + 3 s).
     #[arg(long)]
