@@ -1203,3 +1203,48 @@ fn a_backlog_ships_in_batches_of_a_thousand_unless_the_flag_says_otherwise() {
     stop_with_every_line_once(follower, &intake, 3_000);
     assert_eq!(largest_request(&intake), 300);
 }
+
+#[test]
+fn sigterm_while_the_follower_waits_for_room_is_not_held_by_the_pipelines_60_s_wait() {
+    let intake = intake();
+    intake.pause();
+    let dir = fresh_dir("follow-stop-blocked");
+    let log = dir.join("app.log");
+    // Far more than a queue of 16, a batch of 16 and one held request take.
+    write_lines(&log, 0..5_000);
+    let follower = Follower::start(
+        &intake,
+        &[
+            "--follow",
+            s(&log),
+            "--no-checkpoint",
+            "--no-spill",
+            "--queue-capacity",
+            "16",
+            "--max-batch-records",
+            "16",
+            "--shutdown-timeout-ms",
+            "1000",
+        ],
+    );
+    // A request is held: the queue fills behind it and the follower's push waits (a
+    // SIGTERM before that moment would only make this test pass untested, never fail).
+    wait_until("a held request", || !intake.requests().is_empty());
+    let started = Instant::now();
+    let (code, stderr) = follower.stop();
+    let took = started.elapsed();
+    // The pipeline's own wait for room is 60 s: the command must not sit it out (it gives
+    // the reader a short grace, then shuts the pipeline down, which ends the wait), then
+    // the 1 s shutdown timeout.
+    assert!(
+        took < Duration::from_secs(20),
+        "stopped in {took:?}: {stderr:?}"
+    );
+    // Nothing delivered and no spill: an honest failure exit, and a summary.
+    assert_eq!(code, Some(1), "{stderr:?}");
+    assert!(
+        stderr.iter().any(|l| l.contains("logship: shipped")),
+        "{stderr:?}"
+    );
+    intake.resume();
+}

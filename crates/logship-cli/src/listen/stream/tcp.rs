@@ -4,7 +4,9 @@
 //! Why it exists: a TCP sender is read only as fast as the pipeline takes its events: a
 //! push waits while the queue is full (the pipeline is built with `Overflow::Block`), so
 //! the connection is not read, the sender's socket buffer fills, and its own policy
-//! applies. A push still refused after the wait is retried, never dropped.
+//! applies. A push still refused after the wait is retried, never dropped. Each wait is
+//! short (`PUSH_WAIT`), so a stop is noticed between waits instead of after the
+//! pipeline's 60 s.
 //!
 //! Must never: serve more than `max_connections` at once (more are accepted and closed at
 //! once, counted), keep a silent connection past `idle_timeout`, busy-loop (accept and
@@ -19,13 +21,16 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use logship::{Logship, Rejected};
+use logship::{Logship, Overflow, Rejected};
 
 use super::framing::{Frame, Framer};
 use super::{build, bump, count, Counters, Framing, Limits};
 
 /// How often a waiting accept or read looks at `stop` (and at the idle timeout).
 const TICK: Duration = Duration::from_millis(50);
+/// Longest one push waits for room before `stop` is looked at again (the push is then
+/// retried with a fresh record: a full queue delays a connection, never loses from it).
+const PUSH_WAIT: Duration = Duration::from_millis(250);
 /// Bytes read from a connection at a time.
 const READ_BUF: usize = 64 * 1024;
 
@@ -183,7 +188,7 @@ impl Pusher<'_> {
         }
         let mut record = built.record;
         loop {
-            match self.logship.push(record) {
+            match self.logship.push_with(record, Overflow::Block(PUSH_WAIT)) {
                 // Held back by the user's burst limit, sampling or budget: counted by
                 // the pipeline, done with.
                 Ok(()) | Err(Rejected::Suppressed) | Err(Rejected::OverBudget) => return,

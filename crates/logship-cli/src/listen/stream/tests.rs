@@ -520,3 +520,62 @@ fn log4j2_json_layout_lines_keep_time_level_logger_thread_and_context() {
         .expect("text event");
     assert_eq!(s(t, "level"), "INFO");
 }
+
+#[test]
+fn stop_while_a_push_waits_for_room_is_not_held_by_the_pipelines_60_s_wait() {
+    let mut rig = Rig::tcp(Framing::Lines, limits(), Some(16));
+    rig.intake.pause();
+    let addr = rig.addr;
+    let writer = std::thread::spawn(move || {
+        let mut out = TcpStream::connect(addr).expect("connect");
+        // Far more than the queue and the held requests take; writes fail once the
+        // listener closes the connection at stop.
+        for seq in 0..100_000u64 {
+            if writeln!(out, r#"{{"message":"m","seq":{seq}}}"#).is_err() {
+                break;
+            }
+        }
+    });
+    // The connection's push is waiting once an event was framed that the queue never
+    // took (`tcp_events` is counted before the push), seen twice 100 ms apart with no
+    // progress in between. Catching a passing moment instead would only make this test
+    // pass without testing the wait; it can never make it fail.
+    let waiting = || {
+        let framed = load(&rig.counters.tcp_events);
+        framed > 16 && framed == rig.logship.stats().enqueued + 1
+    };
+    loop {
+        wait_until("a push waiting for room", waiting);
+        let before = load(&rig.counters.tcp_events);
+        std::thread::sleep(Duration::from_millis(100));
+        if waiting() && load(&rig.counters.tcp_events) == before {
+            break;
+        }
+    }
+    let started = Instant::now();
+    rig.stop.store(true, Ordering::Release);
+    rig.handle
+        .take()
+        .expect("listener")
+        .join()
+        .expect("listener thread");
+    let took = started.elapsed();
+    // The pipeline's own wait is 60 s; the listener's are 250 ms each.
+    assert!(took < Duration::from_secs(20), "stopped in {took:?}");
+    writer.join().expect("writer");
+    rig.intake.resume();
+    drop(rig.guard.take());
+    let framed = load(&rig.counters.tcp_events);
+    let delivered = rig.events().len() as u64;
+    assert!(
+        load(&rig.counters.not_taken) >= 1,
+        "{}",
+        rig.counters.describe()
+    );
+    assert_eq!(
+        delivered + rig.counters.lost(),
+        framed,
+        "every framed event delivered or counted: {}",
+        rig.counters.describe()
+    );
+}
