@@ -19,8 +19,9 @@ pub(crate) mod json;
 
 pub(crate) use json::{Json, Members};
 
-/// Target of every shipped event.
-pub(crate) const TARGET: &str = "logship::ship";
+/// Target of an event whose input names no logger: none (the vendors' logger field is
+/// left out rather than filled with a name logship made up).
+pub(crate) const TARGET: &str = "";
 
 /// Reads one line (including its `\n`, if any) into `buf`, keeping at most `cap` bytes and
 /// discarding the rest of a longer line. Returns the line's real length, or `None` at end

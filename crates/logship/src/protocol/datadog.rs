@@ -6,8 +6,8 @@
 //! and the event's fields as attributes.
 
 use super::fields::{
-    id_name, millis, write_error, write_id, write_opt, ErrorNames, Naming, Style, TraceIds,
-    DD_SPAN_ID, DD_TRACE_ID, ID_NAME,
+    id_name, millis, write_error, write_id, write_logger, write_opt, ErrorNames, Naming, Style,
+    TraceIds, DD_SPAN_ID, DD_TRACE_ID, ID_NAME,
 };
 use super::format::Protocol;
 use super::{Context, Limits};
@@ -126,8 +126,7 @@ impl Encoder {
         body.extend_from_slice(status(record.level()).as_bytes());
         body.extend_from_slice(b"\",\"timestamp\":");
         json::unsigned(body, millis(record));
-        body.extend_from_slice(b",\"logger.name\":");
-        json::string(body, record.target());
+        write_logger(body, "logger.name", record);
         body.extend_from_slice(&self.common);
         write_id(body, ID_NAME, record, self.with_id);
         write_error(body, record, &ErrorNames::DATADOG);

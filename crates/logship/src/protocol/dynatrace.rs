@@ -9,8 +9,8 @@
 //! resent.
 
 use super::fields::{
-    id_name, unique_tags, write_error, write_id, write_opt, write_pairs, ErrorNames, Naming, Style,
-    ENV_NAME, ID_NAME, VERSION_NAME,
+    id_name, unique_tags, write_error, write_id, write_logger, write_opt, write_pairs, ErrorNames,
+    Naming, Style, ENV_NAME, ID_NAME, VERSION_NAME,
 };
 use super::format::Protocol;
 use super::{Context, Limits};
@@ -131,8 +131,8 @@ impl Encoder {
         json::rfc3339_millis(body, record.timestamp_nanos());
         body.extend_from_slice(b"\",\"severity\":\"");
         body.extend_from_slice(severity(record.level()).as_bytes());
-        body.extend_from_slice(b"\",\"logger.name\":");
-        json::string(body, record.target());
+        body.push(b'"');
+        write_logger(body, "logger.name", record);
         body.extend_from_slice(&self.common);
         write_id(body, ID_NAME, record, self.with_id);
         write_error(body, record, &ErrorNames::OTEL);

@@ -25,7 +25,8 @@ use std::borrow::Cow;
 use serde::Deserialize;
 
 use super::fields::{
-    unique_tags, write_error, write_opt, write_pairs, ErrorNames, Naming, Style, TraceIds,
+    unique_tags, write_error, write_logger, write_opt, write_pairs, ErrorNames, Naming, Style,
+    TraceIds,
 };
 use super::format::Protocol;
 use super::{Context, Limits};
@@ -231,8 +232,8 @@ impl Encoder {
         json::string(body, record.message_str());
         body.extend_from_slice(b",\"log.level\":\"");
         body.extend_from_slice(record.level().as_str().as_bytes());
-        body.extend_from_slice(b"\",\"log.logger\":");
-        json::string(body, record.target());
+        body.push(b'"');
+        write_logger(body, "log.logger", record);
         body.extend_from_slice(&self.common);
         write_error(body, record, &ErrorNames::ECS);
         TraceIds::of(record).write_hex(body, "trace.id", "span.id");

@@ -473,6 +473,19 @@ pub(super) fn id_name(on: bool, name: &'static str) -> Option<&'static str> {
     on.then_some(name)
 }
 
+/// Appends `,"key":"logger"`, the record's target, unless it has none: an event received
+/// without a logger (a text line, or an agent's event that names none) gets no made-up
+/// one.
+pub(super) fn write_logger(out: &mut Vec<u8>, key: &str, record: &Record) {
+    let target = record.target();
+    if !target.is_empty() {
+        out.push(b',');
+        json::string(out, key);
+        out.push(b':');
+        json::string(out, target);
+    }
+}
+
 /// `,"<key>":"<32 hex digits>"`: the record's id, when `on` and the record has one (a
 /// record read from an old spill file has none).
 pub(super) fn write_id(out: &mut Vec<u8>, key: &str, record: &Record, on: bool) {

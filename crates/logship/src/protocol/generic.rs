@@ -24,7 +24,7 @@
 
 use std::sync::LazyLock;
 
-use super::fields::{write_id, Naming, ID_NAME};
+use super::fields::{write_id, write_logger, Naming, ID_NAME};
 use super::format::Protocol;
 use super::Limits;
 use crate::json;
@@ -75,8 +75,8 @@ pub(crate) fn write_object(out: &mut Vec<u8>, record: &Record, with_id: bool) {
     json::rfc3339_millis(out, record.timestamp_nanos());
     out.extend_from_slice(b"\",\"level\":\"");
     out.extend_from_slice(record.level().as_str().as_bytes());
-    out.extend_from_slice(b"\",\"target\":");
-    json::string(out, record.target());
+    out.push(b'"');
+    write_logger(out, "target", record);
     out.extend_from_slice(b",\"message\":");
     json::string(out, record.message_str());
     write_id(out, ID_NAME, record, with_id);

@@ -234,9 +234,16 @@ impl Encoder {
         json::unsigned(body, record.timestamp_nanos());
         body.extend_from_slice(b"\",");
         json::string(body, record.message_str());
-        body.extend_from_slice(b",{\"target\":");
-        json::string(body, record.target());
-        body.extend_from_slice(&self.common);
+        body.extend_from_slice(b",{");
+        // `common` starts with `,"hostname":...`, always there: after no target, the
+        // object starts with it, its comma left out.
+        if record.target().is_empty() {
+            body.extend_from_slice(self.common.strip_prefix(b",").unwrap_or(&self.common));
+        } else {
+            body.extend_from_slice(b"\"target\":");
+            json::string(body, record.target());
+            body.extend_from_slice(&self.common);
+        }
         write_id(body, ID_METADATA, record, self.with_id);
         write_error(body, record, &ErrorNames::LOKI);
         self.naming.each(

@@ -9,8 +9,8 @@
 //! whose compressed body is over it before sending, and split again on 413.
 
 use super::fields::{
-    id_name, millis, unique_tags, write_error, write_id, write_opt, write_pairs, ErrorNames,
-    Naming, Style, TraceIds, ENV_NAME, ID_NAME, VERSION_NAME,
+    id_name, millis, unique_tags, write_error, write_id, write_logger, write_opt, write_pairs,
+    ErrorNames, Naming, Style, TraceIds, ENV_NAME, ID_NAME, VERSION_NAME,
 };
 use super::format::Protocol;
 use super::{Context, Limits};
@@ -106,8 +106,8 @@ impl Encoder {
         json::string(body, record.message_str());
         body.extend_from_slice(b",\"attributes\":{\"level\":\"");
         body.extend_from_slice(record.level().as_str().as_bytes());
-        body.extend_from_slice(b"\",\"logger.name\":");
-        json::string(body, record.target());
+        body.push(b'"');
+        write_logger(body, "logger.name", record);
         write_id(body, ID_NAME, record, self.with_id);
         write_error(body, record, &ErrorNames::NEW_RELIC);
         TraceIds::of(record).write_hex(body, "trace.id", "span.id");

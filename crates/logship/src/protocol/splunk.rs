@@ -7,8 +7,8 @@
 //! A 400 naming an `invalid-event-number` rejects just that event: the others are resent.
 
 use super::fields::{
-    id_name, unique_tags, write_error, write_opt, write_pairs, ErrorNames, Naming, Style, ENV_NAME,
-    ID_NAME, VERSION_NAME,
+    id_name, unique_tags, write_error, write_logger, write_opt, write_pairs, ErrorNames, Naming,
+    Style, ENV_NAME, ID_NAME, VERSION_NAME,
 };
 use super::format::Protocol;
 use super::{Context, Limits};
@@ -218,8 +218,8 @@ impl Encoder {
         json::string(body, record.message_str());
         body.extend_from_slice(b",\"level\":\"");
         body.extend_from_slice(record.level().as_str().as_bytes());
-        body.extend_from_slice(b"\",\"logger\":");
-        json::string(body, record.target());
+        body.push(b'"');
+        write_logger(body, "logger", record);
         write_error(body, record, &ErrorNames::OTEL);
         self.naming.write_flat(body, record, false, json::value);
         body.push(b'}');

@@ -502,3 +502,40 @@ fn every_vendor_writes_the_event_id_under_its_name_and_none_with_event_id_off() 
         }
     }
 }
+
+#[test]
+fn an_event_without_a_logger_gets_no_made_up_one_and_every_body_stays_valid_json() {
+    for &vendor in Vendor::ALL {
+        let key = match vendor {
+            Vendor::Datadog | Vendor::Dynatrace | Vendor::NewRelic => "\"logger.name\":",
+            Vendor::Elasticsearch => "\"log.logger\":",
+            Vendor::Splunk => "\"logger\":",
+            Vendor::Otlp => "\"scope\":{\"name\":",
+            _ => "\"target\":",
+        };
+        let mut c = with_endpoint(vendor, "http://intake:9");
+        c.otlp.encoding = crate::config::OtlpEncoding::Json;
+        let codec = Codec::new(&c).unwrap();
+        for target in ["", "app.db"] {
+            let mut r = Record::new(Level::Warn, target);
+            r.message("m").field("k", "v");
+            // Twice: a body of several events keeps its commas right too.
+            let body = codec.encode(&[r.clone(), r]);
+            let text = String::from_utf8_lossy(&body).into_owned();
+            let docs: Result<Vec<serde_json::Value>, _> =
+                serde_json::Deserializer::from_slice(&body)
+                    .into_iter()
+                    .collect();
+            assert!(docs.is_ok(), "{vendor:?}, target {target:?}: {text}");
+            let named = format!("{key}\"app.db\"");
+            if target.is_empty() {
+                // OTLP's scope has a name field of its own, empty.
+                if vendor != Vendor::Otlp {
+                    assert!(!text.contains(key), "{vendor:?}: {text}");
+                }
+            } else {
+                assert!(text.contains(&named), "{vendor:?}: {text}");
+            }
+        }
+    }
+}
