@@ -78,8 +78,12 @@ fn try_post(
     let mut out = Vec::new();
     let _ = s.read_to_end(&mut out);
     let text = String::from_utf8_lossy(&out).into_owned();
-    let status = text.split(' ').nth(1).and_then(|c| c.parse().ok());
-    Ok((status, text))
+    Ok((status_of(&text), text))
+}
+
+/// The status code of an answer's status line (`HTTP/1.1 200 OK`).
+fn status_of(answer: &str) -> Option<u16> {
+    answer.split(' ').nth(1).and_then(|c| c.parse().ok())
 }
 
 fn intake() -> Intake {
@@ -667,11 +671,7 @@ fn post_expecting_continue(port: u16, body: &[u8]) -> (String, u16) {
     let mut rest = Vec::new();
     let _ = s.read_to_end(&mut rest);
     let text = String::from_utf8_lossy(&rest);
-    let status = text
-        .strip_prefix("HTTP/1.1 ")
-        .and_then(|t| t.get(..3))
-        .and_then(|c| c.parse().ok())
-        .unwrap_or_else(|| panic!("no final status in {text:?}"));
+    let status = status_of(&text).unwrap_or_else(|| panic!("no final status in {text:?}"));
     (String::from_utf8_lossy(&interim).into_owned(), status)
 }
 

@@ -477,13 +477,7 @@ pub(super) fn id_name(on: bool, name: &'static str) -> Option<&'static str> {
 /// without a logger (a text line, or an agent's event that names none) gets no made-up
 /// one.
 pub(super) fn write_logger(out: &mut Vec<u8>, key: &str, record: &Record) {
-    let target = record.target();
-    if !target.is_empty() {
-        out.push(b',');
-        json::string(out, key);
-        out.push(b':');
-        json::string(out, target);
-    }
+    write_opt(out, key, Some(record.target()).filter(|t| !t.is_empty()));
 }
 
 /// `,"<key>":"<32 hex digits>"`: the record's id, when `on` and the record has one (a

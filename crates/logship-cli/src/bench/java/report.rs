@@ -251,6 +251,13 @@ impl JavaReport {
             .first()
             .map(|r| r.iter().map(|c| c.key).collect())
             .unwrap_or_default();
+        // Configuration `k` in every round that ran it, in round order.
+        let runs_of = |k: char| -> Vec<&ConfigReport> {
+            rounds
+                .iter()
+                .filter_map(|r| r.iter().find(|c| c.key == k))
+                .collect()
+        };
         let in_round = |round: &[ConfigReport], k: char| -> Option<f64> {
             round
                 .iter()
@@ -277,10 +284,7 @@ impl JavaReport {
             }
         }
         for k in ['c', 'd'] {
-            let runs: Vec<&ConfigReport> = rounds
-                .iter()
-                .filter_map(|r| r.iter().find(|c| c.key == k))
-                .collect();
+            let runs = runs_of(k);
             if runs.is_empty() {
                 continue;
             }
@@ -312,10 +316,7 @@ impl JavaReport {
         let configurations = keys
             .iter()
             .filter_map(|&k| {
-                let runs: Vec<&ConfigReport> = rounds
-                    .iter()
-                    .filter_map(|r| r.iter().find(|c| c.key == k))
-                    .collect();
+                let runs = runs_of(k);
                 let all: Vec<f64> = runs.iter().map(|c| c.requests_per_sec).collect();
                 let mid = median(&all)?;
                 let mut chosen = (*runs.iter().find(|c| c.requests_per_sec == mid)?).clone();
