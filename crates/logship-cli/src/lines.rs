@@ -141,19 +141,30 @@ pub(crate) fn object_record(map: &Members<'_>, size: usize) -> Record {
         Some(Json::Object(t)) if log4j && t.contains_key("name") => Some(t),
         _ => None,
     };
-    let skip: &[&str] = match (log4j, thrown.is_some()) {
-        (true, true) => &["loggerFqcn", "endOfBatch", "thrown"],
-        (true, false) => &["loggerFqcn", "endOfBatch"],
-        (false, _) => &[],
+    // Log4j2's `instant`, read straight from the object when nothing else can be the
+    // time: its two leaves then need no dotted names only to be taken out again.
+    let instant = match log4j && !lift_fields && !map.iter().any(|(k, _)| TIME_KEYS.contains(&k)) {
+        true => map.get("instant").and_then(instant_nanos),
+        false => None,
     };
-    let mut leaves = flatten(map, lift_fields, skip);
+    let mut skip = ["loggerFqcn", "endOfBatch", "", ""];
+    let mut skipped = if log4j { 2 } else { 0 };
+    for (key, on) in [("thrown", thrown.is_some()), ("instant", instant.is_some())] {
+        if on {
+            skip[skipped] = key;
+            skipped += 1;
+        }
+    }
+    let own = log4j.then_some(CONTEXT_MAP);
+    let mut leaves = flatten_with(map, lift_fields, &skip[..skipped], own);
     let level = take_first(&mut leaves, LEVEL_KEYS, parse_level_value);
     let target = take_first(&mut leaves, TARGET_KEYS, |v| {
         v.as_str().filter(|s| !s.is_empty())
     });
     let message = take_first(&mut leaves, MESSAGE_KEYS, message_text);
-    let nanos =
-        take_first(&mut leaves, TIME_KEYS, parse_time).or_else(|| log4j_instant(&mut leaves));
+    let nanos = instant.or_else(|| {
+        take_first(&mut leaves, TIME_KEYS, parse_time).or_else(|| log4j_instant(&mut leaves))
+    });
     let mut record = Record::with_capacity(
         level.unwrap_or(Level::Info),
         target.unwrap_or(TARGET),
@@ -175,15 +186,15 @@ pub(crate) fn object_record(map: &Members<'_>, size: usize) -> Record {
             record.field("thrown.extendedStackTrace", trace.as_str());
         }
     }
-    for (key, value) in &leaves {
-        let key = match key.strip_prefix("contextMap.") {
-            Some(own) if log4j && !own.is_empty() => own,
-            _ => key.as_ref(),
-        };
-        add_field(&mut record, key, value);
+    for leaf in &leaves {
+        add_field(&mut record, &leaf.name, leaf.value);
     }
     record
 }
+
+/// Log4j2's context map (MDC, `JsonLayout`'s `properties`): its entries are the event's
+/// own fields, named by their own keys.
+const CONTEXT_MAP: &str = "contextMap";
 
 /// A message value as text: a string as it is, anything else as its JSON.
 pub(crate) fn message_text<'a>(v: &'a Json<'_>) -> Option<Cow<'a, str>> {
@@ -309,8 +320,17 @@ fn stack_text(thrown: &Members<'_>) -> Option<String> {
     (!out.is_empty()).then_some(out)
 }
 
-/// One leaf of a flattened object: its dotted name (borrowed at the root) and its value.
-pub(crate) type Leaf<'a, 'b> = (Cow<'a, str>, &'a Json<'b>);
+/// One leaf of a flattened object.
+#[derive(Debug)]
+pub(crate) struct Leaf<'a, 'b> {
+    /// Its dotted name (borrowed where it is a member's own name).
+    pub(crate) name: Cow<'a, str>,
+    /// Its value.
+    pub(crate) value: &'a Json<'b>,
+    /// Lifted out of an object whose members are plain fields (Log4j2's `contextMap`):
+    /// never read as the event's level, logger, message or time.
+    pub(crate) own: bool,
+}
 
 /// The leaves of `map` in order, nested objects' under dotted names; iterative (no
 /// recursion on input). An empty object is a leaf (its text, `{}`).
@@ -319,20 +339,55 @@ pub(crate) fn flatten<'a, 'b>(
     lift_fields: bool,
     skip: &[&str],
 ) -> Vec<Leaf<'a, 'b>> {
+    flatten_with(map, lift_fields, skip, None)
+}
+
+/// [`flatten`], with the members of the root object `own` (if it is one) named by their
+/// own keys and marked [`Leaf::own`] (an empty key keeps the name `own.`). `skip` names
+/// root members left out; `lift_fields` lifts tracing-subscriber's `fields` to the root.
+fn flatten_with<'a, 'b>(
+    map: &'a Members<'b>,
+    lift_fields: bool,
+    skip: &[&str],
+    own: Option<&'a str>,
+) -> Vec<Leaf<'a, 'b>> {
+    /// One object being walked: the prefix of its names, whether its members are lifted
+    /// `own` fields (and whether it is the `own` object itself), and its other members.
+    struct Frame<'a, 'b> {
+        prefix: Cow<'a, str>,
+        own: bool,
+        own_root: bool,
+        members: std::slice::Iter<'a, (Cow<'b, str>, Json<'b>)>,
+    }
     let mut out = Vec::with_capacity(map.len() + 4);
-    // Each frame: the prefix of its names, and the rest of its object's members.
-    let mut stack: Vec<(Cow<'a, str>, _)> = vec![(Cow::Borrowed(""), map.as_slice().iter())];
-    while let Some((prefix, members)) = stack.last_mut() {
-        let Some((key, value)) = members.next() else {
+    // Room for three levels below the root before it grows (Log4j2's events have one).
+    let mut stack = Vec::with_capacity(4);
+    stack.push(Frame {
+        prefix: Cow::Borrowed(""),
+        own: false,
+        own_root: false,
+        members: map.as_slice().iter(),
+    });
+    loop {
+        let depth = stack.len();
+        let Some(frame) = stack.last_mut() else {
+            break;
+        };
+        let Some((key, value)) = frame.members.next() else {
             stack.pop();
             continue;
         };
-        if prefix.is_empty() && skip.contains(&key.as_ref()) {
+        let at_root = depth == 1;
+        if at_root && skip.contains(&key.as_ref()) {
             continue;
         }
-        let name: Cow<'a, str> = if prefix.is_empty() {
+        let in_own = frame.own;
+        let name: Cow<'a, str> = if frame.own_root && key.is_empty() {
+            Cow::Owned(format!("{}.", own.unwrap_or_default()))
+        } else if frame.prefix.is_empty() {
             Cow::Borrowed(key.as_ref())
         } else {
+            let prefix = &frame.prefix;
             let mut name = String::with_capacity(prefix.len() + 1 + key.len());
             name.push_str(prefix);
             name.push('.');
@@ -341,14 +396,24 @@ pub(crate) fn flatten<'a, 'b>(
         };
         match value {
             Json::Object(inner) if !inner.is_empty() => {
-                let name = if lift_fields && stack.len() == 1 && key == "fields" {
+                let lifts_own = at_root && own == Some(key.as_ref());
+                let name = if (lift_fields && at_root && key == "fields") || lifts_own {
                     Cow::Borrowed("")
                 } else {
                     name
                 };
-                stack.push((name, inner.as_slice().iter()));
+                stack.push(Frame {
+                    prefix: name,
+                    own: in_own || lifts_own,
+                    own_root: lifts_own,
+                    members: inner.as_slice().iter(),
+                });
             }
-            leaf => out.push((name, leaf)),
+            leaf => out.push(Leaf {
+                name,
+                value: leaf,
+                own: in_own,
+            }),
         }
     }
     out
@@ -364,8 +429,8 @@ pub(crate) fn take_first<'a, 'b, T>(
     for key in keys {
         let found = leaves
             .iter()
-            .position(|(k, _)| k == key)
-            .and_then(|i| Some((i, read(leaves[i].1)?)));
+            .position(|leaf| !leaf.own && leaf.name == *key)
+            .and_then(|i| Some((i, read(leaves[i].value)?)));
         if let Some((i, value)) = found {
             leaves.remove(i);
             return Some(value);
@@ -392,16 +457,32 @@ pub(crate) fn add_field(record: &mut Record, key: &str, value: &Json<'_>) {
     };
 }
 
-/// A level name as commonly written in JSON logs, case-insensitive.
+/// Level names as commonly written in JSON logs.
+const LEVEL_NAMES: &[(&str, Level)] = &[
+    ("info", Level::Info),
+    ("warn", Level::Warn),
+    ("error", Level::Error),
+    ("debug", Level::Debug),
+    ("trace", Level::Trace),
+    ("warning", Level::Warn),
+    ("information", Level::Info),
+    ("err", Level::Error),
+    ("fatal", Level::Error),
+    ("critical", Level::Error),
+    ("severe", Level::Error),
+    ("fine", Level::Debug),
+    ("finer", Level::Trace),
+    ("finest", Level::Trace),
+];
+
+/// A level name as commonly written in JSON logs, case-insensitive (compared in place:
+/// no lowercased copy per event).
 pub(crate) fn parse_level(s: &str) -> Option<Level> {
-    Some(match s.trim().to_ascii_lowercase().as_str() {
-        "trace" | "finest" | "finer" => Level::Trace,
-        "debug" | "fine" => Level::Debug,
-        "info" | "information" => Level::Info,
-        "warn" | "warning" => Level::Warn,
-        "error" | "err" | "fatal" | "critical" | "severe" => Level::Error,
-        _ => return None,
-    })
+    let s = s.trim();
+    LEVEL_NAMES
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(s))
+        .map(|&(_, level)| level)
 }
 
 /// A level name, or a bunyan/pino level number (10 trace, 20 debug, 30 info, 40 warn, 50
@@ -458,15 +539,34 @@ pub(crate) fn parse_time(v: &Json<'_>) -> Option<u64> {
     }
 }
 
-/// Log4j2 `JsonLayout`'s `instant`: `{"epochSecond": s, "nanoOfSecond": ns}`.
+/// Log4j2 `JsonLayout`'s `instant` object, `{"epochSecond": s, "nanoOfSecond": ns}` and
+/// nothing else, as Unix nanoseconds.
+fn instant_nanos(instant: &Json<'_>) -> Option<u64> {
+    let Json::Object(m) = instant else {
+        return None;
+    };
+    let secs = m.get("epochSecond")?.as_u64()?;
+    let frac = match (m.len(), m.get("nanoOfSecond")) {
+        (1, None) => 0,
+        (2, Some(n)) => n.as_u64()?,
+        _ => return None,
+    };
+    secs.checked_mul(1_000_000_000)?
+        .checked_add(frac.min(999_999_999))
+}
+
+/// Log4j2 `JsonLayout`'s `instant` among flattened leaves (`instant.epochSecond`,
+/// `instant.nanoOfSecond`), taken out: where [`instant_nanos`] could not read it whole.
 fn log4j_instant(leaves: &mut Vec<Leaf<'_, '_>>) -> Option<u64> {
     let at = |leaves: &Vec<Leaf<'_, '_>>, key: &str| {
-        leaves.iter().position(|(k, v)| k == key && v.is_u64())
+        leaves
+            .iter()
+            .position(|l| !l.own && l.name == key && l.value.is_u64())
     };
     let s = at(leaves, "instant.epochSecond")?;
-    let secs = leaves[s].1.as_u64()?;
+    let secs = leaves[s].value.as_u64()?;
     let n = at(leaves, "instant.nanoOfSecond");
-    let frac = n.and_then(|n| leaves[n].1.as_u64()).unwrap_or(0);
+    let frac = n.and_then(|n| leaves[n].value.as_u64()).unwrap_or(0);
     let nanos = secs
         .checked_mul(1_000_000_000)?
         .checked_add(frac.min(999_999_999))?;
@@ -626,6 +726,67 @@ mod tests {
         let r = json_record(r#"{"fields":{"message":"x"}}"#).expect("object");
         assert_eq!(r.message_str(), "");
         assert_eq!(fields(&r)[0].0, "fields.message");
+    }
+
+    #[test]
+    fn log4j_context_map_entries_are_own_fields_in_place_and_never_the_events_own() {
+        let r = json_record(
+            r#"{"instant":{"epochSecond":1796133600,"nanoOfSecond":7},"thread":"main","level":"WARN","loggerName":"com.x.A","message":"m","endOfBatch":false,"loggerFqcn":"f","contextMap":{"requestId":"r1","level":"ERROR","message":"not it","":"e","nested":{"a":1}},"threadId":1}"#,
+        )
+        .expect("object");
+        assert_eq!(r.timestamp_nanos(), 1_796_133_600_000_000_007);
+        assert_eq!(r.level(), Level::Warn, "the root level, not the MDC's");
+        assert_eq!(r.message_str(), "m");
+        assert_eq!(r.target(), "com.x.A");
+        let names: Vec<String> = fields(&r).into_iter().map(|(k, _)| k).collect();
+        // In the line's order, the MDC's entries where the context map was; an empty key
+        // keeps its prefix; Log4j2's internals and the instant are left out.
+        let want = [
+            "thread",
+            "requestId",
+            "level",
+            "message",
+            "contextMap.",
+            "nested.a",
+            "threadId",
+        ];
+        assert_eq!(names, want);
+
+        // An `instant` with more than its two members, or beside another time key, is
+        // read the long way: its leaves stay fields unless they are the time.
+        let odd = r#"{"instant":{"epochSecond":10,"nanoOfSecond":5,"x":1},"thread":"t","loggerName":"L","message":"m"}"#;
+        let r = json_record(odd).expect("object");
+        assert_eq!(r.timestamp_nanos(), 10_000_000_005);
+        let names: Vec<String> = fields(&r).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(names, ["instant.x", "thread"]);
+        let both = r#"{"timeMillis":1796133600123,"instant":{"epochSecond":10},"thread":"t","loggerName":"L"}"#;
+        let r = json_record(both).expect("object");
+        assert_eq!(
+            r.timestamp_nanos(),
+            1_796_133_600_123_000_000,
+            "timeMillis wins"
+        );
+        let names: Vec<String> = fields(&r).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(names, ["instant.epochSecond", "thread"]);
+        // Not a Log4j2 event: a context map is an ordinary nested object.
+        let r = json_record(r#"{"contextMap":{"a":"b"},"message":"m"}"#).expect("object");
+        assert_eq!(fields(&r)[0].0, "contextMap.a");
+    }
+
+    #[test]
+    fn level_names_are_matched_whatever_their_case_and_padding() {
+        for (text, want) in [
+            ("INFO", Some(Level::Info)),
+            (" Warning ", Some(Level::Warn)),
+            ("eRr", Some(Level::Error)),
+            ("FINEST", Some(Level::Trace)),
+            ("fine", Some(Level::Debug)),
+            ("notice", None),
+            ("", None),
+            ("infoo", None),
+        ] {
+            assert_eq!(parse_level(text), want, "{text:?}");
+        }
     }
 
     #[test]

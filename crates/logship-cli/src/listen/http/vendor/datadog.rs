@@ -238,8 +238,8 @@ fn entry_record(map: &Members<'_>, defaults: &Defaults) -> Record {
     if let Some(tags) = &tags {
         add_tags(&mut record, tags);
     }
-    for (key, value) in &leaves {
-        lines::add_field(&mut record, key, value);
+    for leaf in &leaves {
+        lines::add_field(&mut record, &leaf.name, leaf.value);
     }
     add_defaults(&mut record, defaults, &present);
     record
