@@ -17,46 +17,59 @@ pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
 /// Appends the escaped body of a JSON string (no quotes).
 ///
 /// Most log text needs no escaping: runs of clean bytes are found eight at a time
-/// ([`needs_escape`]) and copied whole; only a word holding a byte to escape is looked
-/// at byte by byte.
+/// ([`needs_escape`]) and copied whole; only a word holding a byte to escape, and a
+/// string's last few bytes, are looked at byte by byte, each with one table lookup
+/// ([`ESCAPES`]).
 fn escape(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
+    out.reserve(bytes.len());
     let mut start = 0;
     let mut i = 0;
     while i < bytes.len() {
-        if let Some(word) = bytes.get(i..i + 8) {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(word);
-            if !needs_escape(u64::from_le_bytes(w)) {
-                i += 8;
-                continue;
+        while let Some(word) = bytes[i..].first_chunk::<8>() {
+            if needs_escape(u64::from_le_bytes(*word)) {
+                break;
             }
+            i += 8;
         }
         let end = (i + 8).min(bytes.len());
-        for (j, &b) in bytes.iter().enumerate().take(end).skip(i) {
-            let escape: &[u8] = match b {
-                b'"' => b"\\\"",
-                b'\\' => b"\\\\",
-                b'\n' => b"\\n",
-                b'\r' => b"\\r",
-                b'\t' => b"\\t",
-                0x00..=0x1f | 0x7f => {
-                    out.extend_from_slice(&bytes[start..j]);
-                    out.extend_from_slice(b"\\u00");
-                    out.extend_from_slice(&crate::hex::pair(b));
-                    start = j + 1;
-                    continue;
-                }
-                _ => continue,
-            };
-            out.extend_from_slice(&bytes[start..j]);
-            out.extend_from_slice(escape);
-            start = j + 1;
+        for (j, &b) in bytes[i..end].iter().enumerate() {
+            let class = ESCAPES[usize::from(b)];
+            if class == 0 {
+                continue;
+            }
+            let at = i + j;
+            out.extend_from_slice(&bytes[start..at]);
+            if class == b'u' {
+                out.extend_from_slice(b"\\u00");
+                out.extend_from_slice(&crate::hex::pair(b));
+            } else {
+                out.extend_from_slice(&[b'\\', class]);
+            }
+            start = at + 1;
         }
         i = end;
     }
     out.extend_from_slice(&bytes[start..]);
 }
+
+/// How each byte is escaped in a JSON string: 0 not at all, `u` as `\u00XX`, any other
+/// as a backslash and that character (`\"`, `\\`, `\n`, `\r`, `\t`).
+const ESCAPES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = b'u';
+        b += 1;
+    }
+    t[0x7f] = b'u';
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t[b'\n' as usize] = b'n';
+    t[b'\r' as usize] = b'r';
+    t[b'\t' as usize] = b't';
+    t
+};
 
 /// Whether any of the eight bytes in `w` must be escaped: a control character (below
 /// 0x20, or 0x7f), a quote or a backslash. Exact, branch-free bit tricks: a byte is
@@ -259,7 +272,14 @@ mod tests {
             }
         }
         // Multi-byte characters (bytes >= 0x80) around escapes, across word boundaries.
-        for text in ["ééééé\"ü\n", "中文中文中\u{1}文", "🚀🚀\\🚀🚀\u{7f}"] {
+        // Several escapes in one word, and words that are nothing but escapes.
+        for text in [
+            "ééééé\"ü\n",
+            "中文中文中\u{1}文",
+            "🚀🚀\\🚀🚀\u{7f}",
+            "a\"b\\c\nd\re\tf\u{0}g\u{7f}h",
+            "\"\"\"\"\"\"\"\"\"\n\n",
+        ] {
             assert_eq!(s(text), reference(text));
         }
     }

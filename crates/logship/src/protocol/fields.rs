@@ -306,6 +306,9 @@ fn resolve(names: &str, candidates: &mut [Candidate]) {
     }
     let name = |c: &Candidate| &names[c.start..c.end];
     if n <= PAIRWISE_MAX {
+        // Bytes, lengths first: most pairs differ in length, and a byte slice needs no
+        // char-boundary checks.
+        let bytes = |c: &Candidate| names.as_bytes().get(c.start..c.end);
         for i in 0..n {
             if !candidates[i].keep {
                 continue;
@@ -315,7 +318,8 @@ fn resolve(names: &str, candidates: &mut [Candidate]) {
                 j != i
                     && other.keep
                     && other.group == me.group
-                    && name(other) == name(&me)
+                    && other.end.wrapping_sub(other.start) == me.end.wrapping_sub(me.start)
+                    && bytes(other) == bytes(&me)
                     && (other.rank, j) > (me.rank, i)
             });
             if beaten {
