@@ -103,7 +103,18 @@ impl Follower {
 
     /// Like `start`, matching the patterns every `poll_ms`.
     fn start_polling(intake: &Intake, poll_ms: u64, args: &[&str]) -> Follower {
+        Follower::start_with_env(intake, poll_ms, &[], args)
+    }
+
+    /// Like `start_polling`, with the variables `env` set.
+    fn start_with_env(
+        intake: &Intake,
+        poll_ms: u64,
+        env: &[(&str, &str)],
+        args: &[&str],
+    ) -> Follower {
         let mut child = logship()
+            .envs(env.iter().copied())
             .arg("ship")
             .args(["--endpoint", &intake.url("/logs"), "--max-in-flight", "1"])
             .args(["--poll-interval-ms", &poll_ms.to_string()])
@@ -1247,4 +1258,60 @@ fn sigterm_while_the_follower_waits_for_room_is_not_held_by_the_pipelines_60_s_w
         "{stderr:?}"
     );
     intake.resume();
+}
+
+#[test]
+fn the_service_ships_1000_event_batches_at_gzip_level_2_unless_the_config_says_otherwise() {
+    // Lines that carry their own time, and no event id: the bodies are the same bytes
+    // in every run, so the compressed sizes tell the gzip levels apart.
+    let dir = fresh_dir("service-gzip-level");
+    let log = dir.join("app.log");
+    let text: String = (0..3000)
+        .map(|i| {
+            format!(
+                "{{\"timestamp\":\"2026-12-02T10:00:{:02}.{:06}Z\",\"level\":\"INFO\",\"message\":\"order {i} shipped to customer {} in region eu-{}\",\"n\":{}}}\n",
+                i % 60,
+                i * 7,
+                i * 31 % 977,
+                i % 3,
+                i * i % 10_007
+            )
+        })
+        .collect();
+    std::fs::write(&log, text).expect("write the log");
+    let run = |env: &[(&str, &str)]| {
+        let intake = intake();
+        let args = [
+            "--follow",
+            s(&log),
+            "--format",
+            "json",
+            "--no-checkpoint",
+            "--no-spill",
+            "--no-event-id",
+        ];
+        let follower = Follower::start_with_env(&intake, 20, env, &args);
+        wait_events(&intake, 3000);
+        let (code, stderr) = follower.stop();
+        assert_eq!(code, Some(0), "{stderr:?}");
+        intake.stats()
+    };
+    let default = run(&[]);
+    let level2 = run(&[("LOGSHIP_GZIP_LEVEL", "2")]);
+    let level3 = run(&[("LOGSHIP_GZIP_LEVEL", "3")]);
+    for (name, stats) in [("default", &default), ("2", &level2), ("3", &level3)] {
+        assert_eq!(stats.events, 3000, "level {name}");
+        assert_eq!(stats.requests, 3, "level {name}: 1,000 events per batch");
+        assert_eq!(stats.bytes_decoded, default.bytes_decoded, "level {name}");
+    }
+    assert_eq!(
+        default.bytes_wire, level2.bytes_wire,
+        "the default is level 2"
+    );
+    assert!(
+        level3.bytes_wire < level2.bytes_wire,
+        "the variable replaces the default: level 3 {} B, level 2 {} B",
+        level3.bytes_wire,
+        level2.bytes_wire
+    );
 }

@@ -44,6 +44,14 @@ const READ_BUDGET: usize = 256 * 1024;
 /// of followed 100-byte lines ship about 15 % faster than at 200. The vendor's own limit
 /// still caps it, and `max_batch_records` (flag, variable or file) replaces it.
 const SERVICE_BATCH_RECORDS: usize = 1_000;
+/// gzip level by default for the service (the library's default is 3). A sidecar shares
+/// the host's cores with the service it ships for, and its 1,000-event batches compress
+/// better than the library's 200: at level 2 they ship as many bytes as 200-event
+/// batches at level 3, for 10 % fewer instructions per event (callgrind over 20,000
+/// Log4j2 `JsonLayout` lines: 678 M at level 3, 613 M at level 2; 379 KiB and 418 KiB of
+/// gzip, against 415 KiB for 200-event batches at level 3). `gzip_level` (variable or
+/// file) replaces it.
+const SERVICE_GZIP_LEVEL: u32 = 2;
 
 /// Runs the service with `f` (followed files; none when its patterns are empty) and `l`
 /// (listeners; none when its specs are empty), resolved from the flags and the config
@@ -55,7 +63,8 @@ pub fn run(args: ShipArgs, f: Follow, l: Listen) -> Result<ExitCode, Failure> {
     let builder = args.pipeline.apply(
         Logship::builder()
             .overflow(Overflow::Block(BLOCK_FOR))
-            .max_batch_records(SERVICE_BATCH_RECORDS),
+            .max_batch_records(SERVICE_BATCH_RECORDS)
+            .gzip_level(SERVICE_GZIP_LEVEL),
     )?;
     let config = builder.config().clone();
     let following = !f.patterns.is_empty();

@@ -241,6 +241,12 @@ impl Builder {
         self
     }
 
+    /// gzip level, 0 (stored) to 9 (smallest, slowest); default 3. Checked by `build`.
+    pub fn gzip_level(mut self, level: u32) -> Self {
+        self.config.gzip_level = level;
+        self
+    }
+
     /// Retries per request (default 3).
     pub fn max_retries(mut self, n: u32) -> Self {
         self.config.max_retries = n;
