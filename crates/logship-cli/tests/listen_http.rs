@@ -729,3 +729,73 @@ fn deflate_bodies_and_expect_100_continue_are_read_and_bad_encodings_refused() {
     let s = summary(&stderr);
     assert!(s.contains("shipped 3 of 3 events"), "{s}");
 }
+
+#[test]
+fn events_received_without_a_logger_reach_the_vendor_without_a_made_up_one() {
+    // The strict Datadog emulation behind the listener: what it decodes is what Datadog
+    // would index. Each input names a logger for one event and none for the other.
+    let key = "no-logger-key-0123";
+    let intake = Intake::start(IntakeConfig {
+        api_key: Some(key.into()),
+        ..IntakeConfig::default()
+    })
+    .expect("intake");
+    let mut ship = ShipProcess::start(
+        &intake.url(""),
+        &[
+            "--listen",
+            "http://127.0.0.1:0",
+            "--vendor",
+            "datadog",
+            "--api-key",
+            key,
+            "--no-spill",
+        ],
+        Duration::from_secs(120),
+    );
+    let port = ship.port("http");
+    let json = [("Content-Type", "application/json")];
+    let dd = br#"[{"message":"dd-none","service":"svc"},{"message":"dd-named","logger.name":"com.x.Dd"}]"#;
+    assert_eq!(post(port, "/api/v2/logs", &json, dd).0, 202);
+    let otlp = br#"{"resourceLogs":[{"resource":{},"scopeLogs":[{"logRecords":[{"body":{"stringValue":"otlp-none"}}]},{"scope":{"name":"com.x.Otlp"},"logRecords":[{"body":{"stringValue":"otlp-named"}}]}]}]}"#;
+    assert_eq!(post(port, "/v1/logs", &json, otlp).0, 200);
+    // Datadog refuses events more than 18 h old: a Loki entry of now.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_nanos();
+    let loki =
+        format!(r#"{{"streams":[{{"stream":{{"app":"a"}},"values":[["{now}","loki-none"]]}}]}}"#);
+    assert_eq!(
+        post(port, "/loki/api/v1/push", &json, loki.as_bytes()).0,
+        204
+    );
+    let text = [("Content-Type", "text/plain")];
+    assert_eq!(post(port, "/", &text, b"text-none\n").0, 200);
+    let nd = b"{\"message\":\"nd-named\",\"logger\":\"com.x.Nd\"}\n{\"message\":\"nd-none\"}\n";
+    assert_eq!(post(port, "/", &[], nd).0, 200);
+    let arrived = intake.wait_for_events(8, WAIT);
+    let (code, stderr) = ship.stop();
+    assert!(arrived, "{} events: {stderr:?}", intake.stats().events);
+    assert_eq!(code, Some(0), "{stderr:?}");
+    assert!(intake.violations().is_empty(), "{:?}", intake.violations());
+    assert!(intake.requests().iter().all(|r| r.vendor == "datadog"));
+
+    for m in ["dd-none", "otlp-none", "loki-none", "text-none", "nd-none"] {
+        let j = event(&intake, m);
+        assert!(j.get("logger.name").is_none(), "{m}: {j}");
+        assert!(!j.to_string().contains("logship::"), "{m}: {j}");
+    }
+    for (m, logger) in [
+        ("dd-named", "com.x.Dd"),
+        ("otlp-named", "com.x.Otlp"),
+        ("nd-named", "com.x.Nd"),
+    ] {
+        let j = event(&intake, m);
+        assert_eq!(j["logger.name"], logger, "{m}: {j}");
+    }
+    assert!(
+        summary(&stderr).contains("shipped 8 of 8 events"),
+        "{stderr:?}"
+    );
+}

@@ -15,10 +15,12 @@ use std::borrow::Cow;
 
 use logship::{Level, Record};
 
-use crate::lines::utf8_lossy;
+use crate::lines::{utf8_lossy, TARGET};
 
-/// Target of a message without an APP-NAME/TAG.
-pub(crate) const TARGET: &str = "syslog";
+/// Longest APP-NAME (or RFC 3164 TAG) read as the event's logger: RFC 5424's 48
+/// printable US-ASCII characters. A longer or stranger one (a sender's garbage) is kept
+/// in `syslog.appname` only, so that it never becomes the logger a vendor indexes.
+const MAX_APP_NAME: usize = 48;
 
 /// Facility names by code (RFC 5424 table 1, with the names `logger` and rsyslog use).
 const FACILITIES: [&str; 24] = [
@@ -111,7 +113,8 @@ impl Message<'_> {
             5 | 6 => Level::Info,
             _ => Level::Debug,
         };
-        let target = app.as_deref().unwrap_or(TARGET);
+        // No APP-NAME, or one that is no name: no logger (none is made up).
+        let target = self.app.and_then(logger_name).unwrap_or(TARGET);
         let mut record = Record::with_capacity(level, target, msg.len() + 160);
         if let Some(nanos) = self.time {
             record.set_timestamp_nanos(nanos);
@@ -149,6 +152,15 @@ impl Message<'_> {
         }
         record
     }
+}
+
+/// An APP-NAME as the event's logger: 1 to [`MAX_APP_NAME`] printable US-ASCII bytes.
+fn logger_name(app: &[u8]) -> Option<&str> {
+    let printable = app.iter().all(|c| (33..=126).contains(c));
+    if app.is_empty() || app.len() > MAX_APP_NAME || !printable {
+        return None;
+    }
+    std::str::from_utf8(app).ok()
 }
 
 /// `<PRI>` at the start of `b`: PRIVAL (0..=191, 1 to 3 digits, no leading zero but `0`
@@ -252,7 +264,37 @@ mod tests {
         assert!(ok);
         assert_eq!(text(&r, "syslog.facility").as_deref(), Some("local0"));
         assert_eq!(text(&r, "syslog.severity").as_deref(), Some("info"));
-        assert_eq!(r.target(), TARGET, "no APP-NAME");
+        assert_eq!(r.target(), "", "no APP-NAME: no made-up logger");
+    }
+
+    #[test]
+    fn only_an_app_name_the_rfc_allows_becomes_the_logger_and_every_one_is_kept() {
+        let long = "a".repeat(49);
+        let max = "b".repeat(48);
+        for (app, logger) in [
+            (max.as_str(), max.as_str()),
+            ("postfix/smtpd", "postfix/smtpd"),
+            (long.as_str(), ""),
+            ("caf\u{e9}", ""),
+        ] {
+            let (r, ok) = record(format!("<14>1 - host {app} - - - hi").as_bytes(), 0);
+            assert!(ok, "{app}");
+            assert_eq!(r.target(), logger, "{app}");
+            assert_eq!(text(&r, "syslog.appname").as_deref(), Some(app), "kept");
+            let now = 1_796_133_600_000_000_000; // 2026-12-01: places `Dec  1` in a year
+            let (r, ok) = record(format!("<14>Dec  1 09:05:07 vm {app}: hi").as_bytes(), now);
+            assert!(ok, "{app}");
+            assert_eq!(r.target(), logger, "3164 {app}");
+        }
+        // Invalid UTF-8 in the APP-NAME: not the logger, kept with U+FFFD, marked.
+        let (r, ok) = record(b"<14>1 - host \xff\xfeapp - - - hi", 0);
+        assert!(ok);
+        assert_eq!(r.target(), "");
+        assert_eq!(
+            text(&r, "syslog.appname").as_deref(),
+            Some("\u{fffd}\u{fffd}app")
+        );
+        assert!(r.had_invalid_utf8());
     }
 
     #[test]
@@ -262,6 +304,7 @@ mod tests {
             assert!(!ok);
             assert_eq!(r.message_str(), utf8_lossy(odd));
             assert!(fields(&r).iter().any(|(k, _)| k == "syslog.parse_error"));
+            assert_eq!(r.target(), "", "no made-up logger");
         }
     }
 }
