@@ -272,7 +272,7 @@ fn malformed_oversized_and_unauthorized_bodies_are_refused_and_nothing_is_lost()
     assert!(s.contains("shipped 1 of 1 events"), "{s}");
     assert!(
         s.contains("1 requests malformed (400)")
-            && s.contains("2 requests over the body limit (413)"),
+            && s.contains("2 requests too large: over the body limit, or of more events than the queue holds (413)"),
         "{s}"
     );
 }
@@ -798,4 +798,147 @@ fn events_received_without_a_logger_reach_the_vendor_without_a_made_up_one() {
         summary(&stderr).contains("shipped 8 of 8 events"),
         "{stderr:?}"
     );
+}
+
+/// Peak resident memory of process `pid`, KiB (`VmHWM`).
+fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM")
+}
+
+#[test]
+fn a_request_of_more_events_than_the_queue_holds_is_answered_413_on_every_route_and_nothing_of_it_is_queued(
+) {
+    use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
+    use opentelemetry_proto::tonic::logs::v1::{LogRecord, ResourceLogs, ScopeLogs};
+    use prost::Message;
+
+    let intake = intake();
+    let mut l = Listener::start(&intake, &["--no-spill", "--queue-capacity", "100"]);
+    let json = [("Content-Type", "application/json")];
+    let nd = |n: usize, tag: &str| -> Vec<u8> {
+        (0..n)
+            .map(|i| format!("{{\"message\":\"{tag}-{i}\"}}\n"))
+            .collect::<String>()
+            .into_bytes()
+    };
+    let array = |n: usize| format!("[{}]", vec!["{\"message\":\"dd\"}"; n].join(","));
+    let otlp = |n: usize| {
+        ExportLogsServiceRequest {
+            resource_logs: vec![ResourceLogs {
+                scope_logs: vec![ScopeLogs {
+                    log_records: vec![LogRecord::default(); n],
+                    ..ScopeLogs::default()
+                }],
+                ..ResourceLogs::default()
+            }],
+        }
+        .encode_to_vec()
+    };
+    let proto = [("Content-Type", "application/x-protobuf")];
+    let text = [("Content-Type", "text/plain")];
+
+    // One over the queue: 413, the fix named, in each route's own shape.
+    let (status, answer) = post(l.port, "/", &[], &nd(101, "over"));
+    assert_eq!(status, 413, "{answer}");
+    assert!(answer.contains("more than 100 events") && answer.contains("queue_capacity"));
+    let (status, answer) = post(l.port, "/api/v2/logs", &json, array(101).as_bytes());
+    assert_eq!(status, 413, "{answer}");
+    assert!(
+        answer.contains("\"errors\""),
+        "Datadog's error shape: {answer}"
+    );
+    let (status, answer) = post(l.port, "/v1/logs", &proto, &otlp(101));
+    assert_eq!(status, 413, "{answer}");
+    let raw = "x\n".repeat(101);
+    let (status, answer) = post(l.port, "/services/collector/raw", &text, raw.as_bytes());
+    assert_eq!(status, 413, "{answer}");
+    assert!(
+        answer.contains("\"code\":413"),
+        "HEC's error shape: {answer}"
+    );
+    // A snappy block that says it holds 4 GiB: refused before anything is allocated.
+    let claim = [0xff, 0xff, 0xff, 0xff, 0x0f, 0x00, b'a'];
+    let (status, answer) = post(l.port, "/loki/api/v1/push", &proto, &claim);
+    assert_eq!(status, 413, "{answer}");
+
+    // At the limit: accepted.
+    assert_eq!(post(l.port, "/", &[], &nd(100, "fits")).0, 200);
+    assert!(
+        intake.wait_for_events(100, WAIT),
+        "{}",
+        intake.stats().events
+    );
+    let (code, stderr) = l.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    assert_eq!(
+        intake.stats().events,
+        100,
+        "nothing of a refused request queued"
+    );
+    assert!(intake.events().iter().all(|e| e.value["message"]
+        .as_str()
+        .is_some_and(|m| m.starts_with("fits-"))));
+    let s = summary(&stderr);
+    assert!(
+        s.contains("shipped 100 of 100 events") && s.contains("5 requests too large"),
+        "{s}"
+    );
+}
+
+#[test]
+fn ten_mib_of_the_smallest_events_is_refused_without_taking_the_hosts_memory() {
+    // 10 MiB of one-character lines is 5 million events: decoded whole, they took 838 MiB
+    // (735 MiB for a JSON array of tiny objects, 2.6 GiB for empty OTLP records, 478 MiB
+    // for a Loki push of tiny entries). Refused, they take under 100 MiB.
+    let intake = intake();
+    let mut l = Listener::start(&intake, &["--no-spill"]);
+    let text = [("Content-Type", "text/plain")];
+    // Each body just under the 10 MiB limit, so it is decoded, not refused for its size.
+    let lines = "a\n".repeat((5 << 20) - 1024);
+    assert_eq!(post(l.port, "/", &text, lines.as_bytes()).0, 413);
+    let tiny = format!("[{}]", vec!["{\"a\":1}"; 1_300_000].join(","));
+    assert_eq!(post(l.port, "/", &[], tiny.as_bytes()).0, 413);
+    let empty_records: Vec<u8> = {
+        let scope: Vec<u8> = [0x12, 0x00].repeat((5 << 20) - 1024);
+        let mut scope_logs = vec![0x12];
+        scope_logs.extend(varint(scope.len()));
+        scope_logs.extend(scope);
+        let mut body = vec![0x0a];
+        body.extend(varint(scope_logs.len()));
+        body.extend(scope_logs);
+        body
+    };
+    let proto = [("Content-Type", "application/x-protobuf")];
+    assert_eq!(post(l.port, "/v1/logs", &proto, &empty_records).0, 413);
+    let entries = vec!["[\"1\",\"x\"]"; 1_000_000].join(",");
+    let loki = format!(r#"{{"streams":[{{"stream":{{"a":"b"}},"values":[{entries}]}}]}}"#);
+    let json = [("Content-Type", "application/json")];
+    assert_eq!(post(l.port, "/loki/api/v1/push", &json, loki.as_bytes()).0, 413);
+    let peak = peak_rss_kib(l.ship.child.id());
+    let (code, stderr) = l.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    assert!(
+        peak < 200 * 1024,
+        "peak RSS {} MiB while refusing four 10 MiB bodies",
+        peak / 1024
+    );
+}
+
+/// A protobuf base-128 varint.
+fn varint(mut n: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let byte = (n & 0x7f) as u8;
+        n >>= 7;
+        if n == 0 {
+            out.push(byte);
+            return out;
+        }
+        out.push(byte | 0x80);
+    }
 }

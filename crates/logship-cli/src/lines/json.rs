@@ -44,6 +44,63 @@ pub(crate) struct Members<'a>(Vec<(Cow<'a, str>, Json<'a>)>);
 /// by sorting (a hostile object of 100,000 members must not cost 10^10 comparisons).
 const PAIRWISE_UP_TO: usize = 16;
 
+thread_local! {
+    /// Array elements and object members this thread's parse may still build
+    /// ([`with_value_budget`]); unbounded outside one.
+    static BUDGET: std::cell::Cell<usize> = const { std::cell::Cell::new(usize::MAX) };
+    /// Whether the budget ran out during the current [`with_value_budget`].
+    static SPENT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `parse` with at most `budget` values built by the [`Json`] parses in it (on this
+/// thread): each array element and object member counts one, and each object the slots
+/// it allocates for its members too, so the budget bounds the tree's memory; past it, the
+/// parse fails. Returns what `parse`
+/// returned and whether the budget ran out (so the caller can answer "too many" rather
+/// than "malformed").
+///
+/// Why: an input's size does not bound the memory its tree takes. 10 MiB of `{"a":1},`
+/// is 1.3 million objects, hundreds of bytes each once parsed; an HTTP body of them took
+/// 735 MiB before this budget.
+pub(crate) fn with_value_budget<T>(budget: usize, parse: impl FnOnce() -> T) -> (T, bool) {
+    let before = BUDGET.with(|b| b.replace(budget));
+    let spent_before = SPENT.with(|s| s.replace(false));
+    let out = parse();
+    BUDGET.with(|b| b.set(before));
+    let spent = SPENT.with(|s| s.replace(spent_before));
+    (out, spent)
+}
+
+/// Whether the budget of the current [`with_value_budget`] has run out (a parse that
+/// failed for it, not for malformed input).
+pub(crate) fn value_budget_spent() -> bool {
+    SPENT.with(std::cell::Cell::get)
+}
+
+/// Takes one value from the budget; an error once it is spent. (Outside a budget it
+/// counts down from `usize::MAX`, which no input reaches.)
+#[inline]
+fn spend<E: de::Error>() -> Result<(), E> {
+    spend_n(1)
+}
+
+/// Takes `n` values from the budget (an object's allocated slots); an error once it is
+/// spent.
+#[inline]
+fn spend_n<E: de::Error>(n: usize) -> Result<(), E> {
+    let spent = BUDGET.with(|b| {
+        let left = b.get();
+        b.set(left.saturating_sub(n));
+        left < n
+    });
+    if spent {
+        BUDGET.with(|b| b.set(0));
+        SPENT.with(|s| s.set(true));
+        return Err(E::custom("more JSON values than one body may hold"));
+    }
+    Ok(())
+}
+
 impl<'a> Members<'a> {
     /// The value of member `key`.
     pub(crate) fn get(&self, key: &str) -> Option<&Json<'a>> {
@@ -266,14 +323,24 @@ impl<'de> Visitor<'de> for JsonVisitor {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json<'de>, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
         while let Some(item) = seq.next_element()? {
+            spend()?;
             items.push(item);
         }
         Ok(Json::Array(items))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json<'de>, A::Error> {
-        let mut members = Vec::with_capacity(map.size_hint().unwrap_or(8).min(64));
+        // Allocated at the first member (an empty object costs nothing, however many a
+        // hostile input holds), for 8: a Log4j2 event's nested objects fit, its root
+        // grows once.
+        let mut members = Vec::new();
         while let Some(Key(key)) = map.next_key()? {
             let value: Json<'de> = map.next_value()?;
+            spend()?;
+            if members.capacity() == 0 {
+                let room = map.size_hint().unwrap_or(8).clamp(1, 64);
+                spend_n(room)?; // the slots allocated count, not only the members
+                members.reserve_exact(room);
+            }
             members.push((key, value));
         }
         let mut members = Members(members);

@@ -67,6 +67,8 @@ pub fn run(args: ShipArgs, f: Follow, l: Listen) -> Result<ExitCode, Failure> {
             .gzip_level(SERVICE_GZIP_LEVEL),
     )?;
     let config = builder.config().clone();
+    let mut l = l;
+    l.http.max_events = config.queue_capacity;
     let following = !f.patterns.is_empty();
     let checkpoint_path = match (&f.checkpoint, following) {
         (_, false) => None,

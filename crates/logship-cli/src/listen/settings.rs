@@ -354,6 +354,9 @@ impl Resolved {
                 header_timeout: ms(3),
                 body_timeout: ms(4),
                 idle_timeout: ms(5),
+                // The pipeline's queue_capacity, set once the configuration is built.
+                max_events: usize::MAX,
+                decoding: std::sync::Arc::new(http::DecodeGate::per_core()),
             },
         };
         Ok(Resolved { listen, shown })

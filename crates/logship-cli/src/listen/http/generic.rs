@@ -37,15 +37,40 @@ fn kind(content_type: Option<&str>, body: &[u8]) -> Kind {
     }
 }
 
-/// The events of a body, or what is wrong with it (for a 400).
-pub(crate) fn decode(content_type: Option<&str>, body: &[u8]) -> Result<Vec<Record>, String> {
+/// Why a body was refused whole.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Refused {
+    /// Not a body of any accepted shape (a 400 naming what is wrong).
+    Malformed(String),
+    /// More than the most events one request may hold (a 413).
+    TooMany,
+}
+
+/// The JSON value budget of a body ([`crate::lines::json::with_value_budget`]: elements,
+/// members and the slots objects allocate) per event it may hold: a Log4j2 event takes
+/// about 50, one with a 50-frame stack trace about 800, so 1,000 of those fit in the
+/// default queue's budget; 10 MiB of tiny objects stops at a bounded tree (tens of MiB).
+pub(crate) const VALUES_PER_EVENT: usize = 128;
+
+/// The events of a body, at most `max_events`, or why it is refused.
+pub(crate) fn decode(
+    content_type: Option<&str>,
+    body: &[u8],
+    max_events: usize,
+) -> Result<Vec<Record>, Refused> {
     match kind(content_type, body) {
-        Kind::Json => json(body),
-        Kind::Text => Ok(text(body)),
+        Kind::Json => {
+            let budget = max_events.saturating_mul(VALUES_PER_EVENT);
+            match crate::lines::json::with_value_budget(budget, || json(body, max_events)) {
+                (_, true) => Err(Refused::TooMany),
+                (out, false) => out,
+            }
+        }
+        Kind::Text => text(body, max_events),
     }
 }
 
-fn json(body: &[u8]) -> Result<Vec<Record>, String> {
+fn json(body: &[u8], max_events: usize) -> Result<Vec<Record>, Refused> {
     let mut out = Vec::new();
     let mut values = serde_json::Deserializer::from_slice(body).into_iter::<Json<'_>>();
     let mut n = 0usize;
@@ -55,9 +80,9 @@ fn json(body: &[u8]) -> Result<Vec<Record>, String> {
             None => break,
             Some(Ok(v)) => v,
             Some(Err(e)) => {
-                return Err(format!(
+                return Err(Refused::Malformed(format!(
                     "malformed JSON: {e} (send NDJSON, a JSON array of objects, or one object)"
-                ))
+                )))
             }
         };
         n += 1;
@@ -70,20 +95,26 @@ fn json(body: &[u8]) -> Result<Vec<Record>, String> {
                     match item {
                         Json::Object(map) => out.push(object_record(&map, each)),
                         other => {
-                            return Err(format!(
+                            return Err(Refused::Malformed(format!(
                                 "element {i} of JSON array {n} is {}, not an object",
                                 type_name(&other)
-                            ))
+                            )))
                         }
+                    }
+                    if out.len() > max_events {
+                        return Err(Refused::TooMany);
                     }
                 }
             }
             other => {
-                return Err(format!(
+                return Err(Refused::Malformed(format!(
                     "JSON value {n} is {}, not an object (send objects, one per line, or an array of them)",
                     type_name(&other)
-                ))
+                )))
             }
+        }
+        if out.len() > max_events {
+            return Err(Refused::TooMany);
         }
     }
     Ok(out)
@@ -103,9 +134,12 @@ fn type_name(v: &Json<'_>) -> &'static str {
 /// One event per non-blank line; a line that starts with a tab or spaces, or with
 /// `Caused by:`, continues the event before (a Java stack trace under a `PatternLayout`
 /// line stays one event).
-fn text(body: &[u8]) -> Vec<Record> {
+fn text(body: &[u8], max_events: usize) -> Result<Vec<Record>, Refused> {
     let mut events: Vec<(String, bool)> = Vec::new();
     for line in body.split_inclusive(|b| *b == b'\n') {
+        if events.len() > max_events {
+            return Err(Refused::TooMany);
+        }
         let line = trim_newline(line);
         let text = utf8_lossy(line);
         let replaced = matches!(text, std::borrow::Cow::Owned(_));
@@ -122,7 +156,10 @@ fn text(body: &[u8]) -> Vec<Record> {
             _ => events.push((text.into_owned(), replaced)),
         }
     }
-    events
+    if events.len() > max_events {
+        return Err(Refused::TooMany);
+    }
+    Ok(events
         .into_iter()
         .map(|(event, replaced)| {
             let mut r = text_record(&event);
@@ -131,7 +168,7 @@ fn text(body: &[u8]) -> Vec<Record> {
             }
             r
         })
-        .collect()
+        .collect())
 }
 
 #[cfg(test)]
@@ -140,6 +177,14 @@ mod tests {
 
     fn messages(rs: &[Record]) -> Vec<&str> {
         rs.iter().map(Record::message_str).collect()
+    }
+
+    /// `decode` with no event limit to speak of.
+    fn decode(ct: Option<&str>, body: &[u8]) -> Result<Vec<Record>, String> {
+        super::decode(ct, body, 1_000_000).map_err(|e| match e {
+            Refused::Malformed(m) => m,
+            Refused::TooMany => "too many".to_owned(),
+        })
     }
 
     #[test]
@@ -191,5 +236,50 @@ mod tests {
         assert!(decode(Some("application/json"), b"\"x\"")
             .unwrap_err()
             .contains("a string"));
+    }
+
+    #[test]
+    fn a_body_of_more_events_than_the_queue_holds_is_refused_before_it_is_all_decoded() {
+        let limit = 1000;
+        let n = |k: usize| -> Vec<u8> { b"{\"a\":1}\n".repeat(k) };
+        assert_eq!(
+            super::decode(None, &n(limit), limit).map(|r| r.len()),
+            Ok(limit)
+        );
+        assert_eq!(
+            super::decode(None, &n(limit + 1), limit).err(),
+            Some(Refused::TooMany)
+        );
+        let array = |k: usize| format!("[{}]", vec!["{\"a\":1}"; k].join(",")).into_bytes();
+        assert_eq!(
+            super::decode(None, &array(limit), limit).map(|r| r.len()),
+            Ok(limit)
+        );
+        assert_eq!(
+            super::decode(None, &array(limit + 1), limit).err(),
+            Some(Refused::TooMany)
+        );
+        let text = |k: usize| b"line\n".repeat(k);
+        let ct = Some("text/plain");
+        assert_eq!(
+            super::decode(ct, &text(limit), limit).map(|r| r.len()),
+            Ok(limit)
+        );
+        assert_eq!(
+            super::decode(ct, &text(limit + 1), limit).err(),
+            Some(Refused::TooMany)
+        );
+        // One event whose tree is huge: the value budget stops it too.
+        let wide = format!("{{\"a\":[{}]}}", vec!["{}"; 2 * VALUES_PER_EVENT].join(","));
+        assert_eq!(
+            super::decode(None, wide.as_bytes(), 1).err(),
+            Some(Refused::TooMany)
+        );
+        assert_eq!(
+            super::decode(None, wide.as_bytes(), 3).map(|r| r.len()),
+            Ok(1)
+        );
+        // Outside a decode the budget is gone: the same body parses with no limit.
+        assert!(crate::lines::Json::parse(&wide).is_ok());
     }
 }

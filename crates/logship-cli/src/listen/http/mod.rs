@@ -10,13 +10,17 @@
 //! past its timeouts, read a body past its limit, or print the token.
 
 mod ack;
+mod gate;
 mod generic;
 mod server;
 mod token;
 pub(crate) mod vendor;
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
+
+pub(crate) use gate::DecodeGate;
 
 pub(crate) use server::serve;
 pub(crate) use token::Token;
@@ -42,6 +46,12 @@ pub struct Options {
     pub body_timeout: Duration,
     /// A keep-alive connection idle this long is closed.
     pub idle_timeout: Duration,
+    /// Most events one request may hold: the queue's capacity (`queue_capacity`). A
+    /// request over it could never be admitted whole (it would be answered 503 and sent
+    /// again forever), so it is answered 413; decoding stops there.
+    pub max_events: usize,
+    /// How many bodies are decoded at once (one per core), shared by every HTTP listener.
+    pub decoding: Arc<DecodeGate>,
 }
 
 /// What the HTTP inputs counted (summary line, exit code).
@@ -61,7 +71,8 @@ pub(crate) struct Counters {
     pub refusals: AtomicU64,
     /// Requests answered 400 (malformed body).
     pub bad_bodies: AtomicU64,
-    /// Requests answered 413.
+    /// Requests answered 413: a body over the limit, or of more events than the queue
+    /// holds.
     pub too_large: AtomicU64,
     /// Requests answered 401.
     pub unauthorized: AtomicU64,
@@ -103,7 +114,7 @@ impl Counters {
         for (count, what) in [
             (n(&self.refused), "refused with 503 and Retry-After (queue full: the clients send them again, not lost)"),
             (n(&self.bad_bodies), "requests malformed (400)"),
-            (n(&self.too_large), "requests over the body limit (413)"),
+            (n(&self.too_large), "requests too large: over the body limit, or of more events than the queue holds (413)"),
             (n(&self.unauthorized), "requests without the right token (401)"),
             (n(&self.timeouts), "connections too slow, closed (408)"),
             (n(&self.connections_refused), "connections over the limit (503)"),

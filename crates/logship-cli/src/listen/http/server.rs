@@ -404,6 +404,8 @@ fn handle_vendor(
         query: req.query(),
         headers: &req.headers,
         body,
+        max_events: options.max_events,
+        max_body: options.max_body,
     };
     if let Some(token) = &options.token {
         let presented = vendor::credential(v, &vreq);
@@ -416,14 +418,47 @@ fn handle_vendor(
             });
         }
     }
-    match vendor::decode(v, &vreq) {
-        Decoded::Answer(a) => {
+    let too_many = || {
+        Counters::add(&counters.too_large, 1);
+        answer(vendor::too_many(
+            v,
+            &vendor::too_many_message(options.max_events),
+        ))
+    };
+    // Splunk's raw lines are events: more (non-blank) lines than the queue holds are
+    // refused before they are decoded.
+    if v == Vendor::SplunkRaw {
+        let events = body
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+            .take(options.max_events.saturating_add(1))
+            .count();
+        if events > options.max_events {
+            return too_many();
+        }
+    }
+    let budget = options
+        .max_events
+        .saturating_mul(super::generic::VALUES_PER_EVENT);
+    let decoded = {
+        let _permit = options.decoding.enter();
+        crate::lines::json::with_value_budget(budget, || vendor::decode(v, &vreq))
+    };
+    match decoded {
+        // The decoder's own 413 first: it answers in the request's encoding (OTLP JSON).
+        (Decoded::Answer(a), _) if a.status == 413 => {
+            Counters::add(&counters.too_large, 1);
+            answer(a)
+        }
+        (_, true) => too_many(),
+        (Decoded::Events(records, _), false) if records.len() > options.max_events => too_many(),
+        (Decoded::Answer(a), false) => {
             if a.status == 400 {
                 Counters::add(&counters.bad_bodies, 1);
             }
             answer(a)
         }
-        Decoded::Events(records, ok) => match admit(records, logship, counters, options) {
+        (Decoded::Events(records, ok), false) => match admit(records, logship, counters, options) {
             Outcome::Queued => answer(ok),
             Outcome::Busy | Outcome::NotDelivered => answer(vendor::busy(v, RETRY_AFTER_SECS)),
         },
@@ -459,11 +494,23 @@ fn handle_generic(
             return r;
         }
     }
-    let records = match generic::decode(find_header(&req.headers, "content-type"), body) {
+    let decoded = {
+        let _permit = options.decoding.enter();
+        generic::decode(
+            find_header(&req.headers, "content-type"),
+            body,
+            options.max_events,
+        )
+    };
+    let records = match decoded {
         Ok(r) => r,
-        Err(problem) => {
+        Err(generic::Refused::Malformed(problem)) => {
             Counters::add(&counters.bad_bodies, 1);
             return Response::error(400, &problem);
+        }
+        Err(generic::Refused::TooMany) => {
+            Counters::add(&counters.too_large, 1);
+            return Response::error(413, &vendor::too_many_message(options.max_events));
         }
     };
     let n = records.len();

@@ -10,9 +10,9 @@
 //! Loki's per-tenant limits (line size, sample age, label count) are not applied: they
 //! are the store's, and logship is not the store. Must never: recurse on the label text.
 
+use crate::lines::Json;
 use logship::{Level, Record};
 use logship_intake::vendor_answers::loki_label_name;
-use serde_json::Value;
 
 use super::{Answer, Decoded, Request};
 use crate::lines;
@@ -90,9 +90,19 @@ pub(super) fn decode(req: &Request<'_>) -> Decoded {
         return Decoded::Answer(Answer::text(405, &message).allow("POST"));
     }
     let records = if req.media_type().as_deref() == Some("application/json") {
-        json_push(req.body)
+        json_push(req.body, req.max_events)
     } else {
-        proto_push(req.body)
+        let raw = match snappy(req.body, req.max_body) {
+            Ok(raw) => raw,
+            Err(answer) => return Decoded::Answer(answer),
+        };
+        // Counted on the wire first: decoded entries take many times their bytes.
+        let entries = super::wire_count::count(&raw, &[1, 2], req.max_events);
+        if entries.is_some_and(|n| n > req.max_events) {
+            let message = super::too_many_message(req.max_events);
+            return Decoded::Answer(Answer::text(413, &format!("{message}\n")));
+        }
+        proto_push(&raw, req.max_events)
     };
     match records {
         Ok(records) if records.is_empty() => Decoded::Answer(Answer::empty(204)),
@@ -101,12 +111,23 @@ pub(super) fn decode(req: &Request<'_>) -> Decoded {
     }
 }
 
-/// A snappy block of a protobuf `PushRequest`.
-fn proto_push(body: &[u8]) -> Result<Vec<Record>, String> {
-    let raw = snap::raw::Decoder::new()
-        .decompress_vec(body)
-        .map_err(|e| format!("snappy: {e}"))?;
-    let push = <PushRequest as prost::Message>::decode(raw.as_slice())
+/// The snappy block of a protobuf push, decompressed: 400 when it is not one, 413 when
+/// it says it holds more than `max_body` bytes (checked before anything is allocated).
+fn snappy(body: &[u8], max_body: usize) -> Result<Vec<u8>, Answer> {
+    let bad = |e: snap::Error| Answer::text(400, &format!("snappy: {e}\n"));
+    let len = snap::raw::decompress_len(body).map_err(bad)?;
+    if len > max_body {
+        let message = format!(
+            "the push decompresses to {len} bytes, over logship's limit of {max_body}: send smaller batches\n"
+        );
+        return Err(Answer::text(413, &message));
+    }
+    snap::raw::Decoder::new().decompress_vec(body).map_err(bad)
+}
+
+/// A decompressed protobuf `PushRequest`.
+fn proto_push(raw: &[u8], max_events: usize) -> Result<Vec<Record>, String> {
+    let push = <PushRequest as prost::Message>::decode(raw)
         .map_err(|e| format!("failed to parse the push request: {e}"))?;
     let mut records = Vec::new();
     for stream in &push.streams {
@@ -123,26 +144,30 @@ fn proto_push(body: &[u8]) -> Result<Vec<Record>, String> {
                 .map(|p| (p.name.as_str(), p.value.as_str()))
                 .collect();
             records.push(entry_record(&entry.line, nanos, &labels, &metadata));
+            if records.len() > max_events {
+                return Ok(records); // one too many: the server answers 413
+            }
         }
     }
     Ok(records)
 }
 
-/// `{"streams":[{"stream":{labels},"values":[["<ns>","line",{metadata}?]]}]}`.
-fn json_push(body: &[u8]) -> Result<Vec<Record>, String> {
-    let root: Value =
+/// `{"streams":[{"stream":{labels},"values":[["<ns>","line",{metadata}?]]}]}`, read into
+/// [`Json`] (so the listener's value budget bounds its tree).
+fn json_push(body: &[u8], max_events: usize) -> Result<Vec<Record>, String> {
+    let root: Json<'_> =
         serde_json::from_slice(body).map_err(|e| format!("loghttp: invalid JSON body: {e}"))?;
-    let Some(streams) = root.get("streams").and_then(Value::as_array) else {
+    let Some(Json::Array(streams)) = root.get("streams") else {
         return Err("loghttp: the body has no \"streams\" array".into());
     };
     let mut records = Vec::new();
     for (index, stream) in streams.iter().enumerate() {
         let labels: Vec<(String, String)> = match stream.get("stream") {
-            Some(Value::Object(map)) => map
+            Some(Json::Object(map)) => map
                 .iter()
                 .map(|(k, v)| {
                     (
-                        k.clone(),
+                        k.to_owned(),
                         v.as_str().map_or_else(|| v.to_string(), str::to_owned),
                     )
                 })
@@ -150,20 +175,23 @@ fn json_push(body: &[u8]) -> Result<Vec<Record>, String> {
             _ => Vec::new(),
         };
         check_labels(&labels)?;
-        let Some(values) = stream.get("values").and_then(Value::as_array) else {
+        let Some(Json::Array(values)) = stream.get("values") else {
             return Err(format!("stream {index}: missing \"values\" array"));
         };
         for (i, value) in values.iter().enumerate() {
-            let parts = value.as_array().map(Vec::as_slice).unwrap_or(&[]);
-            let (Some(ts), Some(line)) = (parts.first(), parts.get(1).and_then(Value::as_str))
+            let parts = match value {
+                Json::Array(parts) => parts.as_slice(),
+                _ => &[],
+            };
+            let (Some(ts), Some(line)) = (parts.first(), parts.get(1).and_then(Json::as_str))
             else {
                 return Err(format!(
                     "stream {index} entry {i}: expected [\"<unix ns>\", \"<line>\"]"
                 ));
             };
             let nanos = match ts {
-                Value::String(s) => s.parse::<u64>().ok(),
-                Value::Number(n) => n.as_u64(),
+                Json::String(s) => s.parse::<u64>().ok(),
+                Json::Number(n) => n.as_u64(),
                 _ => None,
             };
             let Some(nanos) = nanos else {
@@ -172,13 +200,16 @@ fn json_push(body: &[u8]) -> Result<Vec<Record>, String> {
                 ));
             };
             let metadata: Vec<(&str, &str)> = match parts.get(2) {
-                Some(Value::Object(m)) => m
+                Some(Json::Object(m)) => m
                     .iter()
-                    .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)))
+                    .filter_map(|(k, v)| Some((k, v.as_str()?)))
                     .collect(),
                 _ => Vec::new(),
             };
             records.push(entry_record(line, Some(nanos), &labels, &metadata));
+            if records.len() > max_events {
+                return Ok(records); // one too many: the server answers 413
+            }
         }
     }
     Ok(records)

@@ -22,6 +22,7 @@ mod real_clients;
 mod splunk;
 #[cfg(test)]
 mod tests;
+mod wire_count;
 
 use std::borrow::Cow;
 
@@ -56,6 +57,11 @@ pub(crate) struct Request<'a> {
     pub headers: &'a [(String, String)],
     /// The body.
     pub body: &'a [u8],
+    /// Most events the request may hold: a decoder may stop once it has one more (the
+    /// server answers 413 then).
+    pub max_events: usize,
+    /// Largest body, decoded (Loki's snappy block counts against it too).
+    pub max_body: usize,
 }
 
 impl<'a> Request<'a> {
@@ -246,14 +252,30 @@ pub(crate) fn credential<'a>(vendor: Vendor, req: &Request<'a>) -> Option<Cow<'a
 pub(crate) fn too_large(vendor: Vendor, limit: usize) -> Answer {
     let message =
         format!("the request body is over logship's limit of {limit} bytes: send smaller batches");
+    too_many(vendor, &message)
+}
+
+/// The vendor's 413 in its own error shape, with `message`: for a request of more events
+/// than logship's queue holds ([`too_many_message`]), and (through [`too_large`]) one over
+/// the body limit.
+pub(crate) fn too_many(vendor: Vendor, message: &str) -> Answer {
     match vendor {
-        Vendor::Datadog => datadog::error(413, &message),
+        Vendor::Datadog => datadog::error(413, message),
         Vendor::SplunkEvent | Vendor::SplunkRaw | Vendor::SplunkHealth => {
-            splunk::http_error(413, &message)
+            splunk::http_error(413, message)
         }
-        Vendor::Otlp => otlp::status_answer(413, otlp::RESOURCE_EXHAUSTED, &message),
+        Vendor::Otlp => otlp::status_answer(413, otlp::RESOURCE_EXHAUSTED, message),
         Vendor::Loki => Answer::text(413, &format!("{message}\n")),
     }
+}
+
+/// What a request of more than `max_events` events is told (the fix is smaller batches,
+/// or a larger queue).
+pub(crate) fn too_many_message(max_events: usize) -> String {
+    format!(
+        "the request holds more than {max_events} events, the most logship's queue holds \
+         (queue_capacity): send smaller batches"
+    )
 }
 
 /// Percent-decoding of a query value (`+` is a space); an invalid escape stays as it is,

@@ -90,6 +90,21 @@ pub(super) fn decode(req: &Request<'_>) -> Decoded {
         let answer = error(encoding, 405, OTLP_INVALID_ARGUMENT, &message).allow("POST");
         return Decoded::Answer(answer);
     }
+    // The decoded request takes many times its bytes: one of more log records than the
+    // queue holds is refused first (protobuf: counted on the wire; JSON: read under the
+    // listener's value budget, which refuses it when it runs out).
+    let too_many = match encoding {
+        Encoding::Protobuf => super::wire_count::count(req.body, &[1, 2, 2], req.max_events)
+            .is_some_and(|n| n > req.max_events),
+        Encoding::Json => {
+            serde_json::from_slice::<lines::Json<'_>>(req.body).is_err()
+                && lines::json::value_budget_spent()
+        }
+    };
+    if too_many {
+        let message = super::too_many_message(req.max_events);
+        return Decoded::Answer(error(encoding, 413, RESOURCE_EXHAUSTED, &message));
+    }
     let request = match encoding {
         Encoding::Protobuf => ExportLogsServiceRequest::decode(req.body)
             .map_err(|e| format!("the body is not a protobuf ExportLogsServiceRequest: {e}")),

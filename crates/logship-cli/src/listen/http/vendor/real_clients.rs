@@ -37,6 +37,8 @@ fn replay(client: &str) -> Vec<Record> {
             query: None,
             headers: &headers,
             body: &body,
+            max_events: 1_000_000,
+            max_body: 10 << 20,
         };
         match decode(vendor, &req) {
             Decoded::Events(r, a) => {

@@ -126,14 +126,15 @@ pub(super) fn decode_event(req: &Request<'_>) -> Decoded {
     if req.path == ACK_PATH {
         return Decoded::Answer(answer(400, code::ACK_DISABLED, None));
     }
-    match envelopes(req.body) {
+    match envelopes(req.body, req.max_events) {
         Ok(records) => Decoded::Events(records, success()),
         Err(answer) => Decoded::Answer(answer),
     }
 }
 
-/// Every envelope of the body, or the answer to the first bad one.
-fn envelopes(body: &[u8]) -> Result<Vec<Record>, Answer> {
+/// Every envelope of the body (reading stops at one more than `max_events`), or the
+/// answer to the first bad one.
+fn envelopes(body: &[u8], max_events: usize) -> Result<Vec<Record>, Answer> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Err(answer(400, code::NO_DATA, None));
     }
@@ -145,6 +146,9 @@ fn envelopes(body: &[u8]) -> Result<Vec<Record>, Answer> {
             return Err(invalid());
         };
         records.push(envelope_record(&envelope, i)?);
+        if records.len() > max_events {
+            break;
+        }
     }
     Ok(records)
 }

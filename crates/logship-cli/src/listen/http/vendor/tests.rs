@@ -32,6 +32,8 @@ fn req<'a>(
         query,
         headers,
         body,
+        max_events: 1_000_000,
+        max_body: 10 << 20,
     }
 }
 
