@@ -208,7 +208,8 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
             cut_lines,
             stats,
             !args.pipeline.no_gzip,
-            started.elapsed()
+            started.elapsed(),
+            0
         )
     );
     write_stats_json(args.stats_json.as_deref(), stats)?;
@@ -336,7 +337,10 @@ pub(crate) fn write_stats_json(
         .map_err(|e| Failure::runtime(format!("cannot write --stats-json {}: {e}", path.display())))
 }
 
-/// The one-line summary printed at the end (after `logship: `).
+/// The one-line summary printed at the end (after `logship: `). `resent` are events the
+/// pipeline refused and counted as dropped that are not lost: their sender sends them
+/// again (an HTTP client answered 503, the follower's or the TCP reader's retry); the
+/// summary's `dropped` leaves them out.
 pub(crate) fn summary(
     read: u64,
     parse_errors: u64,
@@ -344,6 +348,7 @@ pub(crate) fn summary(
     s: &Stats,
     gzip: bool,
     elapsed: Duration,
+    resent: u64,
 ) -> String {
     let bytes = if gzip {
         format!(
@@ -361,7 +366,7 @@ pub(crate) fn summary(
         s.requests,
         if s.requests == 1 { "" } else { "s" },
         elapsed.as_secs_f64(),
-        s.dropped(),
+        s.dropped().saturating_sub(resent),
         s.events_failed,
     );
     if s.events_spilled > 0 {

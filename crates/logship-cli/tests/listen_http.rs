@@ -360,6 +360,10 @@ fn a_full_queue_answers_503_with_retry_after_and_everything_sent_again_arrives()
     assert_eq!(code, Some(0), "a 503 is not a loss: {stderr:?}");
     let s = summary(&stderr);
     assert!(s.contains("refused with 503"), "{s}");
+    assert!(
+        s.contains("; 0 dropped,"),
+        "a refused event is resent, not dropped: {s}"
+    );
 }
 
 #[test]
@@ -918,7 +922,10 @@ fn ten_mib_of_the_smallest_events_is_refused_without_taking_the_hosts_memory() {
     let entries = vec!["[\"1\",\"x\"]"; 1_000_000].join(",");
     let loki = format!(r#"{{"streams":[{{"stream":{{"a":"b"}},"values":[{entries}]}}]}}"#);
     let json = [("Content-Type", "application/json")];
-    assert_eq!(post(l.port, "/loki/api/v1/push", &json, loki.as_bytes()).0, 413);
+    assert_eq!(
+        post(l.port, "/loki/api/v1/push", &json, loki.as_bytes()).0,
+        413
+    );
     let peak = peak_rss_kib(l.ship.child.id());
     let (code, stderr) = l.stop();
     assert_eq!(code, Some(0), "{stderr:?}");

@@ -256,9 +256,8 @@ pub fn run(args: ShipArgs, f: Follow, l: Listen) -> Result<ExitCode, Failure> {
     // dropped by the pipeline but lose nothing.
     // Refusals a client or the TCP reader sent again are not lost; events a TCP listener
     // received but could not hand over at stop are (the pipeline never saw them).
-    let lost = stats.lost().saturating_sub(
-        retried + not_taken + listeners.http.not_lost() + listeners.stream.retried(),
-    ) + listeners.stream.lost();
+    let resent = retried + not_taken + listeners.http.not_lost() + listeners.stream.retried();
+    let lost = stats.lost().saturating_sub(resent) + listeners.stream.lost();
     let received = lines + listeners.http.received() + listeners.stream.received();
     let mut line = crate::ship::summary(
         received,
@@ -267,6 +266,7 @@ pub fn run(args: ShipArgs, f: Follow, l: Listen) -> Result<ExitCode, Failure> {
         stats,
         !args.pipeline.no_gzip,
         started.elapsed(),
+        resent,
     );
     if let Some(c) = &counters {
         line.push_str(&crate::follow::describe(
