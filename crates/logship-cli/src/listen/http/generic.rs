@@ -137,9 +137,6 @@ fn type_name(v: &Json<'_>) -> &'static str {
 fn text(body: &[u8], max_events: usize) -> Result<Vec<Record>, Refused> {
     let mut events: Vec<(String, bool)> = Vec::new();
     for line in body.split_inclusive(|b| *b == b'\n') {
-        if events.len() > max_events {
-            return Err(Refused::TooMany);
-        }
         let line = trim_newline(line);
         let text = utf8_lossy(line);
         let replaced = matches!(text, std::borrow::Cow::Owned(_));
@@ -155,9 +152,9 @@ fn text(body: &[u8], max_events: usize) -> Result<Vec<Record>, Refused> {
             }
             _ => events.push((text.into_owned(), replaced)),
         }
-    }
-    if events.len() > max_events {
-        return Err(Refused::TooMany);
+        if events.len() > max_events {
+            return Err(Refused::TooMany);
+        }
     }
     Ok(events
         .into_iter()

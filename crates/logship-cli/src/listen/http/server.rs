@@ -425,18 +425,6 @@ fn handle_vendor(
             &vendor::too_many_message(options.max_events),
         ))
     };
-    // Splunk's raw lines are events: more (non-blank) lines than the queue holds are
-    // refused before they are decoded.
-    if v == Vendor::SplunkRaw {
-        let events = body
-            .split(|b| *b == b'\n')
-            .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
-            .take(options.max_events.saturating_add(1))
-            .count();
-        if events > options.max_events {
-            return too_many();
-        }
-    }
     let budget = options
         .max_events
         .saturating_mul(super::generic::VALUES_PER_EVENT);

@@ -10,12 +10,11 @@
 //! Loki's per-tenant limits (line size, sample age, label count) are not applied: they
 //! are the store's, and logship is not the store. Must never: recurse on the label text.
 
-use crate::lines::Json;
 use logship::{Level, Record};
 use logship_intake::vendor_answers::loki_label_name;
 
 use super::{Answer, Decoded, Request};
-use crate::lines;
+use crate::lines::{self, Json};
 
 /// The push paths (the second is Loki's legacy one).
 const PATHS: [&str; 2] = ["/loki/api/v1/push", "/api/prom/push"];

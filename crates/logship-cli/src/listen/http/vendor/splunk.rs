@@ -238,6 +238,8 @@ pub(super) fn decode_raw(req: &Request<'_>) -> Decoded {
         .split(|b| *b == b'\n')
         .map(lines::trim_newline)
         .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+        // One more than the queue holds is enough for the server's 413.
+        .take(req.max_events.saturating_add(1))
         .map(|line| {
             let text = lines::utf8_lossy(line);
             let mut record = lines::json_record(&text).unwrap_or_else(|| lines::text_record(&text));
