@@ -143,20 +143,21 @@ pub(crate) fn object_record(map: &Members<'_>, size: usize) -> Record {
     };
     // Log4j2's `instant`, read straight from the object when nothing else can be the
     // time: its two leaves then need no dotted names only to be taken out again.
-    let instant = match log4j && !lift_fields && !map.iter().any(|(k, _)| TIME_KEYS.contains(&k)) {
-        true => map.get("instant").and_then(instant_nanos),
-        false => None,
+    let no_other_time = !map.iter().any(|(k, _)| TIME_KEYS.contains(&k));
+    let instant = if log4j && !lift_fields && no_other_time {
+        map.get("instant").and_then(instant_nanos)
+    } else {
+        None
     };
-    let mut skip = ["loggerFqcn", "endOfBatch", "", ""];
-    let mut skipped = if log4j { 2 } else { 0 };
-    for (key, on) in [("thrown", thrown.is_some()), ("instant", instant.is_some())] {
-        if on {
-            skip[skipped] = key;
-            skipped += 1;
-        }
-    }
+    let skip: &[&str] = match (log4j, thrown.is_some(), instant.is_some()) {
+        (false, _, _) => &[],
+        (true, false, false) => &["loggerFqcn", "endOfBatch"],
+        (true, true, false) => &["loggerFqcn", "endOfBatch", "thrown"],
+        (true, false, true) => &["loggerFqcn", "endOfBatch", "instant"],
+        (true, true, true) => &["loggerFqcn", "endOfBatch", "thrown", "instant"],
+    };
     let own = log4j.then_some(CONTEXT_MAP);
-    let mut leaves = flatten_with(map, lift_fields, &skip[..skipped], own);
+    let mut leaves = flatten_with(map, lift_fields, skip, own);
     let level = take_first(&mut leaves, LEVEL_KEYS, parse_level_value);
     let target = take_first(&mut leaves, TARGET_KEYS, |v| {
         v.as_str().filter(|s| !s.is_empty())
