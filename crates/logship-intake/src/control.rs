@@ -24,9 +24,9 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::faults::{Fault, ItemFault};
-use crate::http::{Request, Response};
 use crate::state::Shared;
 use crate::wire::WireFault;
+use logship_http::{Request, Response};
 
 /// Path prefix reserved for control endpoints.
 pub(crate) const PREFIX: &str = "/_intake/";

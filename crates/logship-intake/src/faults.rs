@@ -9,8 +9,8 @@
 
 use std::collections::VecDeque;
 
-use crate::http::Response;
 use crate::wire::WireFault;
+use logship_http::Response;
 
 /// A deliberate failure served instead of the normal response.
 ///

@@ -69,30 +69,44 @@
 mod control;
 pub mod external;
 mod faults;
-pub mod http;
 mod protocol;
 mod server;
 mod state;
-pub mod tls;
 mod wire;
 
 pub use faults::{Fault, ItemFault};
+pub use logship_http::tls::{IssuedCert, ThrowawayCa, TlsServer, TlsSetupError, Validity};
 pub use protocol::splunk_ack::{AckMode, AckStats};
 pub use protocol::DocumentCounts;
 pub use server::{Intake, IntakeConfig, IDLE_TIMEOUT, MAX_BODY_BYTES};
 pub use state::{IntakeStats, ObserverFn, ReceivedEvent, RequestRecord};
-pub use tls::{IssuedCert, ThrowawayCa, TlsServer, TlsSetupError, Validity};
 pub use wire::{ResetAt, WireFault, MAX_HOLD};
 
-/// The vendors' answer bodies and small parsers, shared with `logship ship --listen`'s
-/// vendor inputs, which must answer a client exactly as the real vendor (and so this
-/// intake) does. Never validation: the listener is lenient where this intake is strict.
+/// The hand-written HTTP/1.1 request parser and response writer, now in the
+/// `logship-http` crate (which `logship ship --listen` shares without this crate);
+/// re-exported here under their old paths.
+pub mod http {
+    pub use logship_http::{
+        find_header, read_request, write_response, PartialHead, ReadError, Request, Response,
+    };
+}
+
+/// HTTPS for the intake and throwaway CAs, now in `logship-http`'s `tls` module;
+/// re-exported here under their old paths.
+pub mod tls {
+    pub use logship_http::tls::{IssuedCert, ThrowawayCa, TlsServer, TlsSetupError, Validity};
+}
+
+/// The vendors' answer bodies and small parsers, now in `logship_http::answers` (shared
+/// with `logship ship --listen`'s vendor inputs and the demo's sink); re-exported here
+/// under their old names. Never validation: the listener is lenient where this intake is
+/// strict.
 pub mod vendor_answers {
-    pub use crate::protocol::datadog::error_json as datadog_error;
-    pub use crate::protocol::loki::is_label_name as loki_label_name;
-    pub use crate::protocol::otlp::{
+    pub use logship_http::answers::datadog::error_json as datadog_error;
+    pub use logship_http::answers::loki::is_label_name as loki_label_name;
+    pub use logship_http::answers::otlp::{
         Status as OtlpStatus, INVALID_ARGUMENT as OTLP_INVALID_ARGUMENT,
     };
-    pub use crate::protocol::splunk::{code as hec_code, hec_json, text as hec_text};
-    pub use crate::protocol::strip_scheme;
+    pub use logship_http::answers::splunk::{code as hec_code, hec_json, text as hec_text};
+    pub use logship_http::answers::strip_scheme;
 }

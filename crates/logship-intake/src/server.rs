@@ -17,13 +17,13 @@ use std::time::Duration;
 
 use crate::control;
 use crate::faults::{Fault, ItemFault};
-use crate::http::{self, ReadError, Request, Response};
 use crate::protocol::splunk_ack::AckMode;
 use crate::protocol::{Protocol, RejectionKind, Settings};
 use crate::state::{
     ConnTrack, IntakeStats, ObserverFn, Outcome, ReceivedEvent, RequestRecord, Shared,
 };
-use crate::tls::{self, Conn, TlsServer};
+use logship_http::tls::{self, Conn, TlsServer};
+use logship_http::{self as http, ReadError, Request, Response};
 
 /// Largest request body accepted on the wire (413 beyond).
 pub const MAX_BODY_BYTES: u64 = 64 * 1024 * 1024;

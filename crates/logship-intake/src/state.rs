@@ -15,8 +15,8 @@ use std::time::{Duration, Instant, SystemTime};
 use serde_json::Value;
 
 use crate::faults::{Fault, FaultQueue, ItemFault};
-use crate::http::{find_header, PartialHead, Request};
 use crate::protocol::Settings;
+use logship_http::{find_header, PartialHead, Request};
 
 /// Most violation messages kept in memory; the counter keeps counting beyond.
 const MAX_STORED_VIOLATIONS: usize = 10_000;

@@ -10,10 +10,10 @@
 use std::io::{Read, Write};
 use std::net::Shutdown;
 
-use crate::tls::Conn;
+use logship_http::tls::Conn;
 use std::time::{Duration, Instant};
 
-use crate::http::Request;
+use logship_http::Request;
 
 /// Longest a fault mode keeps a connection (never answering, dripping, streaming).
 pub const MAX_HOLD: Duration = Duration::from_secs(300);

@@ -11,7 +11,7 @@
 use serde_json::json;
 
 use super::{decode_body, require_post, Accepted, Rejection};
-use crate::http::{Request, Response};
+use logship_http::Request;
 
 /// Accepts any `POST` whose body decodes, as `200 {"accepted":N}` with N its non-blank
 /// lines (one event per line: NDJSON, or any line-based body).
@@ -25,7 +25,7 @@ pub(crate) fn handle(req: &Request, probe: Option<&str>) -> Result<Accepted, Rej
     let mut accepted = Accepted::new(
         Vec::new(),
         body.len(),
-        Response::json(200, &json!({ "accepted": events })),
+        logship_http::answers::generic::accepted(events),
     );
     accepted.counted = events;
     if let Some(name) = probe {

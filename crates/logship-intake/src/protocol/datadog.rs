@@ -13,14 +13,15 @@
 //! Every other breach refuses the whole request, so logship cannot ship
 //! something the real intake would silently mangle or drop.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::{
     check_credential, check_epoch_ms, decode_body_with, kind, media_type, now_epoch_ms,
     parse_json_events, require_content_length, require_post, Accepted, Credential, Rejection,
     Settings,
 };
-use crate::http::{Request, Response};
+use logship_http::answers::datadog::{self as answers, error_json};
+use logship_http::{Request, Response};
 
 /// The intake path (docs/wire-formats.md 1.1).
 pub(crate) const PATH: &str = "/api/v2/logs";
@@ -119,7 +120,7 @@ pub(crate) fn handle(req: &Request, settings: &Settings) -> Result<Accepted, Rej
             ));
         }
     }
-    let mut accepted = Accepted::new(entries, decoded, Response::json(202, &json!({})));
+    let mut accepted = Accepted::new(entries, decoded, answers::accepted());
     accepted.violations = violations;
     Ok(accepted)
 }
@@ -164,22 +165,4 @@ fn reject(status: u16, message: impl Into<String>) -> Rejection {
 /// (docs/wire-formats.md 1.5; field names UNCONFIRMED for logs specifically).
 fn error(status: u16, detail: &str) -> Response {
     Response::json(status, &error_json(status, detail))
-}
-
-/// The JSON of Datadog's error body for `status` (the intake's answers, and those of
-/// `logship ship --listen`'s Datadog input).
-pub fn error_json(status: u16, detail: &str) -> Value {
-    let title = match status {
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        405 => "Method Not Allowed",
-        411 => "Length Required",
-        413 => "Payload Too Large",
-        415 => "Unsupported Media Type",
-        429 => "Too Many Requests",
-        503 => "Service Unavailable",
-        _ => "Error",
-    };
-    json!({ "errors": [{ "status": status.to_string(), "title": title, "detail": detail }] })
 }

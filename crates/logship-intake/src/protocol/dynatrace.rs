@@ -19,7 +19,7 @@ use super::{
     parse_ndjson, require_content_length, require_post, strip_scheme, Accepted, Credential,
     Rejection, Settings,
 };
-use crate::http::{Request, Response};
+use logship_http::{Request, Response};
 
 /// The intake path, alone (SaaS) or after `/e/{env-id}` (docs/wire-formats.md 4.1).
 pub(crate) const PATH: &str = "/api/v2/logs/ingest";
@@ -118,7 +118,11 @@ pub(crate) fn handle(req: &Request, settings: &Settings) -> Result<Accepted, Rej
         check_record(fields)
             .map_err(|e| reject(400, format!("record {i}: {e}")).with_decoded(decoded))?;
     }
-    Ok(Accepted::new(records, decoded, Response::empty(204)))
+    Ok(Accepted::new(
+        records,
+        decoded,
+        logship_http::answers::dynatrace::accepted(),
+    ))
 }
 
 /// `Authorization: Api-Token <token>` (docs/wire-formats.md 4.1).

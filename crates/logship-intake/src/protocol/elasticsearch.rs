@@ -30,7 +30,6 @@
 
 use std::fmt;
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::PoisonError;
 
 use serde::de::{Deserializer, MapAccess, Visitor};
@@ -42,7 +41,8 @@ use super::{
     check_credential, decode_body_with, kind, media_type, require_content_length, strip_scheme,
     Accepted, Credential, Rejection, Settings,
 };
-use crate::http::{Request, Response};
+use logship_http::answers::elasticsearch as answers;
+use logship_http::{Request, Response};
 
 /// The bulk endpoint's last path segment.
 pub(crate) const PATH: &str = "/_bulk";
@@ -53,9 +53,6 @@ pub(crate) const MAX_CONTENT_LENGTH: u64 = 100 * 1024 * 1024;
 
 /// Longest `_id` Elasticsearch accepts, in bytes.
 const MAX_ID_BYTES: usize = 512;
-
-/// Source of document ids, unique for the process.
-static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// Media types accepted (docs/wire-formats.md 7).
 const CONTENT_TYPES: [&str; 2] = ["application/x-ndjson", "application/json"];
@@ -194,30 +191,20 @@ pub(crate) fn handle(req: &Request, settings: &Settings) -> Result<Accepted, Rej
             Err(e) => Err(e),
         };
         // Written as text: building a `Value` per item costs more than the rest.
-        if i > 0 {
-            items.push(',');
-        }
-        let target_json = Value::String(target.clone()).to_string();
         match result {
             Ok((mut doc, stored)) => {
                 doc.insert("_index".into(), Value::String(action.index));
                 events.push(Value::Object(doc));
-                let id = match &action.id {
-                    Some(id) => Value::String(id.clone()).to_string(),
-                    None => format!("\"ls{:012x}\"", NEXT_ID.fetch_add(1, Ordering::Relaxed)),
-                };
-                let (version, result, status) = match stored {
-                    Stored::Updated => (2, "updated", 200),
-                    _ => (1, "created", 201),
-                };
-                let _ = write!(
-                    items,
-                    r#"{{"{}":{{"_index":{target_json},"_id":{id},"_version":{version},"result":"{result}","_shards":{{"total":2,"successful":1,"failed":0}},"_seq_no":{i},"_primary_term":1,"status":{status}}}}}"#,
-                    action.op
-                );
+                let id = action.id.unwrap_or_else(answers::generated_id);
+                let updated = matches!(stored, Stored::Updated);
+                answers::push_stored_item(&mut items, action.op, &target, &id, i, updated);
             }
             Err((status, kind, reason)) => {
                 errors = true;
+                if !items.is_empty() {
+                    items.push(',');
+                }
+                let target_json = Value::String(target.clone()).to_string();
                 let mut error = json!({ "type": kind, "reason": reason, "index": target });
                 if status == 409 {
                     // A real cluster's version conflict also names the shard and index.
@@ -236,12 +223,7 @@ pub(crate) fn handle(req: &Request, settings: &Settings) -> Result<Accepted, Rej
     let response = Response {
         status: 200,
         headers: vec![("Content-Type".into(), "application/json".into())],
-        body: filtered(
-            req,
-            settings,
-            format!(r#"{{"took":{took},"errors":{errors},"items":[{items}]}}"#),
-        )
-        .into_bytes(),
+        body: filtered(req, settings, answers::bulk_answer(took, errors, &items)).into_bytes(),
     };
     let mut accepted = Accepted::new(events, decoded, response);
     accepted.violations = violations;

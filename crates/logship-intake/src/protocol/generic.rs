@@ -10,13 +10,11 @@
 //! (`application/json`, an array of objects or one object). Success is
 //! `200 {"accepted":N}`.
 
-use serde_json::json;
-
 use super::{
     decode_body, media_type, parse_json_events, parse_ndjson, require_content_length, require_post,
     Accepted, Rejection,
 };
-use crate::http::{Request, Response};
+use logship_http::Request;
 
 /// Path prefixes of the vendors' APIs (Datadog and Dynatrace `/api/`, Splunk
 /// `/services/`, New Relic `/log/`, Loki `/loki/`, OTLP `/v1/` and `/otlp/`, Dynatrace
@@ -75,6 +73,6 @@ pub(crate) fn handle(req: &Request) -> Result<Accepted, Rejection> {
     let body = decode_body(req)?;
     let decoded_bytes = body.len();
     let events = parse(&body).map_err(|r| r.with_decoded(decoded_bytes))?;
-    let response = Response::json(200, &json!({ "accepted": events.len() }));
+    let response = logship_http::answers::generic::accepted(events.len());
     Ok(Accepted::new(events, decoded_bytes, response))
 }

@@ -30,7 +30,8 @@ use super::{
     check_credential, decode_body, kind, media_type, require_content_length, require_post,
     strip_scheme, Accepted, Credential, Rejection, Settings,
 };
-use crate::http::{Request, Response};
+use logship_http::answers::loki::{self as answers, is_label_name};
+use logship_http::{Request, Response};
 
 /// The push path (docs/wire-formats.md 6.1).
 pub(crate) const PATH: &str = "/loki/api/v1/push";
@@ -77,7 +78,7 @@ pub(crate) fn handle(req: &Request, settings: &Settings) -> Result<Accepted, Rej
     let decoded = body.len();
     let events = parse(&body, tenant.as_deref(), super::now_epoch_ms())
         .map_err(|m| reject(m).with_decoded(decoded))?;
-    Ok(Accepted::new(events, decoded, Response::empty(204)))
+    Ok(Accepted::new(events, decoded, answers::pushed()))
 }
 
 /// Basic auth with the intake's key as password, when it has one.
@@ -112,15 +113,6 @@ fn is_tenant(t: &str) -> bool {
         && t != ".."
         && t.chars()
             .all(|c| c.is_ascii_alphanumeric() || "!-_.*'()".contains(c))
-}
-
-/// Whether `name` is a valid label name (`[a-zA-Z_][a-zA-Z0-9_]*`).
-pub fn is_label_name(name: &str) -> bool {
-    let mut bytes = name.bytes();
-    bytes
-        .next()
-        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
-        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// A stream's labels as Loki prints them: `{a="1", b="2"}`.

@@ -37,9 +37,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde_json::Value;
 
 use crate::faults::ItemFaultQueue;
-use crate::http::{Request, Response};
 pub use documents::DocumentCounts;
 pub(crate) use documents::Documents;
+pub(crate) use logship_http::answers::strip_scheme;
+use logship_http::{Request, Response};
 
 /// Largest decompressed body accepted, to survive a gzip bomb.
 pub(crate) const MAX_DECODED_BODY: u64 = 512 * 1024 * 1024;
@@ -288,14 +289,6 @@ pub(crate) fn check_credential(settings: &Settings, given: Option<&str>) -> Cred
             _ => Credential::Valid,
         },
     }
-}
-
-/// The credential of an `Authorization: <scheme> <credential>` value when
-/// the scheme is `scheme` (case-insensitive); `None` for another scheme.
-pub fn strip_scheme<'a>(value: &'a str, scheme: &str) -> Option<&'a str> {
-    let value = value.trim();
-    let (given, rest) = value.split_once(char::is_whitespace).unwrap_or((value, ""));
-    given.eq_ignore_ascii_case(scheme).then(|| rest.trim())
 }
 
 /// Milliseconds since the Unix epoch, now.

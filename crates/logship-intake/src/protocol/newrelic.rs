@@ -15,16 +15,14 @@
 //! `NrIntegrationError` events; refusing them with 400 makes logship's
 //! mistake visible to the test that caused it.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::{
     check_credential, check_epoch_ms, decode_body, gunzip, kind, media_type,
     require_content_length, require_post, Accepted, Credential, Rejection, Settings,
     MAX_DECODED_BODY,
 };
-use crate::http::{Request, Response};
+use logship_http::{Request, Response};
 
 /// The intake path (docs/wire-formats.md 3.1).
 pub(crate) const PATH: &str = "/log/v1";
@@ -43,9 +41,6 @@ const KEY_HEADERS: [&str; 3] = ["api-key", "x-license-key", "license-key"];
 
 /// Query parameters that may carry the license key (docs/wire-formats.md 3.1).
 const KEY_QUERY_PARAMS: [&str; 2] = ["Api-Key", "License-Key"];
-
-/// Counter making each `requestId` unique within the process.
-static REQUEST_COUNTER: AtomicU64 = AtomicU64::new(1);
 
 /// Whether this module serves `path`.
 pub(crate) fn serves(path: &str) -> bool {
@@ -116,11 +111,7 @@ pub(crate) fn handle(req: &Request, settings: &Settings) -> Result<Accepted, Rej
     })?;
     let (events, violations) =
         flatten(parsed).map_err(|e| Rejection::new(400, e).with_decoded(decoded))?;
-    let mut accepted = Accepted::new(
-        events,
-        decoded,
-        Response::json(202, &json!({ "requestId": request_id() })),
-    );
+    let mut accepted = Accepted::new(events, decoded, logship_http::answers::newrelic::accepted());
     accepted.violations = violations;
     Ok(accepted)
 }
@@ -245,21 +236,4 @@ fn check_attributes(attrs: &Value) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// A UUID-shaped (version 4 layout) id, unique within the process.
-fn request_id() -> String {
-    let n = REQUEST_COUNTER.fetch_add(1, Ordering::Relaxed);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let pid = std::process::id();
-    format!(
-        "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
-        nanos,
-        pid & 0xffff,
-        (pid >> 16) & 0xfff,
-        0x8000 | ((n >> 48) & 0x3fff),
-        n & 0xffff_ffff_ffff
-    )
 }

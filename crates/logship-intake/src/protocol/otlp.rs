@@ -35,7 +35,8 @@ use serde_json::{json, Map, Value};
 use super::{
     decode_body_with, media_type, require_content_length, require_post, Accepted, Rejection,
 };
-use crate::http::{Request, Response};
+use logship_http::answers::otlp::{self as answers, Status, INVALID_ARGUMENT, PROTOBUF};
+use logship_http::{Request, Response};
 
 /// The intake path (docs/wire-formats.md 5.1).
 pub(crate) const PATH: &str = "/v1/logs";
@@ -44,7 +45,6 @@ pub(crate) const PATH: &str = "/v1/logs";
 /// `max_request_body_size` (20 MiB; not in docs/wire-formats.md).
 pub(crate) const MAX_DECODED_BYTES: usize = 20 * 1024 * 1024;
 
-const PROTOBUF: &str = "application/x-protobuf";
 const JSON: &str = "application/json";
 
 /// Times below this many nanoseconds (1973) are milliseconds or seconds.
@@ -81,20 +81,6 @@ enum Encoding {
     Protobuf,
     Json,
 }
-
-/// `google.rpc.Status`, the body of OTLP error responses (`details` is never sent).
-#[derive(Clone, PartialEq, Message)]
-pub struct Status {
-    /// The gRPC status code (`INVALID_ARGUMENT` 3, `UNAVAILABLE` 14, ...).
-    #[prost(int32, tag = "1")]
-    pub code: i32,
-    /// For developers: what was wrong.
-    #[prost(string, tag = "2")]
-    pub message: String,
-}
-
-/// gRPC's `INVALID_ARGUMENT`, the code of a malformed request.
-pub const INVALID_ARGUMENT: i32 = 3;
 
 /// Validates and decodes an OTLP logs request.
 pub(crate) fn handle(req: &Request) -> Result<Accepted, Rejection> {
@@ -148,14 +134,7 @@ pub(crate) fn handle(req: &Request) -> Result<Accepted, Rejection> {
             }
         }
     }
-    let response = match encoding {
-        Encoding::Protobuf => Response {
-            status: 200,
-            headers: vec![("Content-Type".into(), PROTOBUF.into())],
-            body: Vec::new(),
-        },
-        Encoding::Json => Response::json(200, &json!({})),
-    };
+    let response = answers::success(encoding == Encoding::Json);
     let mut accepted = Accepted::new(events, decoded, response);
     accepted.violations = violations;
     Ok(accepted)

@@ -23,7 +23,8 @@ use super::{
     check_credential, decode_body_with, kind, require_content_length, require_post, strip_scheme,
     Accepted, Credential, Rejection, Settings,
 };
-use crate::http::{Request, Response};
+use logship_http::answers::splunk::{code, hec_json, success_json, text};
+use logship_http::{Request, Response};
 
 /// Event endpoints (docs/wire-formats.md 2.1: `/services/collector` is an alias of
 /// `/event`, and `/event/1.0` behaves the same).
@@ -53,38 +54,6 @@ const STRING_FIELDS: [&str; 4] = ["host", "source", "sourcetype", "index"];
 
 /// Header naming the data channel, which must be a GUID (docs/wire-formats.md 2.1).
 const CHANNEL_HEADER: &str = "x-splunk-request-channel";
-
-/// HEC status codes used here (docs/wire-formats.md 2.4 table).
-pub mod code {
-    /// Success.
-    pub const SUCCESS: u16 = 0;
-    /// Token is required (401).
-    pub const TOKEN_REQUIRED: u16 = 2;
-    /// Invalid authorization (401).
-    pub const INVALID_AUTHORIZATION: u16 = 3;
-    /// Invalid token (403).
-    pub const INVALID_TOKEN: u16 = 4;
-    /// No data (400).
-    pub const NO_DATA: u16 = 5;
-    /// Invalid data format (400).
-    pub const INVALID_DATA_FORMAT: u16 = 6;
-    /// Data channel is missing (400).
-    pub const CHANNEL_MISSING: u16 = 10;
-    /// Invalid data channel (400).
-    pub const INVALID_CHANNEL: u16 = 11;
-    /// Event field is required (400).
-    pub const EVENT_REQUIRED: u16 = 12;
-    /// Event field cannot be blank (400).
-    pub const EVENT_BLANK: u16 = 13;
-    /// ACK is disabled (400).
-    pub const ACK_DISABLED: u16 = 14;
-    /// Error in handling indexed fields (400).
-    pub const INDEXED_FIELDS: u16 = 15;
-    /// HEC is healthy (200).
-    pub const HEALTHY: u16 = 17;
-    /// Server is busy (503).
-    pub const SERVER_BUSY: u16 = 9;
-}
 
 /// Whether this module serves `path`.
 pub(crate) fn serves(path: &str) -> bool {
@@ -133,7 +102,7 @@ pub(crate) fn handle(req: &Request, settings: &Settings) -> Result<Accepted, Rej
         .map_err(|r| r.reshape(http_error))?;
     let decoded = body.len();
     let events = parse_envelopes(&body).map_err(|r| r.with_decoded(decoded))?;
-    let mut answer = json!({ "text": "Success", "code": code::SUCCESS });
+    let mut answer = success_json();
     if let (true, Some(channel)) = (ack, channel) {
         answer["ackId"] = json!(settings.splunk_ack.issue(channel));
     }
@@ -366,40 +335,9 @@ fn is_guid(s: &str) -> bool {
             .all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
-/// The HEC text for `code` (docs/wire-formats.md 2.4 table).
-pub fn text(code: u16) -> &'static str {
-    match code {
-        code::SUCCESS => "Success",
-        code::TOKEN_REQUIRED => "Token is required",
-        code::INVALID_AUTHORIZATION => "Invalid authorization",
-        code::INVALID_TOKEN => "Invalid token",
-        code::SERVER_BUSY => "Server is busy",
-        code::HEALTHY => "HEC is healthy",
-        code::NO_DATA => "No data",
-        code::INVALID_DATA_FORMAT => "Invalid data format",
-        code::INVALID_CHANNEL => "Invalid data channel",
-        code::EVENT_REQUIRED => "Event field is required",
-        code::EVENT_BLANK => "Event field cannot be blank",
-        code::INDEXED_FIELDS => "Error in handling indexed fields",
-        code::CHANNEL_MISSING => "Data channel is missing",
-        code::ACK_DISABLED => "ACK is disabled",
-        _ => "Error",
-    }
-}
-
 /// HEC error body `{"text","code"}`, plus `invalid-event-number` when given.
 fn body(status: u16, code: u16, text: &str, event: Option<usize>) -> Response {
     Response::json(status, &hec_json(code, text, event))
-}
-
-/// The JSON of a HEC answer: `{"text","code"}`, plus `invalid-event-number` (0-based)
-/// when given (the intake's answers, and those of `logship ship --listen`'s HEC input).
-pub fn hec_json(code: u16, text: &str, event: Option<usize>) -> Value {
-    let mut v = json!({ "text": text, "code": code });
-    if let Some(i) = event {
-        v["invalid-event-number"] = json!(i);
-    }
-    v
 }
 
 /// A violation answered with the HEC body for `code`.

@@ -12,7 +12,7 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::{decode_body_with, media_type, Protocol, MAX_DECODED_BODY};
-use crate::http::Request;
+use logship_http::Request;
 
 /// A JSON value read by a parser that fails on a duplicate name.
 struct Strict;
