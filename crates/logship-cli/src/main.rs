@@ -33,7 +33,6 @@ macro_rules! eprintln {
 mod bench;
 mod config;
 mod demo;
-mod demo_tls;
 mod exit;
 mod follow;
 mod histogram;

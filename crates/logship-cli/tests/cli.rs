@@ -521,6 +521,29 @@ fn demo_delivers_everything_it_logs() {
     assert_eq!(report["stats"]["events_delivered"], 4000);
 }
 
+#[test]
+fn demo_ships_over_https_to_its_own_sink_with_a_throwaway_ca() {
+    let out = run(
+        &[
+            "demo",
+            "--tls",
+            "--duration",
+            "1",
+            "--rate",
+            "500",
+            "--threads",
+            "1",
+        ],
+        b"",
+    );
+    let table = stdout(&out);
+    assert!(out.status.success(), "{table}\n{}", stderr(&out));
+    let first = table.lines().next().unwrap_or("");
+    assert!(first.ends_with(" (HTTPS)"), "{table}");
+    assert_eq!(row(&table, "events logged"), 500, "{table}");
+    assert_eq!(row(&table, "events delivered"), 500, "{table}");
+}
+
 // ----- vendors ---------------------------------------------------------------------------
 
 const VENDOR_KEY: &str = "cli-vendor-key-0123";
@@ -1007,29 +1030,34 @@ fn no_spill_counts_undelivered_events_as_failed_with_exit_1() {
 
 #[test]
 fn demo_survives_a_staged_outage_without_losing_events() {
-    let out = run(
-        &[
-            "demo",
-            "--duration",
-            "3",
-            "--rate",
-            "1000",
-            "--threads",
-            "2",
-            "--outage-after",
-            "0.5",
-            "--outage-for",
-            "1.5",
-        ],
-        b"",
-    );
-    let table = stdout(&out);
-    assert!(out.status.success(), "{table}\n{}", stderr(&out));
-    assert!(
-        table.contains("outage: intake down from 0.5 s for 1.5 s"),
-        "{table}"
-    );
-    assert_eq!(row(&table, "events logged"), 3000, "{table}");
-    assert_eq!(row(&table, "unique delivered"), 3000, "{table}");
-    assert_eq!(row(&table, "lost"), 0, "{table}");
+    // logship's own format, and a vendor's (its sink reads the request ids elsewhere).
+    for vendor in ["ndjson", "splunk"] {
+        let out = run(
+            &[
+                "demo",
+                "--vendor",
+                vendor,
+                "--duration",
+                "3",
+                "--rate",
+                "1000",
+                "--threads",
+                "2",
+                "--outage-after",
+                "0.5",
+                "--outage-for",
+                "1.5",
+            ],
+            b"",
+        );
+        let table = stdout(&out);
+        assert!(out.status.success(), "{vendor}: {table}\n{}", stderr(&out));
+        assert!(
+            table.contains("outage: intake down from 0.5 s for 1.5 s"),
+            "{table}"
+        );
+        assert_eq!(row(&table, "events logged"), 3000, "{table}");
+        assert_eq!(row(&table, "unique delivered"), 3000, "{table}");
+        assert_eq!(row(&table, "lost"), 0, "{table}");
+    }
 }

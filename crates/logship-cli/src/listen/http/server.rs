@@ -1,7 +1,6 @@
 //! The HTTP server of `--listen http://...`: an accept loop, one thread per connection
 //! under a connection limit, keep-alive, and the intake's hardened HTTP/1.1 parser
-//! (`logship_intake::http`: bounded head and body, chunked bodies, `Expect:
-//! 100-continue`).
+//! (`logship_http`: bounded head and body, chunked bodies, `Expect: 100-continue`).
 //!
 //! Why a thread per connection: clients are few and local (appenders, agents); a thread
 //! blocked on a slow client costs only that client, and every wait is bounded: the idle
@@ -21,8 +20,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use logship::{Logship, Overflow, Record, Rejected};
-use logship_intake::http::{
-    find_header, read_request, write_response, ReadError, Request, Response,
+use logship_http::{
+    decoded_body, find_header, read_request, write_response, ReadError, Request, Response,
 };
 
 use super::vendor::{self, Decoded, Vendor};
@@ -315,64 +314,12 @@ fn answer(a: vendor::Answer) -> Response {
     }
 }
 
-/// The body decoded (`Content-Encoding` gzip, deflate or identity), within `limit`.
-fn decoded_body(req: &Request, limit: usize) -> Result<std::borrow::Cow<'_, [u8]>, (u16, String)> {
-    let encoding = find_header(&req.headers, "content-encoding")
-        .unwrap_or("identity")
-        .trim()
-        .to_ascii_lowercase();
-    let inflate = |mut r: Box<dyn Read + '_>,
-                   what: &str|
-     -> Result<std::borrow::Cow<'_, [u8]>, (u16, String)> {
-        let mut out = Vec::new();
-        r.by_ref()
-            .take(limit as u64 + 1)
-            .read_to_end(&mut out)
-            .map_err(|e| (400, format!("invalid {what} body: {e}")))?;
-        if out.len() > limit {
-            return Err((
-                413,
-                format!("{what} body inflates beyond the {limit} byte limit"),
-            ));
-        }
-        Ok(std::borrow::Cow::Owned(out))
-    };
-    match encoding.as_str() {
-        "" | "identity" => Ok(std::borrow::Cow::Borrowed(&req.body)),
-        "gzip" | "x-gzip" => inflate(
-            Box::new(flate2::read::MultiGzDecoder::new(&req.body[..])),
-            "gzip",
-        ),
-        "deflate" => {
-            // RFC 9110's deflate is zlib; some clients send raw deflate. A zlib stream
-            // starts with a header naming method 8 whose two bytes are a multiple of 31.
-            let zlib = matches!(req.body.as_slice(), [cmf, flg, ..]
-                if cmf & 0x0f == 8 && (u16::from(*cmf) << 8 | u16::from(*flg)) % 31 == 0);
-            if zlib {
-                inflate(
-                    Box::new(flate2::read::ZlibDecoder::new(&req.body[..])),
-                    "deflate",
-                )
-            } else {
-                inflate(
-                    Box::new(flate2::read::DeflateDecoder::new(&req.body[..])),
-                    "deflate",
-                )
-            }
-        }
-        other => Err((
-            415,
-            format!("Content-Encoding {other:?} is not supported (send gzip, deflate or identity)"),
-        )),
-    }
-}
-
 fn handle(req: &Request, logship: &Logship, counters: &Counters, options: &Options) -> Response {
     let path = req.path();
     let vendor = vendor::route(path);
     let body = match decoded_body(req, options.max_body) {
         Ok(b) => b,
-        Err((status, message)) => {
+        Err(logship_http::BodyError { status, message }) => {
             if status == 413 {
                 Counters::add(&counters.too_large, 1);
                 if let Some(v) = vendor {

@@ -32,7 +32,7 @@ impl Token {
     /// The token a generic client sent: `Authorization: Bearer T` (or `Basic`'s
     /// password is not read), or `X-Logship-Token: T`.
     pub(crate) fn generic_credential(headers: &[(String, String)]) -> Option<&str> {
-        let find = |name: &str| logship_intake::http::find_header(headers, name);
+        let find = |name: &str| logship_http::find_header(headers, name);
         if let Some(t) = find("x-logship-token") {
             return Some(t);
         }

@@ -65,7 +65,7 @@ pub(super) fn credential<'a>(req: &Request<'a>) -> Option<&'a str> {
 pub(super) fn error(status: u16, detail: &str) -> Answer {
     Answer::json(
         status,
-        &logship_intake::vendor_answers::datadog_error(status, detail),
+        &logship_http::answers::datadog::error_json(status, detail),
     )
 }
 

@@ -11,7 +11,7 @@
 //! are the store's, and logship is not the store. Must never: recurse on the label text.
 
 use logship::{Level, Record};
-use logship_intake::vendor_answers::loki_label_name;
+use logship_http::answers::loki::is_label_name as loki_label_name;
 
 use super::{Answer, Decoded, Request};
 use crate::lines::{self, Json};

@@ -242,7 +242,7 @@ pub(crate) fn credential<'a>(vendor: Vendor, req: &Request<'a>) -> Option<Cow<'a
         Vendor::SplunkEvent | Vendor::SplunkRaw | Vendor::SplunkHealth => splunk::credential(req),
         Vendor::Otlp | Vendor::Loki => req
             .header("authorization")
-            .and_then(|v| logship_intake::vendor_answers::strip_scheme(v, "Bearer"))
+            .and_then(|v| logship_http::answers::strip_scheme(v, "Bearer"))
             .map(Cow::Borrowed),
     };
     found.filter(|t| !t.is_empty())

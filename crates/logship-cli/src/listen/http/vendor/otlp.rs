@@ -16,7 +16,9 @@
 //! Content-Type. Must never: recurse on an `AnyValue` (nested lists are walked with a stack).
 
 use logship::{Level, Record};
-use logship_intake::vendor_answers::{OtlpStatus, OTLP_INVALID_ARGUMENT};
+use logship_http::answers::otlp::{
+    Status as OtlpStatus, INVALID_ARGUMENT as OTLP_INVALID_ARGUMENT,
+};
 use opentelemetry_proto::tonic::collector::logs::v1::{
     ExportLogsPartialSuccess, ExportLogsServiceRequest, ExportLogsServiceResponse,
 };

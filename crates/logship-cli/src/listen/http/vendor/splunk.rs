@@ -19,9 +19,10 @@
 use std::borrow::Cow;
 
 use logship::Record;
-use logship_intake::vendor_answers::{hec_json, hec_text, strip_scheme};
+use logship_http::answers::splunk::{hec_json, text as hec_text};
+use logship_http::answers::strip_scheme;
 
-pub(super) use logship_intake::vendor_answers::hec_code as code;
+pub(super) use logship_http::answers::splunk::code;
 
 use super::{Answer, Decoded, Request, Vendor};
 use crate::lines::{self, Json, Members};

@@ -604,7 +604,7 @@ fn otlp_refusals_in_the_request_encoding() {
         &body,
     ));
     assert_eq!(a.status, 400);
-    let status = logship_intake::vendor_answers::OtlpStatus::decode(a.body.as_slice())
+    let status = logship_http::answers::otlp::Status::decode(a.body.as_slice())
         .expect("a google.rpc.Status");
     assert_eq!(status.code, 3);
     let a = answer(post(
@@ -655,7 +655,7 @@ fn otlp_refusals_in_the_request_encoding() {
     let b = busy(Vendor::Otlp, 1);
     assert_eq!(b.status, 503);
     assert_eq!(
-        logship_intake::vendor_answers::OtlpStatus::decode(b.body.as_slice())
+        logship_http::answers::otlp::Status::decode(b.body.as_slice())
             .map(|s| s.code)
             .ok(),
         Some(14)

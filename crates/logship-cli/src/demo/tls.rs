@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use logship_intake::{ThrowawayCa, TlsServer};
+use logship_http::tls::{ThrowawayCa, TlsServer};
 
 use crate::exit::Failure;
 

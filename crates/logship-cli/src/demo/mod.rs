@@ -1,13 +1,17 @@
 //! `logship demo`: a synthetic service logging through `tracing` into logship and a local
 //! intake, with no network and no account.
 //!
-//! The intake runs in-process on a free loopback port and keeps only counters; its
-//! observer turns each arriving event's `t_us` field (Unix microseconds at log time) into
-//! an end-to-end latency sample. `--threads` threads log `info!`/`warn!` events (about
+//! The intake is the demo's own [`sink`]: it runs in-process on a free loopback port,
+//! answers as the chosen vendor does and keeps only a counter; its observer turns each
+//! arriving event's `t_us` field (Unix microseconds at log time) into an end-to-end
+//! latency sample. `--threads` threads log `info!`/`warn!` events (about
 //! 90/10) with a few fields inside a `request` span, paced to `--rate` events/s in total
 //! for `--duration` seconds, and time every log call. A progress line is refreshed on
 //! stderr every 500 ms; at the end a table goes to stdout (and `--json FILE` gets the same
 //! figures). Exit code 0 when every logged event reached the intake.
+
+mod sink;
+mod tls;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -19,10 +23,6 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use clap::Args;
 use logship::{Builder, Config, Stats, Vendor};
-use logship_intake::{Intake, IntakeConfig};
-
-/// The key a vendor demo uses with its emulated intake when none is given.
-const DEMO_KEY: &str = "logship-demo-key";
 use serde::Serialize;
 use tracing_subscriber::prelude::*;
 
@@ -30,6 +30,10 @@ use crate::exit::Failure;
 use crate::histogram::Histogram;
 use crate::pipeline_args::PipelineArgs;
 use crate::units;
+use sink::Sink;
+
+/// The key a vendor demo sends to its local intake when none is given.
+const DEMO_KEY: &str = "logship-demo-key";
 
 /// How often the progress line is refreshed.
 const PROGRESS_EVERY: Duration = Duration::from_millis(500);
@@ -204,68 +208,45 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
             "--endpoint: logship demo always ships to its embedded local intake; use logship ship to send elsewhere",
         ));
     }
-    // A vendor demo runs against the intake's strict emulation of that vendor, with a
-    // demo key (unless one was given) that the intake checks.
+    // A vendor demo ships that vendor's format to the sink, which answers as the vendor
+    // does, with a demo key unless one was given (the sink checks none).
     // Flags, LOGSHIP_* variables and --config apply as for `ship`, except the endpoint.
     let resolved = args.pipeline.resolve(Config::default())?;
     let vendor = resolved.vendor;
     let generic = matches!(vendor, Vendor::Ndjson | Vendor::JsonArray);
-    // Loki has no API key: its emulation then checks no credential.
-    let keyed = !generic && vendor != Vendor::Loki;
     let key = resolved
         .api_key
         .as_ref()
         .map(|k| k.expose().to_owned())
         .unwrap_or_else(|| DEMO_KEY.to_owned());
-    let tls = args.tls.then(crate::demo_tls::DemoTls::new).transpose()?;
-    let config = IntakeConfig {
-        port: 0,
-        delay: Duration::ZERO,
-        keep_events: false,
-        api_key: keyed.then(|| key.clone()),
-        tls: tls.as_ref().map(|t| t.server.clone()),
-        ..IntakeConfig::default()
-    };
-    let intake = Intake::start(config)
-        .map_err(|e| Failure::runtime(format!("cannot start the local intake: {e}")))?;
+    let tls = args.tls.then(tls::DemoTls::new).transpose()?;
     let latency = Arc::new(Mutex::new(Histogram::new()));
     let staged_outage = args.outage_after.zip(args.outage_for);
     let arrivals = Arc::new(Mutex::new(Arrivals::default()));
-    {
+    let observer: sink::Observer = {
         let latency = Arc::clone(&latency);
         let arrivals = Arc::clone(&arrivals);
         let track = staged_outage.is_some();
-        intake.set_observer(Box::new(move |event, arrival| {
+        Box::new(move |probes, arrival| {
             if track {
-                let id = [
-                    "/spans/0/request_id",
-                    "/request.request_id",
-                    "/event/request.request_id",
-                    "/attributes/request.request_id",
-                    "/metadata/request_request_id",
-                ]
-                .iter()
-                .find_map(|p| event.pointer(p).and_then(as_u64));
-                if let (Some(id), Ok(mut a)) = (id, arrivals.lock()) {
-                    if !a.seen.insert(id) {
-                        a.duplicates += 1;
+                if let Ok(mut a) = arrivals.lock() {
+                    for id in probes.iter().filter_map(|p| p.request_id) {
+                        if !a.seen.insert(id) {
+                            a.duplicates += 1;
+                        }
                     }
                 }
             }
-            // Where the field sits depends on the vendor's shape (top level, Splunk's
-            // `event`, New Relic's `attributes`, Loki's string `metadata`).
-            let Some(t_us) = ["/t_us", "/event/t_us", "/attributes/t_us", "/metadata/t_us"]
-                .iter()
-                .find_map(|p| event.pointer(p).and_then(as_u64))
-            else {
-                return;
-            };
-            let sample = unix_micros(arrival).saturating_sub(t_us);
+            let arrival = unix_micros(arrival);
             if let Ok(mut h) = latency.lock() {
-                h.record(sample);
+                for t_us in probes.iter().filter_map(|p| p.t_us) {
+                    h.record(arrival.saturating_sub(t_us));
+                }
             }
-        }));
-    }
+        })
+    };
+    let intake = Sink::start(vendor, tls.as_ref().map(|t| t.server.clone()), observer)
+        .map_err(|e| Failure::runtime(format!("cannot start the local intake: {e}")))?;
 
     // The demo spills (when it has to) to a private directory removed at the end, so that
     // it never collides with, or replays, another program's spill.
@@ -351,7 +332,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
                 rss_samples.push((started.elapsed().as_secs_f64(), crate::memory::rss_bytes()));
                 progress.show(
                     logged.load(Relaxed),
-                    intake.stats().events,
+                    intake.events(),
                     logship.stats().queue_depth,
                 );
             }
@@ -366,7 +347,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
     }
     progress.finish(
         logged.load(Relaxed),
-        intake.stats().events,
+        intake.events(),
         logship.stats().queue_depth,
     );
 
@@ -382,9 +363,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
     }
     let report = logship.shutdown(logship.shutdown_timeout());
     drop(guard); // returns the same report at once
-    let delivered_by_logship = usize::try_from(report.stats.events_delivered).unwrap_or(usize::MAX);
-    intake.wait_for_events(delivered_by_logship, INTAKE_SETTLE);
-    let intake_stats = intake.stats();
+    intake.wait_for_events(report.stats.events_delivered, INTAKE_SETTLE);
     let latency = latency.lock().map(|h| h.clone()).unwrap_or_default();
 
     let s = report.stats;
@@ -392,11 +371,11 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
         threads: args.threads,
         duration_s: args.duration,
         rate: args.rate,
-        intake_port: intake.addr().port(),
+        intake_port: intake.port(),
         tls: intake.is_tls(),
         logging_s: logging.as_secs_f64(),
         events_logged: logged.load(Relaxed),
-        events_delivered: intake_stats.events,
+        events_delivered: intake.events(),
         events_dropped: s.dropped(),
         events_not_delivered: s.events_failed + s.events_abandoned + s.pending(),
         batches: s.batches,
@@ -742,11 +721,6 @@ impl Drop for PrivateSpillDir {
             let _ = std::fs::remove_dir_all(dir);
         }
     }
-}
-
-/// A number, or a string holding one (Loki's structured metadata is all strings).
-fn as_u64(v: &serde_json::Value) -> Option<u64> {
-    v.as_u64().or_else(|| v.as_str()?.parse().ok())
 }
 
 #[cfg(test)]
