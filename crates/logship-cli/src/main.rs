@@ -2,13 +2,15 @@
 //!
 //! - `logship ship`: read log lines from stdin or files and ship them to an HTTP intake,
 //!   with backpressure instead of drops, and a one-line delivery summary at the end.
-//! - `logship intake`: run the local test intake on 127.0.0.1 (counters only by default).
 //! - `logship demo`: run a synthetic multi-threaded service that logs through `tracing`
 //!   into logship and a local in-process intake, and print what it cost and what arrived.
 //!   Needs no network and no account.
-//! - `logship bench`: the stock-versus-batch lab; see the `bench` module.
 //! - `logship config check FILE` / `logship config example`: validate a config file and
 //!   show where each value comes from, or print an annotated example.
+//!
+//! `logship intake` and `logship bench` moved to their own binaries, `logship-intake` and
+//! `logship-lab` (the product carries no test or lab code); the hidden subcommands left
+//! here only say so (`moved`).
 //!
 //! This file holds the clap definitions and the dispatch; each command lives in its own
 //! module. Exit codes: 0 success, 1 delivery or runtime failure, 2 bad usage or
@@ -30,20 +32,18 @@ macro_rules! eprintln {
     }};
 }
 
-mod bench;
 mod config;
 mod demo;
-mod exit;
 mod follow;
-mod histogram;
-mod intake;
 mod lines;
 mod listen;
-mod memory;
+mod moved;
 mod pipeline_args;
 mod ship;
 mod spill;
-mod units;
+
+// Shared with the benchmark lab through the command's doc-hidden library target.
+use logship_cli::{exit, histogram, memory, units};
 
 use std::process::ExitCode;
 
@@ -67,8 +67,9 @@ struct Cli {
 enum Command {
     /// Ship log lines from stdin (or --input files) to an HTTP intake.
     Ship(ship::ShipArgs),
-    /// Run a local log intake on 127.0.0.1 that counts what it receives.
-    Intake(intake::IntakeArgs),
+    /// Moved to the `logship-intake` binary: says so and exits 2.
+    #[command(hide = true, disable_help_flag = true)]
+    Intake(moved::MovedArgs),
     /// Run a synthetic service logging through logship into a local intake, and report.
     Demo(demo::DemoArgs),
     /// Inspect, verify, replay or remove a spill directory.
@@ -77,20 +78,20 @@ enum Command {
     /// Check a config file, or print an annotated example.
     #[command(subcommand)]
     Config(config::ConfigCommand),
-    /// Run the stock-versus-batch lab: a local service logging through a Log4j2-like
-    /// appender or logship into a slow local intake, under load; report and chart it.
-    Bench(bench::BenchArgs),
+    /// Moved to the `logship-lab` binary: says so and exits 2.
+    #[command(hide = true, disable_help_flag = true)]
+    Bench(moved::MovedArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Ship(args) => ship::run(args),
-        Command::Intake(args) => intake::run(args),
+        Command::Intake(_) => moved::run(&moved::INTAKE),
         Command::Demo(args) => demo::run(args),
         Command::Spill(cmd) => spill::run(cmd),
         Command::Config(cmd) => config::run(cmd),
-        Command::Bench(args) => bench::run(args),
+        Command::Bench(_) => moved::run(&moved::BENCH),
     };
     match result {
         Ok(code) => code,

@@ -608,7 +608,7 @@ fn the_secrets_never_reach_the_stats_file_either() {
 fn the_intake_command_misbehaves_on_request() {
     use std::io::BufRead;
     let bad = common::run_with_stdin(
-        common::logship().args(["intake", "--port", "0", "--misbehave", "teapot"]),
+        common::intake_command().args(["--port", "0", "--misbehave", "teapot"]),
         b"",
         Duration::from_secs(30),
     );
@@ -618,8 +618,8 @@ fn the_intake_command_misbehaves_on_request() {
         "a mode it does not know is a usage error"
     );
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown fault mode"));
-    let mut child = common::logship()
-        .args(["intake", "--port", "0", "--duration", "60"])
+    let mut child = common::intake_command()
+        .args(["--port", "0", "--duration", "60"])
         .args(["--misbehave", "echo-headers,status=401"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())

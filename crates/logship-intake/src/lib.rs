@@ -1,5 +1,7 @@
-//! A local, hand-written HTTP/1.1 log intake for logship's tests, CLI
-//! (`logship intake --port N`), demo and benchmarks.
+//! A local, hand-written HTTP/1.1 log intake for logship's tests and benchmarks, as a
+//! library and as the `logship-intake` binary (`cargo run -p logship-intake -- --port N`;
+//! it was `logship intake`). A test tool: the `logship` binary users install does not
+//! carry it (its listener and demo share only the `logship-http` crate with it).
 //!
 //! logship batches log events and POSTs them (gzip, `Content-Length`,
 //! keep-alive) to a log intake. To test that end to end without a vendor
@@ -69,6 +71,7 @@
 mod control;
 pub mod external;
 mod faults;
+pub mod processes;
 mod protocol;
 mod server;
 mod state;

@@ -1,5 +1,5 @@
 //! Helpers shared by the CLI's end-to-end test binaries (each uses only part of them).
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -41,51 +41,8 @@ pub fn logship() -> std::process::Command {
     command
 }
 
-/// Kills `child` if it is still running after `limit` (unless the returned sender is
-/// used or dropped first), so a hang fails its test instead of stalling the run.
-pub fn watchdog(
-    child: &std::process::Child,
-    limit: std::time::Duration,
-) -> std::sync::mpsc::Sender<()> {
-    let pid = child.id().to_string();
-    let (done, finished) = std::sync::mpsc::channel::<()>();
-    std::thread::spawn(move || {
-        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(limit) {
-            let _ = std::process::Command::new("kill")
-                .args(["-9", &pid])
-                .status();
-        }
-    });
-    done
-}
+pub use logship_intake::processes::{run_with_stdin, watchdog};
 
-/// Runs `command` with `stdin` as its standard input under a watchdog of `limit`, and
-/// collects its output.
-pub fn run_with_stdin(
-    command: &mut std::process::Command,
-    stdin: &[u8],
-    limit: std::time::Duration,
-) -> std::process::Output {
-    use std::io::Write;
-    use std::process::Stdio;
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn logship");
-    let done = watchdog(&child, limit);
-    let mut input = child.stdin.take().expect("stdin piped");
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        // The child may exit early (bad options) and close its end: ignore the error.
-        let _ = input.write_all(&data);
-    });
-    let output = child.wait_with_output().expect("wait for logship");
-    let _ = done.send(());
-    let _ = writer.join();
-    output
-}
 pub mod hostile;
 
 /// A child's stderr, collected line by line on a thread of its own, so a test can wait for
@@ -150,7 +107,14 @@ impl StderrLines {
     }
 }
 
-/// Starts `logship intake ...` and returns the child, its stdout reader and its port.
+/// The test intake's binary, `logship-intake` (package logship-intake; built when needed).
+pub fn intake_command() -> std::process::Command {
+    let path = logship_intake::processes::workspace_binary("logship-intake", "logship-intake");
+    std::process::Command::new(path)
+}
+
+/// Starts `logship-intake --port 0 ...` and returns the child, its stdout reader and its
+/// port.
 pub fn start_intake(
     extra: &[&str],
 ) -> (
@@ -158,14 +122,14 @@ pub fn start_intake(
     std::io::BufReader<std::process::ChildStdout>,
     u16,
 ) {
-    let mut child = logship()
-        .args(["intake", "--port", "0"])
+    let mut child = intake_command()
+        .args(["--port", "0"])
         .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("spawn logship intake");
+        .expect("spawn logship-intake");
     let mut out = BufReader::new(child.stdout.take().expect("stdout piped"));
     let mut line = String::new();
     out.read_line(&mut line).expect("listening line");

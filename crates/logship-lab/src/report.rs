@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::load::LoadResult;
-use crate::units;
+use logship_cli::units;
 
 /// Request latency, milliseconds.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -252,7 +252,7 @@ impl BenchReport {
     pub fn table(&self) -> String {
         let s = &self.setup;
         let mut out = format!(
-            "logship bench: {} lines/request, {} connections, intake latency {} ms, runs {} s ({} load)\n",
+            "logship-lab: {} lines/request, {} connections, intake latency {} ms, runs {} s ({} load)\n",
             s.lines_per_request,
             s.connections,
             s.intake_latency_ms,
@@ -287,7 +287,7 @@ impl BenchReport {
     /// The Markdown report written to `--out DIR/report.md`.
     pub fn markdown(&self, command: &str) -> String {
         let s = &self.setup;
-        let mut out = String::from("# logship bench: stock versus batch\n\n");
+        let mut out = String::from("# logship-lab: stock versus batch\n\n");
         let _ = writeln!(out, "Command: `{command}`\n");
         let _ = writeln!(
             out,

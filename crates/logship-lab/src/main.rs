@@ -1,4 +1,5 @@
-//! `logship bench`: the stock-versus-batch lab (issue #7, section 3).
+//! `logship-lab`: the stock-versus-batch lab (issue #7, section 3), which was
+//! `logship bench` (`cargo run --release -p logship-lab -- --quick`).
 //!
 //! Why it exists: it reproduces, on one machine and without accounts, the experiment that
 //! motivates logship. A small HTTP service logs K lines per request either through a
@@ -9,16 +10,40 @@
 //! request latency, events delivered, ingest lag, the drain after the load and the
 //! service's peak RSS, as a table, `--json`, and a Markdown report with SVG charts.
 //!
-//! `logship bench --java` runs the same experiment with a real Java service and Log4j2's
-//! stock appenders, in six configurations and a calibration (`java`, issue #19).
+//! `logship-lab --java` runs the same experiment with a real Java service and Log4j2's
+//! stock appenders, in six configurations and a calibration (`java`, issue #19); its
+//! sidecars are the `logship` binary (`--logship`, by default the one built next to this
+//! one).
 //!
-//! Modules: `java` (the Java lab), `ring` (the stock ring), `stock` (the stock appender), `service` (the lab
-//! service, run in a child process), `load` (load generators), `lab` (one mode end to
-//! end), `report` (JSON, table, Markdown), `svg` (charts).
+//! Why a package of its own: the `logship` binary users install carries no lab code, and
+//! the lab's tests must not make `cargo test --workspace` compile `logship-bench`'s heavy
+//! dev-dependencies (the OpenTelemetry SDK, tracing-appender), which a test target in that
+//! package would. Exit codes: 0 success, 1 runtime failure, 2 bad usage.
+//!
+//! Modules: `java` (the Java lab), `ring` (the stock ring), `stock` (the stock appender),
+//! `service` (the lab service, run in a child process), `load` (load generators), `lab`
+//! (one mode end to end), `report` (JSON, table, Markdown), `svg` (charts), `mode` (the
+//! two logging modes).
+
+// Every line the lab prints goes through these two: unlike the standard macros, they never
+// panic when stdout or stderr is closed or full (a report piped into `head`).
+macro_rules! println {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+macro_rules! eprintln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
 
 mod java;
 mod lab;
 mod load;
+mod mode;
 mod report;
 mod ring;
 mod service;
@@ -28,36 +53,34 @@ mod svg;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use clap::{Args, ValueEnum};
+use clap::Parser;
 
-use crate::exit::Failure;
+// Shared with the `logship` command through its doc-hidden library target.
 use lab::LabConfig;
+use logship_cli::exit::Failure;
+use mode::Mode;
 use report::{BenchReport, Setup};
 use svg::Series;
 
-/// A logging mode of the lab service.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Mode {
-    /// Log4j2 async logger + HttpAppender model: ring, one thread, one POST per event.
-    Stock,
-    /// logship with its defaults.
-    Batch,
-}
-
-impl Mode {
-    /// The mode's name on the command line and in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Stock => "stock",
-            Mode::Batch => "batch",
+fn main() -> ExitCode {
+    match run(BenchArgs::parse()) {
+        Ok(code) => code,
+        Err(failure) => {
+            eprintln!("logship-lab: {}", failure.message);
+            ExitCode::from(failure.code)
         }
     }
 }
 
-/// Options of `logship bench`.
-#[derive(Args, Debug)]
+/// Options of `logship-lab` (those of the former `logship bench`).
+#[derive(Debug, Parser)]
+#[command(
+    name = "logship-lab",
+    version,
+    about = "Run the stock-versus-batch lab: a local service logging through a Log4j2-like appender or logship into a slow local intake, under load; report and chart it."
+)]
 pub struct BenchArgs {
     /// Short runs that finish within 30 s in all (2 s, 2 s, 4 s; the drain is capped at 8 s).
     #[arg(long, conflicts_with_all = ["full", "duration_s"])]
@@ -162,6 +185,11 @@ pub struct BenchArgs {
     #[arg(long, requires = "java")]
     pub java_builtin_load: bool,
 
+    /// The `logship` binary the Java lab's sidecars run (`ship --listen`, `ship --follow`).
+    /// [default: the `logship` built next to this binary, else the one on the PATH]
+    #[arg(long, value_name = "PATH", requires = "java")]
+    pub logship: Option<PathBuf>,
+
     /// Internal: run the lab service in this process with this logging mode.
     #[arg(long, hide = true, requires = "intake_url")]
     pub serve: Option<Mode>,
@@ -171,7 +199,7 @@ pub struct BenchArgs {
     pub intake_url: Option<String>,
 }
 
-/// Runs `logship bench`.
+/// Runs the lab.
 pub fn run(args: BenchArgs) -> Result<ExitCode, Failure> {
     validate(&args)?;
     if let (Some(mode), Some(url)) = (args.serve, &args.intake_url) {
@@ -232,7 +260,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `logship bench --java`.
+/// `logship-lab --java`.
 fn run_java(args: &BenchArgs) -> Result<ExitCode, Failure> {
     if !(1..=20).contains(&args.java_rounds) {
         return Err(Failure::usage(format!(
@@ -270,6 +298,7 @@ fn run_java(args: &BenchArgs) -> Result<ExitCode, Failure> {
         drain_cap: run.max(Duration::from_secs(10)),
         ring: args.java_ring,
         wrk: !args.java_builtin_load && load::wrk_installed(),
+        logship: logship_binary(args.logship.as_deref())?,
     };
     let report = java::run(&cfg)?;
     print!("{}", report.table());
@@ -291,6 +320,27 @@ fn run_java(args: &BenchArgs) -> Result<ExitCode, Failure> {
         write_json(path, &report)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `logship` binary for the Java lab's sidecars: `--logship`, else the one built next
+/// to this binary (`cargo build -p logship-cli` puts both in the same folder), else
+/// `logship` on the PATH.
+fn logship_binary(given: Option<&Path>) -> Result<PathBuf, Failure> {
+    if let Some(path) = given {
+        if !path.is_file() {
+            return Err(Failure::usage(format!(
+                "--logship {}: no such file",
+                path.display()
+            )));
+        }
+        return Ok(path.to_owned());
+    }
+    let name = format!("logship{}", std::env::consts::EXE_SUFFIX);
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.join(&name)))
+        .filter(|p| p.is_file());
+    Ok(beside.unwrap_or_else(|| PathBuf::from(name)))
 }
 
 /// Writes `--json FILE`.
@@ -485,11 +535,4 @@ fn lag_chart(report: &BenchReport) -> String {
         &series,
         &markers,
     )
-}
-
-/// Microseconds since the Unix epoch (0 before it).
-pub(crate) fn unix_micros(t: SystemTime) -> u64 {
-    t.duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
 }

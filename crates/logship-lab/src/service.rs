@@ -3,7 +3,7 @@
 //!
 //! Why it exists: the lab measures what a logging pipeline costs a real request path, so
 //! the load must go through a socket, a request handler and the log calls, as in the
-//! original experiment. It runs in its own process (`logship bench` starts it with the
+//! original experiment. It runs in its own process (`logship-lab` starts it with the
 //! hidden `--serve MODE` option) so its peak RSS is its own. It prints `listening PORT` on
 //! stdout, serves one thread per keep-alive connection, answers `GET /_lab/stats` with its
 //! counters as JSON, and exits when its stdin closes.
@@ -19,8 +19,8 @@ use logship::{Level, Logship, Record};
 use serde::{Deserialize, Serialize};
 
 use super::stock::Stock;
-use super::Mode;
-use crate::exit::Failure;
+use crate::mode::Mode;
+use logship_cli::exit::Failure;
 
 /// Path of the counters endpoint.
 pub const STATS_PATH: &str = "/_lab/stats";
@@ -114,12 +114,12 @@ impl Service {
             logged: self.logged.load(Relaxed),
             lost: self.logger.lost(),
             queued: self.logger.queued(),
-            peak_rss_bytes: crate::memory::peak_rss_bytes(),
+            peak_rss_bytes: logship_cli::memory::peak_rss_bytes(),
         }
     }
 }
 
-/// Runs the service in this process until stdin closes: `logship bench --serve MODE`.
+/// Runs the service in this process until stdin closes: `logship-lab --serve MODE`.
 pub fn serve(mode: Mode, intake_url: &str, lines: u64, ring: usize) -> Result<(), Failure> {
     let mut guard = None;
     let logger = match mode {

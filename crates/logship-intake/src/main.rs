@@ -1,46 +1,83 @@
-//! `logship intake`: run the local test intake on 127.0.0.1 until Ctrl-C, SIGTERM or
-//! `--duration`.
+//! `logship-intake`: run the local test intake on 127.0.0.1 until Ctrl-C, SIGTERM or
+//! `--duration` (`cargo run -p logship-intake -- --port 8080`; it was `logship intake`).
 //!
-//! Prints `listening on http://127.0.0.1:PORT` (`https://` with `--tls-cert`) as its first stdout line (scripts and tests
-//! read the port from it), a progress line on stderr every 5 s while events arrive, and
-//! the intake's summary on stdout when it stops. Keeps only counters unless
-//! `--keep-events`, so it can run for long without growing.
+//! Prints `listening on http://127.0.0.1:PORT` (`https://` with `--tls-cert`) as its
+//! first stdout line (scripts and tests read the port from it), a progress line on stderr
+//! every 5 s while events arrive, and the intake's summary on stdout when it stops. Keeps
+//! only counters unless `--keep-events`, so it can run for long without growing. Exit
+//! codes: 0 when stopped, 1 when it cannot run, 2 for bad options.
+//!
+//! A test tool: it lives in this crate, not in the `logship` binary that users install.
 
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use clap::Args;
+use clap::Parser;
 use logship_intake::{Fault, Intake, IntakeConfig, TlsServer, WireFault};
-
-use crate::exit::Failure;
 
 /// How often progress is considered.
 const PROGRESS_EVERY: Duration = Duration::from_secs(5);
 
-/// Options of `logship intake`.
-#[derive(Args, Debug)]
-pub struct IntakeArgs {
+/// Why the command stopped early: bad options (exit code 2) or a failure to run (1).
+#[derive(Debug)]
+enum Failure {
+    Usage(String),
+    Runtime(String),
+}
+
+impl Failure {
+    fn usage(message: impl Into<String>) -> Failure {
+        Failure::Usage(message.into())
+    }
+
+    fn runtime(message: impl Into<String>) -> Failure {
+        Failure::Runtime(message.into())
+    }
+}
+
+fn main() -> ExitCode {
+    match run(IntakeArgs::parse()) {
+        Ok(code) => code,
+        Err(failure) => {
+            let (code, message) = match failure {
+                Failure::Usage(m) => (2, m),
+                Failure::Runtime(m) => (1, m),
+            };
+            let _ = writeln!(std::io::stderr(), "logship-intake: {message}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+/// Options of `logship-intake` (those of the former `logship intake`).
+#[derive(Debug, Parser)]
+#[command(
+    name = "logship-intake",
+    version,
+    about = "Run a local log intake on 127.0.0.1 that counts what it receives (logship's test intake)."
+)]
+struct IntakeArgs {
     /// Port on 127.0.0.1 (0 picks a free port).
     #[arg(long, default_value_t = 8080)]
-    pub port: u16,
+    port: u16,
 
     /// Delay before answering each request, to emulate a slow intake.
     #[arg(long, value_name = "MS", default_value_t = 0)]
-    pub delay_ms: u64,
+    delay_ms: u64,
 
     /// Answer the first --fail-count requests with this HTTP status.
     #[arg(long, value_name = "STATUS")]
-    pub fail_status: Option<u16>,
+    fail_status: Option<u16>,
 
     /// How many requests get --fail-status. [default: 1]
     #[arg(long, value_name = "N", requires = "fail_status")]
-    pub fail_count: Option<usize>,
+    fail_count: Option<usize>,
 
     /// Add `Retry-After: SECS` to the failing answers.
     #[arg(long, value_name = "SECS", requires = "fail_status")]
-    pub retry_after: Option<u64>,
+    retry_after: Option<u64>,
 
     /// Misbehave on purpose: answer with a hostile fault mode, `MODE[,KEY=VALUE...]`
     /// (modes: never-answer, drip, huge, huge-chunked, endless, endless-chunked,
@@ -48,69 +85,69 @@ pub struct IntakeArgs {
     /// long-length, redirect, echo-headers; keys: status, bytes, ms, len, claimed,
     /// location). E.g. `--misbehave drip,status=503,ms=200`.
     #[arg(long, value_name = "MODE")]
-    pub misbehave: Option<String>,
+    misbehave: Option<String>,
 
     /// How many requests get --misbehave. [default: every request]
     #[arg(long, value_name = "N", requires = "misbehave")]
-    pub misbehave_count: Option<usize>,
+    misbehave_count: Option<usize>,
 
     /// Keep every event in memory (off: counters only, bounded memory).
     #[arg(long)]
-    pub keep_events: bool,
+    keep_events: bool,
 
     /// Print each accepted event to stdout as it arrives, one line of JSON per event (the
     /// event as the vendor's strict decoder read it), after the `listening on` line.
     /// `GET /_intake/events` shows the last ones without this.
     #[arg(long)]
-    pub print: bool,
+    print: bool,
 
     /// The API key or token the vendor endpoints (Datadog, Splunk, New Relic, Dynatrace;
     /// Elasticsearch `ApiKey`, or the basic-auth password) require; Loki then requires
     /// basic auth with it as the password. [default: any non-empty key is accepted; Loki
     /// checks none]
     #[arg(long, value_name = "KEY")]
-    pub key: Option<String>,
+    key: Option<String>,
 
     /// Splunk HEC's max_content_length: the largest request body (uncompressed) accepted.
     #[arg(long, value_name = "BYTES", default_value_t = 1_000_000)]
-    pub splunk_max_content_length: usize,
+    splunk_max_content_length: usize,
 
     /// Emulate a Splunk HEC token with indexer acknowledgement on: requests without a
     /// channel get 400 code 10, answers carry an ackId, POST /services/collector/ack
     /// answers which are indexed.
     #[arg(long)]
-    pub splunk_ack: bool,
+    splunk_ack: bool,
 
     /// With --splunk-ack: never confirm every Nth ackId of a channel (to test a client's
     /// resends). [default: none lost]
     #[arg(long, value_name = "N", requires = "splunk_ack")]
-    pub splunk_ack_lose_every: Option<u64>,
+    splunk_ack_lose_every: Option<u64>,
 
     /// Serve HTTPS with this certificate chain (PEM, leaf first); needs --tls-key.
     #[arg(long, value_name = "FILE", requires = "tls_key")]
-    pub tls_cert: Option<std::path::PathBuf>,
+    tls_cert: Option<std::path::PathBuf>,
 
     /// The private key of --tls-cert (PEM).
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
-    pub tls_key: Option<std::path::PathBuf>,
+    tls_key: Option<std::path::PathBuf>,
 
     /// Require client certificates signed by this CA (PEM bundle): mutual TLS.
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
-    pub client_ca: Option<std::path::PathBuf>,
+    client_ca: Option<std::path::PathBuf>,
 
     /// Count, do not check: answer every POST 200 once its body is read and decoded,
     /// counting its non-blank lines as events; nothing is parsed or validated. For
     /// throughput benchmarks (the strict checks cost more CPU than the shipper).
     #[arg(long, conflicts_with_all = ["print", "keep_events"])]
-    pub count_only: bool,
+    count_only: bool,
 
     /// Stop after this many seconds (default: run until Ctrl-C or SIGTERM).
     #[arg(long, value_name = "SECS")]
-    pub duration: Option<f64>,
+    duration: Option<f64>,
 }
 
-/// Runs `logship intake`.
-pub fn run(args: IntakeArgs) -> Result<ExitCode, Failure> {
+/// Runs the intake until it is told to stop.
+fn run(args: IntakeArgs) -> Result<ExitCode, Failure> {
     let fault = fault(&args)?;
     let misbehave = args.misbehave.as_deref().map(misbehave).transpose()?;
     let duration = match args.duration {
@@ -197,8 +234,9 @@ pub fn run(args: IntakeArgs) -> Result<ExitCode, Failure> {
             next_progress += PROGRESS_EVERY;
             let s = intake.stats();
             if s.events != last_events {
-                eprintln!(
-                    "logship intake: {} events in {} requests (+{} in the last {} s), {} rejected",
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "logship-intake: {} events in {} requests (+{} in the last {} s), {} rejected",
                     s.events,
                     s.requests,
                     s.events - last_events,

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
-use crate::exit::Failure;
+use logship_cli::exit::Failure;
 
 /// The jars the Java service needs, as Debian installs them.
 const JARS: &[&str] = &[
@@ -121,19 +121,26 @@ pub struct Sidecar {
 }
 
 impl Sidecar {
-    /// Starts `logship ship ARGS` and, when `listens`, waits for its `listening on` line;
+    /// Starts `LOGSHIP ship ARGS` and, when `listens`, waits for its `listening on` line;
     /// returns it and the port it listens on.
-    pub fn start(args: &[String], listens: bool) -> Result<(Sidecar, Option<u16>), Failure> {
-        let exe = std::env::current_exe()
-            .map_err(|e| Failure::runtime(format!("cannot find the logship executable: {e}")))?;
-        let mut child = Command::new(exe)
+    pub fn start(
+        logship: &Path,
+        args: &[String],
+        listens: bool,
+    ) -> Result<(Sidecar, Option<u16>), Failure> {
+        let mut child = Command::new(logship)
             .arg("ship")
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| Failure::runtime(format!("cannot start logship ship: {e}")))?;
+            .map_err(|e| {
+                Failure::runtime(format!(
+                    "cannot start {} ship: {e} (build it with `cargo build --release -p logship-cli`, or name it with --logship)",
+                    logship.display()
+                ))
+            })?;
         let lines = Arc::new(Mutex::new(Vec::new()));
         let (port_tx, port_rx) = mpsc::channel();
         let mut reader = None;

@@ -11,16 +11,16 @@ use std::io::{BufRead, BufReader};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use logship_intake::{Intake, IntakeConfig};
 
 use super::load::{self, LoadResult};
 use super::report::{LagPoint, Latency, ModeReport, RunReport};
 use super::service::{ServiceStats, STATS_PATH};
-use super::Mode;
-use crate::exit::Failure;
-use crate::histogram::Histogram;
+use crate::mode::Mode;
+use logship_cli::exit::Failure;
+use logship_cli::histogram::Histogram;
 
 /// Most seconds of lag timeline kept (memory bound).
 const MAX_TIMELINE_S: usize = 7200;
@@ -148,7 +148,7 @@ impl LagRecorder {
     }
 
     fn record(&mut self, sent_us: u64, arrival: SystemTime) {
-        let arrival_us = super::unix_micros(arrival);
+        let arrival_us = unix_micros(arrival);
         let lag = arrival_us.saturating_sub(sent_us);
         self.all.record(lag);
         let second = arrival
@@ -176,9 +176,9 @@ pub(super) struct ServiceProcess {
 impl ServiceProcess {
     fn start(mode: Mode, intake_url: &str, cfg: &LabConfig) -> Result<ServiceProcess, Failure> {
         let exe = std::env::current_exe()
-            .map_err(|e| Failure::runtime(format!("cannot find the logship executable: {e}")))?;
+            .map_err(|e| Failure::runtime(format!("cannot find the lab's executable: {e}")))?;
         let mut cmd = Command::new(exe);
-        cmd.args(["bench", "--serve", mode.name(), "--intake-url", intake_url])
+        cmd.args(["--serve", mode.name(), "--intake-url", intake_url])
             .args(["--lines", &cfg.lines.to_string()])
             .args(["--ring", &cfg.ring.to_string()]);
         ServiceProcess::spawn(cmd)
@@ -287,7 +287,7 @@ pub fn run_mode(mode: Mode, cfg: &LabConfig) -> Result<ModeReport, Failure> {
     let mut results = Vec::with_capacity(cfg.runs.len());
     for (name, length) in &cfg.runs {
         eprintln!(
-            "logship bench: {} mode, {name} run, {} s, {} connections",
+            "logship-lab: {} mode, {name} run, {} s, {} connections",
             mode.name(),
             length.as_secs_f64(),
             cfg.connections
@@ -308,7 +308,7 @@ pub fn run_mode(mode: Mode, cfg: &LabConfig) -> Result<ModeReport, Failure> {
     let drained = drain(&service, &intake, cfg.drain_cap)?;
     let drain = stopped.elapsed().min(cfg.drain_cap);
     eprintln!(
-        "logship bench: {} mode drained {} after the load",
+        "logship-lab: {} mode drained {} after the load",
         mode.name(),
         if drained {
             format!("in {:.2} s", drain.as_secs_f64())
@@ -385,6 +385,13 @@ fn combined_latency(results: &[LoadResult]) -> Latency {
             p99: results.iter().map(|r| r.p99_ms).fold(0.0, f64::max),
         }
     }
+}
+
+/// Microseconds since the Unix epoch (0 before it).
+fn unix_micros(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -474,7 +481,7 @@ mod tests {
             all: Histogram::new(),
             timeline: Vec::new(),
         };
-        let sent = super::super::unix_micros(start);
+        let sent = super::unix_micros(start);
         r.record(sent, start + Duration::from_millis(20));
         r.record(sent, start + Duration::from_millis(2500));
         r.record(sent + 10_000_000, start); // clock skew: counted as zero lag

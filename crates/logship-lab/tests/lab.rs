@@ -1,7 +1,7 @@
-//! End-to-end tests of `logship bench`: the real binary runs the whole lab (its own intake,
-//! the lab service in a child process, the built-in load generator) on 127.0.0.1 with
-//! short runs, and the lab service is also driven directly against an intake in the test
-//! process. Assertions are about behaviour (every key present, events delivered, the stock
+//! End-to-end tests of `logship-lab` (the former `logship bench`): the real binary runs
+//! the whole lab (its own intake, the lab service in a child process, the built-in load
+//! generator) on 127.0.0.1 with short runs, and the lab service is also driven directly
+//! against an intake in the test process. Assertions are about behaviour (every key present, events delivered, the stock
 //! ring blocking and draining), never about machine speed.
 
 mod common;
@@ -12,7 +12,7 @@ use std::process::{Child, ChildStdout, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::{logship, run_with_stdin, temp_path};
+use common::{lab, run_with_stdin, temp_path};
 use logship_intake::{Intake, IntakeConfig};
 use serde_json::Value;
 
@@ -28,11 +28,10 @@ fn text(bytes: &[u8]) -> String {
 }
 
 #[test]
-fn bench_runs_both_modes_and_writes_json_report_and_charts() {
+fn lab_runs_both_modes_and_writes_json_report_and_charts() {
     let json_path = temp_path("bench").with_extension("json");
     let out_dir = temp_path("bench-out");
-    let output = run(logship().args([
-        "bench",
+    let output = run(lab().args([
         "--duration-s",
         "1",
         "--connections",
@@ -169,7 +168,7 @@ fn bench_runs_both_modes_and_writes_json_report_and_charts() {
 }
 
 #[test]
-fn bench_rejects_bad_options_with_exit_code_2() {
+fn lab_rejects_bad_options_with_exit_code_2() {
     let cases: [(&[&str], &str); 8] = [
         (&["--json", "/nonexistent-dir/x.json"], "does not exist"),
         (&["--rate", "0"], "--rate 0"),
@@ -184,7 +183,7 @@ fn bench_rejects_bad_options_with_exit_code_2() {
         (&["--quick", "--full"], "cannot be used with"),
     ];
     for (args, expected) in cases {
-        let output = run(logship().arg("bench").args(args));
+        let output = run(lab().args(args));
         let stderr = text(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
@@ -192,9 +191,7 @@ fn bench_rejects_bad_options_with_exit_code_2() {
     // --oha without oha on the PATH says so, before running anything.
     let empty = temp_path("empty-path");
     std::fs::create_dir_all(&empty).expect("mkdir");
-    let output = run(logship()
-        .args(["bench", "--oha", "--quick"])
-        .env("PATH", &empty));
+    let output = run(lab().args(["--oha", "--quick"]).env("PATH", &empty));
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(
@@ -213,14 +210,8 @@ struct LabService {
 
 impl LabService {
     fn start(mode: &str, intake: &Intake, lines: &str, ring: &str) -> LabService {
-        let mut child = logship()
-            .args([
-                "bench",
-                "--serve",
-                mode,
-                "--intake-url",
-                &intake.url("/lab"),
-            ])
+        let mut child = lab()
+            .args(["--serve", mode, "--intake-url", &intake.url("/lab")])
             .args(["--lines", lines, "--ring", ring])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

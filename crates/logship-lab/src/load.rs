@@ -12,7 +12,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::histogram::Histogram;
+use logship_cli::histogram::Histogram;
 
 /// Read timeout of a load connection: how often a client waiting for an answer checks
 /// whether the run is over.

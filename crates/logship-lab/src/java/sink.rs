@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 
-use crate::exit::Failure;
+use logship_cli::exit::Failure;
 
 /// Bytes each read asks for.
 const READ_BUFFER: usize = 256 * 1024;

@@ -9,12 +9,12 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::Configuration;
-use crate::bench::lab::LagRecorder;
-use crate::bench::load::LoadResult;
-use crate::bench::report::{ms, Lag, LagPoint};
-use crate::bench::svg::{self, Series};
-use crate::units;
+use super::configuration::Configuration;
+use crate::lab::LagRecorder;
+use crate::load::LoadResult;
+use crate::report::{ms, Lag, LagPoint};
+use crate::svg::{self, Series};
+use logship_cli::units;
 
 /// How the Java lab was set up.
 #[derive(Clone, Debug, Serialize)]
@@ -387,7 +387,7 @@ impl JavaReport {
     pub fn table(&self) -> String {
         let s = &self.setup;
         let mut out = format!(
-            "logship bench --java: {} connections ({}), {} s warm-up + {} s measured, {} round(s), intake latency {} ms, ring {} slots, {}\n",
+            "logship-lab --java: {} connections ({}), {} s warm-up + {} s measured, {} round(s), intake latency {} ms, ring {} slots, {}\n",
             s.connections, s.load_generator, s.warmup_s, s.run_s, s.rounds, s.intake_latency_ms, s.ring_slots, s.java
         );
         let _ = writeln!(
@@ -463,7 +463,7 @@ impl JavaReport {
     pub fn markdown(&self, command: &str) -> String {
         let s = &self.setup;
         let mut out = String::from(
-            "# logship bench --java: a real Log4j2 service, six ways to ship its logs (and a calibration)\n\n",
+            "# logship-lab --java: a real Log4j2 service, six ways to ship its logs (and a calibration)\n\n",
         );
         let _ = writeln!(out, "Command: `{command}`\n");
         let _ = writeln!(

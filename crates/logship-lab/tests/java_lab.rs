@@ -1,18 +1,19 @@
-//! End-to-end test of `logship bench --java`: the real binary compiles `lab/java/` with
-//! Debian's Log4j2, and runs the Java service in all seven configurations, twice, with
-//! short runs (the stock Http appender to the intake and to `ship --listen http://`, the
-//! Socket appender to `--listen tcp://` and to a sink that discards, the File appender
-//! with and without `--follow`, logging off). Assertions are about behaviour, never speed: every configuration serves
-//! requests; every event the service logged through logship reaches the intake and the
-//! sidecar exits 0; nothing reaches it when nothing ships. Skips locally without Java or
-//! the jars, with a message; fails under CI=true.
+//! End-to-end test of `logship-lab --java` (the former `logship bench --java`): the real
+//! binary compiles `lab/java/` with Debian's Log4j2, and runs the Java service in all
+//! seven configurations, twice, with short runs (the stock Http appender to the intake and
+//! to `ship --listen http://`, the Socket appender to `--listen tcp://` and to a sink that
+//! discards, the File appender with and without `--follow`, logging off); the sidecars are
+//! the `logship` binary, built when needed. Assertions are about behaviour, never speed:
+//! every configuration serves requests; every event the service logged through logship
+//! reaches the intake and the sidecar exits 0; nothing reaches it when nothing ships.
+//! Skips locally without Java or the jars, with a message; fails under CI=true.
 
 mod common;
 
 use std::path::Path;
 use std::time::Duration;
 
-use common::{logship, run_with_stdin, temp_path};
+use common::{lab, logship_binary, run_with_stdin, temp_path};
 use serde_json::Value;
 
 const JARS: &[&str] = &[
@@ -38,12 +39,14 @@ fn java_lab_runs_seven_configurations_in_two_rounds_and_logship_delivers_every_e
         eprintln!("skipping the Java lab test: {why}");
         return;
     }
-    let lab = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../lab/java");
+    let java_lab = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../lab/java");
     let json = temp_path("java-lab").with_extension("json");
     let out = temp_path("java-lab-out");
     let output = run_with_stdin(
-        logship()
-            .args(["bench", "--java", "--duration-s", "1", "--connections", "8"])
+        lab()
+            .args(["--java", "--duration-s", "1", "--connections", "8"])
+            .arg("--logship")
+            .arg(logship_binary())
             // Two interleaved rounds: the report must be their medians.
             .args(["--java-rounds", "2"])
             // Log4j2's smallest ring: what (b)'s Http appender still holds when the load
@@ -51,7 +54,7 @@ fn java_lab_runs_seven_configurations_in_two_rounds_and_logship_delivers_every_e
             // slow machine, so the drain assertions below do not depend on its speed.
             .args(["--java-ring", "128"])
             .arg("--java-lab")
-            .arg(&lab)
+            .arg(&java_lab)
             .arg("--json")
             .arg(&json)
             .arg("--out")

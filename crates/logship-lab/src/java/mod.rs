@@ -1,4 +1,4 @@
-//! `logship bench --java`: the Log4j2 lab of issue #19, with the real Java service.
+//! `logship-lab --java`: the Log4j2 lab of issue #19, with the real Java service.
 //!
 //! Why it exists: it is the headline result for the services logship was born for. A Java
 //! hello service (`lab/java/LabService.java`: the JDK's HTTP server, 3 lines of about 150
@@ -20,6 +20,7 @@
 //! What it must never do: reach beyond 127.0.0.1, or leave a process running (every
 //! child is killed when its handle drops).
 
+mod configuration;
 mod process;
 mod report;
 mod sink;
@@ -30,7 +31,9 @@ use std::time::{Duration, Instant};
 
 use super::lab::{drain, start_intake, LagRecorder, ServiceProcess};
 use super::load;
-use crate::exit::Failure;
+use configuration::Shipping;
+pub use configuration::{Configuration, CONFIGURATIONS};
+use logship_cli::exit::Failure;
 use process::{JavaService, Sidecar};
 pub use report::{ConfigReport, JavaReport, JavaSetup};
 use sink::DiscardSink;
@@ -39,90 +42,6 @@ use sink::DiscardSink;
 const INTAKE_PATH: &str = "/lab/logs";
 /// Handler threads of the Java service's HTTP server.
 const JAVA_THREADS: usize = 16;
-
-/// How a configuration's events leave the service.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Shipping {
-    /// The stock appender posts to the intake itself.
-    Direct,
-    /// The stock `Http` appender posts to `logship ship --listen http://`.
-    ListenHttp,
-    /// The stock `Socket` appender writes to `logship ship --listen tcp://`.
-    ListenTcp,
-    /// The `File` appender writes, `logship ship --follow` ships.
-    Follow,
-    /// Nothing ships (the file alone, or logging off).
-    Nothing,
-    /// The stock `Socket` appender writes to a sink that discards (calibration).
-    Discard,
-}
-
-/// One of the lab's configurations.
-#[derive(Clone, Copy, Debug)]
-pub struct Configuration {
-    /// `a` to `f`, as the issue names them; `g`, the calibration.
-    pub key: char,
-    /// Short name for tables and charts.
-    pub name: &'static str,
-    /// What it is, in a sentence.
-    pub what: &'static str,
-    /// The Log4j2 configuration file in `lab/java/`.
-    xml: &'static str,
-    shipping: Shipping,
-}
-
-/// The issue's six configurations in its order, then the calibration (g).
-pub const CONFIGURATIONS: [Configuration; 7] = [
-    Configuration {
-        key: 'a',
-        name: "(a) Http to vendor",
-        what: "stock Http appender straight to the intake (the problem)",
-        xml: "log4j2-http.xml",
-        shipping: Shipping::Direct,
-    },
-    Configuration {
-        key: 'b',
-        name: "(b) Http to logship",
-        what: "stock Http appender to logship ship --listen http:// (only the URL changed)",
-        xml: "log4j2-http.xml",
-        shipping: Shipping::ListenHttp,
-    },
-    Configuration {
-        key: 'c',
-        name: "(c) Socket to logship",
-        what: "stock Socket appender (JsonLayout) to logship ship --listen tcp://",
-        xml: "log4j2-socket.xml",
-        shipping: Shipping::ListenTcp,
-    },
-    Configuration {
-        key: 'd',
-        name: "(d) File + follow",
-        what: "stock File appender (JsonLayout) and logship ship --follow on the file",
-        xml: "log4j2-file.xml",
-        shipping: Shipping::Follow,
-    },
-    Configuration {
-        key: 'e',
-        name: "(e) File only",
-        what: "stock File appender, nothing shipping (what writing alone costs)",
-        xml: "log4j2-file.xml",
-        shipping: Shipping::Nothing,
-    },
-    Configuration {
-        key: 'f',
-        name: "(f) logging off",
-        what: "Log4j2 level off (the ceiling)",
-        xml: "log4j2-off.xml",
-        shipping: Shipping::Nothing,
-    },
-    Configuration {
-        key: 'g',
-        name: "(g) Socket to a sink",
-        what: "stock Socket appender (JsonLayout) into a TCP sink that reads and discards (the ceiling of (c): Log4j2's own cost)",
-        xml: "log4j2-socket.xml",
-        shipping: Shipping::Discard,
-    },
-];
 
 /// The order configurations run in within a round: those the targets compare run next to
 /// each other ((d) by (e); (c) by (g) and (f)), so the machine's drift between them is
@@ -152,6 +71,8 @@ pub struct JavaLabConfig {
     pub ring: usize,
     /// Drive the load with `wrk` (else the built-in generator).
     pub wrk: bool,
+    /// The `logship` binary the sidecars of (b), (c) and (d) run.
+    pub logship: PathBuf,
 }
 
 /// Runs the chosen configurations and reports them.
@@ -175,7 +96,7 @@ fn run_in(cfg: &JavaLabConfig, scratch: &Path) -> Result<JavaReport, Failure> {
         let mut this = Vec::with_capacity(chosen.len());
         for c in &chosen {
             eprintln!(
-                "logship bench --java: round {round}/{rounds}: {} ({})",
+                "logship-lab --java: round {round}/{rounds}: {} ({})",
                 c.name, c.what
             );
             this.push(run_configuration(c, cfg, &java, scratch)?);
@@ -267,7 +188,7 @@ fn run_configuration(
         port = s.port;
     }
     if matches!(c.shipping, Shipping::ListenHttp | Shipping::ListenTcp) {
-        let (s, listening) = Sidecar::start(&args, true)?;
+        let (s, listening) = Sidecar::start(&cfg.logship, &args, true)?;
         sidecar = Some(s);
         port = listening.unwrap_or(0);
     }
@@ -282,7 +203,7 @@ fn run_configuration(
     ];
     let service = ServiceProcess::spawn(java.command(c.xml, cfg.ring, JAVA_THREADS, &props))?;
     if c.shipping == Shipping::Follow {
-        sidecar = Some(Sidecar::start(&args, false)?.0);
+        sidecar = Some(Sidecar::start(&cfg.logship, &args, false)?.0);
     }
 
     let drive = |length: Duration| {

@@ -1,0 +1,136 @@
+//! Child processes for the workspace's end-to-end tests: another package's binary, found
+//! (and built when needed) next to the test's own, and a child run under a watchdog.
+//!
+//! Why it exists: a test binary only gets `CARGO_BIN_EXE_*` for the binaries of its own
+//! package, yet the CLI's tests start the test intake (`logship-intake`) and the lab's
+//! tests start `logship` sidecars. [`workspace_binary`] finds such a binary in the target
+//! directory the running test was built into and, the first time a test process asks
+//! for it, runs `cargo build -p PACKAGE --bin NAME` with the cargo that built the tests
+//! (a no-op when it is fresh, a build when it is missing or stale). Must never: pick a
+//! binary of another profile or target directory than the test's own, or leave a child
+//! running past its watchdog.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc::{self, Sender};
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+/// Variables cargo sets for the test it runs (the package's, the crate's, the test's own
+/// directories), and prefixes of more of them. They are kept from the inner `cargo build`:
+/// build scripts rerun when one changes (ring's reads `CARGO_MANIFEST_DIR`), and a rerun
+/// there would make the outer build start over the next time.
+const SET_FOR_THE_TEST: [&str; 9] = [
+    "CARGO",
+    "CARGO_MANIFEST_DIR",
+    "CARGO_MANIFEST_PATH",
+    "CARGO_MANIFEST_LINKS",
+    "CARGO_CRATE_NAME",
+    "CARGO_PRIMARY_PACKAGE",
+    "CARGO_TARGET_TMPDIR",
+    "CARGO_RUSTC_CURRENT_DIR",
+    "OUT_DIR",
+];
+const SET_FOR_THE_TEST_PREFIXES: [&str; 3] = ["CARGO_PKG_", "CARGO_BIN_", "CARGO_CFG_"];
+
+/// Binaries already built by this process, by name.
+static BUILT: Mutex<BTreeMap<String, PathBuf>> = Mutex::new(BTreeMap::new());
+
+/// The binary `bin` of the workspace package `package`, built with the running test's
+/// profile into its target directory (once per test process; panics with cargo's output
+/// when the build fails, which fails the test that asked).
+pub fn workspace_binary(package: &str, bin: &str) -> PathBuf {
+    let mut built = BUILT.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(path) = built.get(bin) {
+        return path.clone();
+    }
+    let test = std::env::current_exe().expect("the test's own executable");
+    // A test runs from `<target-dir>/<profile-dir>/deps/`.
+    let profile_dir = test
+        .parent()
+        .and_then(Path::parent)
+        .expect("the test executable lies in <target-dir>/<profile>/deps");
+    let target_dir = profile_dir.parent().expect("a target directory");
+    let path = profile_dir.join(format!("{bin}{}", std::env::consts::EXE_SUFFIX));
+    let mut cargo = Command::new(env!("CARGO"));
+    for (name, _) in std::env::vars_os() {
+        let text = name.to_string_lossy();
+        if SET_FOR_THE_TEST.contains(&text.as_ref())
+            || SET_FOR_THE_TEST_PREFIXES
+                .iter()
+                .any(|p| text.starts_with(p))
+        {
+            cargo.env_remove(&name);
+        }
+    }
+    cargo
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            package,
+            "--bin",
+            bin,
+            "--target-dir",
+        ])
+        .arg(target_dir);
+    match profile_dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") => {}
+        Some("release") => {
+            cargo.arg("--release");
+        }
+        Some(profile) => {
+            cargo.args(["--profile", profile]);
+        }
+        None => {}
+    }
+    let output = cargo
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", env!("CARGO")));
+    assert!(
+        output.status.success() && path.is_file(),
+        "`cargo build -p {package} --bin {bin}` failed ({}), or left no {path:?}:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    built.insert(bin.to_owned(), path.clone());
+    path
+}
+
+/// Kills `child` if it is still running after `limit` (unless the returned sender is
+/// used or dropped first), so a hang fails its test instead of stalling the run.
+pub fn watchdog(child: &Child, limit: Duration) -> Sender<()> {
+    let pid = child.id().to_string();
+    let (done, finished) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        if let Err(mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(limit) {
+            let _ = Command::new("kill").args(["-9", &pid]).status();
+        }
+    });
+    done
+}
+
+/// Runs `command` with `stdin` as its standard input under a watchdog of `limit`, and
+/// collects its output.
+pub fn run_with_stdin(command: &mut Command, stdin: &[u8], limit: Duration) -> Output {
+    use std::io::Write;
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the child");
+    let done = watchdog(&child, limit);
+    let mut input = child.stdin.take().expect("stdin piped");
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        // The child may exit early (bad options) and close its end: ignore the error.
+        let _ = input.write_all(&data);
+    });
+    let output = child.wait_with_output().expect("wait for the child");
+    let _ = done.send(());
+    let _ = writer.join();
+    output
+}
