@@ -3,13 +3,14 @@
 # exact bytes it sends (docs/performance.md, "CPU per delivered event against gzip alone").
 # Counts with `valgrind --tool=callgrind` (repeatable on a noisy machine), whole process.
 # Usage: docs/bench/cpu-per-event.sh [LINES] (default 50000); needs valgrind, python3 and
-# release builds: cargo build --release -p logship-cli; cargo bench -p logship-bench
-# --bench gzip_floor --no-run.
+# release builds: cargo build --release -p logship-cli -p logship-intake; cargo bench -p
+# logship-bench --bench gzip_floor --no-run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 LINES=${1:-50000}
 T=${CARGO_TARGET_DIR:-target}
 BIN=$T/release/logship
+INTAKE_BIN=$T/release/logship-intake
 FLOOR=$(ls -t "$T"/release/deps/gzip_floor-* | grep -v '\.d$' | head -1)
 DIR=$(mktemp -d)
 trap 'kill $INTAKE $CAPTURE 2>/dev/null || true; rm -rf "$DIR"' EXIT
@@ -31,7 +32,7 @@ class H(http.server.BaseHTTPRequestHandler):
 http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 EOF
 python3 "$DIR/capture.py" 18951 "$DIR/body.ndjson" & CAPTURE=$!
-"$BIN" intake --port 18952 >/dev/null 2>&1 & INTAKE=$!
+"$INTAKE_BIN" --port 18952 >/dev/null 2>&1 & INTAKE=$!
 until curl -sf http://127.0.0.1:18952/_intake/stats >/dev/null; do sleep 0.05; done
 sleep 0.5
 "$BIN" ship --input "$DIR/in.log" --endpoint http://127.0.0.1:18951/logs --no-spill --no-gzip 2>/dev/null

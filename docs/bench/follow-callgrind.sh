@@ -3,7 +3,7 @@
 # on the same file, with the intake in another process (gzip on, defaults otherwise).
 # Instruction counts do not depend on what else the machine runs, unlike MB/s on a shared
 # machine. Usage: docs/bench/follow-callgrind.sh [LOGSHIP_BINARY] [MEGABYTES]
-# (build first: cargo build --release -p logship-cli; needs valgrind).
+# (build first: cargo build --release -p logship-cli -p logship-intake; needs valgrind).
 set -euo pipefail
 BIN=$(realpath "${1:-target/release/logship}")
 MB=${2:-10}

@@ -3,7 +3,7 @@
 # another process (gzip on, defaults otherwise; INTAKE_FLAGS=--count-only measures against
 # a counting receiver instead of the strict intake). Prints MB/s, events/s and CPU seconds
 # per MB for both. Usage: docs/bench/follow-throughput.sh [LOGSHIP_BINARY] [MEGABYTES]
-# (build first: cargo build --release -p logship-cli).
+# (build first: cargo build --release -p logship-cli -p logship-intake).
 set -euo pipefail
 BIN=${1:-target/release/logship}
 MB=${2:-500}

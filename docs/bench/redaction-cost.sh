@@ -3,12 +3,13 @@
 # (docs/performance.md, "The cost of redaction"). Counts with `valgrind --tool=callgrind`
 # (repeatable on a noisy machine), whole process, the same input shipped with and without
 # --redact to the local intake. Usage: docs/bench/redaction-cost.sh [LINES] (default 20000);
-# needs valgrind and a release build: cargo build --release -p logship-cli.
+# needs valgrind and release builds: cargo build --release -p logship-cli -p logship-intake.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 LINES=${1:-20000}
 T=${CARGO_TARGET_DIR:-target}
 BIN=$T/release/logship
+INTAKE_BIN=$T/release/logship-intake
 DIR=$(mktemp -d)
 INTAKE=
 trap 'kill $INTAKE 2>/dev/null || true; rm -rf "$DIR"' EXIT
@@ -21,7 +22,7 @@ awk -v n="$LINES" 'BEGIN { srand(7); for (i = 0; i < n; i++) {
     printf "order %010d paid amount=%07.2f EUR customer=%06d trace=%032x status=accepted via card gateway eu-west ok done\n",
         i, rand() * 10000, int(rand() * 1000000), i * 2654435761 } }' | cut -c1-150 > "$DIR/in.log"
 
-"$BIN" intake --port 18953 >/dev/null 2>&1 & INTAKE=$!
+"$INTAKE_BIN" --port 18953 >/dev/null 2>&1 & INTAKE=$!
 until curl -sf http://127.0.0.1:18953/_intake/stats >/dev/null; do sleep 0.05; done
 
 count() { valgrind --tool=callgrind --callgrind-out-file="$DIR/cg.out" "$@" 2>&1 >/dev/null | sed -n 's/.*refs: *//p' | tr -d ,; }

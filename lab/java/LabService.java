@@ -1,4 +1,4 @@
-// The Java hello service of the Log4j2 lab (`logship bench --java`, docs/bench/java/):
+// The Java hello service of the Log4j2 lab (`logship-lab --java`, docs/bench/java/):
 // an HTTP server (the JDK's com.sun.net.httpserver) whose every GET is answered "hello"
 // after logging 3 lines of about 150 bytes through Log4j2 2.19's async loggers
 // (Debian's liblog4j2-java, LMAX disruptor, OpenJDK 17), the way a Mule or Spring

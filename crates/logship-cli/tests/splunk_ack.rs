@@ -1,4 +1,4 @@
-//! `logship ship --vendor splunk --splunk-ack` end to end against `logship intake
+//! `logship ship --vendor splunk --splunk-ack` end to end against `logship-intake
 //! --splunk-ack` as a child process (real HTTP on 127.0.0.1): every line is delivered,
 //! counted as delivered only once acknowledged; acks the intake loses are resent, and the
 //! intake's duplicates equal the resends `ship` counts.

@@ -1,6 +1,6 @@
 //! HTTP control endpoints under `/_intake/`.
 //!
-//! When logship runs in a child process (CLI tests, the demo), the test cannot
+//! When logship runs in a child process (CLI tests, the benchmarks), the test cannot
 //! call [`Intake`](crate::Intake) methods across the process boundary; these
 //! endpoints expose the same knobs over plain HTTP. Control requests are never
 //! delayed, paused, faulted or counted as intake requests.

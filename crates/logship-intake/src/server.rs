@@ -313,8 +313,8 @@ impl Intake {
         self.shared.reset();
     }
 
-    /// One-paragraph human summary of what was received, printed by
-    /// `logship intake` when it stops.
+    /// One-paragraph human summary of what was received, printed by the
+    /// `logship-intake` binary when it stops.
     pub fn summary(&self) -> String {
         let s = self.stats();
         let mut out = format!(

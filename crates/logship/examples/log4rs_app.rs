@@ -5,7 +5,8 @@
 //! cargo run -p logship --example log4rs_app -- crates/logship/examples/log4rs.yaml
 //! ```
 //!
-//! (The example file ships to `logship intake --port 9000` on this machine.)
+//! (The example file ships to the test intake on this machine:
+//! `cargo run -p logship-intake -- --port 9000`.)
 
 /// Logs a few events through log4rs configured from `config`, then flushes.
 pub fn run(config: &std::path::Path, events: usize) -> Result<(), logship::log4rs::Log4rsError> {

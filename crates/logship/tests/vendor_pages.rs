@@ -188,7 +188,7 @@ fn page() -> String {
          logship --test vendor_pages`), never edited by hand: the same event, an `ERROR` \
          with an error and its source chain, inside a span `request`, with a W3C trace \
          context and `env`/`version` set, shipped by logship to each vendor's strict \
-         emulation in `logship intake`, and shown as that intake decoded it (compression is \
+         emulation in `logship-intake`, and shown as that intake decoded it (compression is \
          off here only so the request is readable; it is on by default). Field by field, \
          the mapping is in [vendors.md](vendors.md).\n\n\
          The event, as the application logged it (with `tracing`):\n\n\

@@ -85,7 +85,7 @@ impl TlsServer {
         })
     }
 
-    /// From PEM files (`logship intake --tls-cert F --tls-key K [--client-ca CA]`).
+    /// From PEM files (`logship-intake --tls-cert F --tls-key K [--client-ca CA]`).
     pub fn from_files(
         cert: &Path,
         key: &Path,
