@@ -26,7 +26,9 @@
 //! two logging modes).
 
 // Every line the lab prints goes through these two: unlike the standard macros, they never
-// panic when stdout or stderr is closed or full (a report piped into `head`).
+// panic when stdout or stderr is closed or full (a report piped into `head`). The same two
+// as the `logship` command's main.rs: to shadow the standard macros in every module they
+// must be written out in the crate root (imported or `include!`d ones are ambiguous).
 macro_rules! println {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
