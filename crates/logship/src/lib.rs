@@ -439,10 +439,13 @@ mod tracker;
 #[doc(hidden)]
 pub use budget::BudgetClock;
 pub use config::did_you_mean;
+/// The shape of a key's command-line flag ([`KeySpec::flag`]).
+pub use config::Flag as CliFlag;
 pub use config::{
-    default_spill_dir, example_toml, BudgetConfig, Config, ControlConfig, ElasticsearchOptions,
-    Layered, LokiOptions, ObserveConfig, Origin, OtlpEncoding, OtlpOptions, Overflow, RedactAction,
-    RedactionConfig, Resolved, SpanFields, SplunkOptions, Vendor,
+    default_spill_dir, example_toml, keys, BudgetConfig, Config, ControlConfig,
+    ElasticsearchOptions, FollowOptions, Given, KeySpec, Layered, ListenOptions, LokiOptions,
+    ObserveConfig, Origin, OtlpEncoding, OtlpOptions, Overflow, RedactAction, RedactionConfig,
+    Resolved, SpanFields, SplunkOptions, Vendor,
 };
 pub use error::{BuildError, ConfigError, FlushTimeout};
 #[cfg(feature = "log")]

@@ -8,45 +8,126 @@
 
 use std::time::Duration;
 
+use super::key::{Flag::*, Kind};
+use super::key_parts::*;
+use super::options::options;
+use super::value::list;
 use crate::error::ConfigError;
 use crate::record::Level;
 
-/// Burst limits, sampling and drop notices (keys `burst_limits`, `burst_sites`,
-/// `burst_summary_interval_ms`, `sample_rates`, `sample_by_trace`, `drop_notices`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ControlConfig {
-    /// Token buckets per call site and level, as `level=rate/burst` items (events per
-    /// second, and how many may pass at once), e.g. `warn=100/1000`. A level not listed is
-    /// not limited: errors only when `error=...` is written. Default: none.
-    pub burst_limits: Vec<String>,
-    /// Call sites the burst table tracks; sites beyond it share one bucket. Default 1024.
-    pub burst_sites: usize,
-    /// Longest a burst's suppressed events wait for their summary event (one is also
-    /// shipped once a burst has been quiet for a second, or at shutdown). Default 10 s.
-    pub burst_summary_interval: Duration,
-    /// Fractions kept per level, as `level=percent` items, e.g. `debug=10%`. Default: none
-    /// (everything kept).
-    pub sample_rates: Vec<String>,
-    /// Decide sampling by the event's `trace_id` field when it has one, so that a trace's
-    /// events are all kept or all dropped (in every process using the same rate). Default on.
-    pub sample_by_trace: bool,
-    /// Put one synthetic event in the stream per drop episode ("logship dropped N events
-    /// (reason) between T1 and T2"). Default off.
-    pub drop_notices: bool,
+const LIMITS: Kind = Kind::List {
+    item: "level=rate/burst",
+    fix: "write burst_limits = [\"info=100/1000\", \"warn=100/1000\"]",
+};
+const RATES: Kind = Kind::List {
+    item: "level=percent",
+    fix: "write sample_rates = [\"debug=10%\"]",
+};
+
+options! {
+    /// Burst limits, sampling and drop notices (keys `burst_limits`, `burst_sites`,
+    /// `burst_summary_interval_ms`, `sample_rates`, `sample_by_trace`, `drop_notices`).
+    #[derive(Clone, PartialEq, Eq)]
+    #[non_exhaustive]
+    pub struct ControlConfig {
+        setters: control_setters,
+        debug: generated,
+        rows: [
+            /// Token buckets per call site and level, as `level=rate/burst` items (events
+            /// per second, and how many may pass at once), e.g. `warn=100/1000`. A level
+            /// not listed is not limited: errors only when `error=...` is written. The
+            /// setter limits each call site at `level` to `rate` events per second, `burst`
+            /// at once; the first events of a burst ship, the rest are counted in
+            /// `Stats::burst_suppressed` and summarised in one event
+            /// (`logship.notice = "burst_summary"`) when the burst ends.
+            burst_limits: Vec<String> = Vec::new() => {
+                name: "burst_limits",
+                kind: LIMITS,
+                flag: Many("--burst-limits"),
+                default: "none (no limit)",
+                doc: "token bucket per call site and level as `level=rate/burst` (events per second / at once); the first events of a burst ship, the rest are counted and summarised in one event; errors are limited only when listed",
+                set: |c, v| c.burst_limits = v.list(),
+                get: |c| list(&c.burst_limits),
+                setter: fn burst_limit(level: crate::Level, rate: u64, burst: u64)
+                    |f| crate::config::control::set_level_item(f, level, format_args!("{rate}/{burst}")),
+            },
+            /// Call sites the burst table tracks (memory is fixed); further sites share one
+            /// bucket, still counted.
+            burst_sites: usize = 1024 => {
+                name: "burst_sites",
+                kind: int(16, 1 << 20, " call sites"),
+                flag: Value("--burst-sites"),
+                default: "1024",
+                doc: "call sites the burst table tracks (memory is fixed); further sites share one bucket, still counted",
+                set: |c, v| c.burst_sites = v.usize(),
+                get: |c| Some(c.burst_sites.to_string()),
+                setter: fn burst_sites(sites: usize) |f| *f = sites,
+            },
+            /// Longest a burst's suppressed events wait for their summary event (one is
+            /// also shipped once a burst has been quiet for a second, or at shutdown).
+            burst_summary_interval: Duration = Duration::from_secs(10) => {
+                name: "burst_summary_interval_ms",
+                kind: int(100, 3_600_000, MS),
+                flag: Value("--burst-summary-interval-ms"),
+                default: "10000",
+                doc: "a burst still going on gets its summary event at least this often (else once quiet for 1 s, or at shutdown)",
+                set: |c, v| c.burst_summary_interval = ms(v.int()),
+                get: |c| millis(c.burst_summary_interval),
+                setter: fn burst_summary_interval(interval: std::time::Duration) |f| *f = interval,
+            },
+            /// Fractions kept per level, as `level=percent` items, e.g. `debug=10%`; the
+            /// others are counted in `Stats::sampled_out`. The setter keeps `percent` % of
+            /// the events of `level`.
+            sample_rates: Vec<String> = Vec::new() => {
+                name: "sample_rates",
+                kind: RATES,
+                flag: Many("--sample-rates"),
+                default: "none (keep all)",
+                doc: "fraction of each level kept, as `level=percent`; the rest are counted as sampled out",
+                set: |c, v| c.sample_rates = v.list(),
+                get: |c| list(&c.sample_rates),
+                setter: fn sample_rate(level: crate::Level, percent: f64)
+                    |f| crate::config::control::set_level_item(f, level, format_args!("{percent}%")),
+            },
+            /// Decide sampling by the event's `trace_id` field when it has one, so that a
+            /// trace's events are all kept or all dropped (in every process using the same
+            /// rate).
+            sample_by_trace: bool = true => {
+                name: "sample_by_trace",
+                kind: Kind::Bool,
+                flag: Off("--no-sample-by-trace"),
+                default: "true",
+                doc: "decide sampling by an event's `trace_id`, so a trace's events are all kept or all dropped",
+                set: |c, v| c.sample_by_trace = v.bool(),
+                get: |c| Some(c.sample_by_trace.to_string()),
+                setter: fn sample_by_trace(on: bool) |f| *f = on,
+            },
+            /// Put one synthetic event in the stream per drop episode ("logship dropped N
+            /// events (reason) between T1 and T2").
+            drop_notices: bool = false => {
+                name: "drop_notices",
+                kind: Kind::Bool,
+                flag: On("--drop-notices"),
+                default: "false",
+                doc: "one synthetic event (`logship.notice = \"dropped\"`) per drop episode: how many were dropped or suppressed, why, and when",
+                set: |c, v| c.drop_notices = v.bool(),
+                get: |c| Some(c.drop_notices.to_string()),
+                setter: fn drop_notices(on: bool) |f| *f = on,
+            },
+        ]
+    }
 }
 
-impl Default for ControlConfig {
-    fn default() -> Self {
-        ControlConfig {
-            burst_limits: Vec::new(),
-            burst_sites: 1024,
-            burst_summary_interval: Duration::from_secs(10),
-            sample_rates: Vec::new(),
-            sample_by_trace: true,
-            drop_notices: false,
-        }
-    }
+/// Replaces the `level=...` item of a per-level list with `level=value` (the setters of
+/// per-level keys: one item per level).
+pub(crate) fn set_level_item(
+    items: &mut Vec<String>,
+    level: Level,
+    value: std::fmt::Arguments<'_>,
+) {
+    let prefix = format!("{}=", level.as_str().to_ascii_lowercase());
+    items.retain(|i| !i.to_ascii_lowercase().starts_with(&prefix));
+    items.push(format!("{prefix}{value}"));
 }
 
 /// One level's token bucket: `rate` events per second, `burst` at once.

@@ -7,34 +7,48 @@
 //! renders it per event. This module must never build a
 //! request, and never shows a password or an API key.
 
+use super::key::{Flag::*, Kind};
+use super::key_parts::*;
+use super::options::options;
 use super::Config;
 use crate::error::ConfigError;
 use crate::json;
 
-/// Options of the Elasticsearch / OpenSearch `_bulk` intake (`vendor = elasticsearch`).
-/// Key `index`.
-///
-/// ```
-/// let es = logship::ElasticsearchOptions::default().index("logs-%Y.%m.%d");
-/// let builder = logship::Logship::builder().elasticsearch(es);
-/// assert_eq!(builder.config().elasticsearch.index.as_deref(), Some("logs-%Y.%m.%d"));
-/// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ElasticsearchOptions {
-    /// Target (key `index`): a data stream or an index, optionally with a UTC date
-    /// pattern taken from each event's timestamp (`%Y`, `%m`, `%d`, `%H`, e.g.
-    /// `logs-%Y.%m.%d`). Default: none, sent to `logs-logship-default` (a data stream).
-    pub index: Option<String>,
+options! {
+    /// Options of the Elasticsearch / OpenSearch `_bulk` intake (`vendor = elasticsearch`).
+    /// Key `index`.
+    ///
+    /// ```
+    /// let es = logship::ElasticsearchOptions::default().index("logs-%Y.%m.%d");
+    /// let builder = logship::Logship::builder().elasticsearch(es);
+    /// assert_eq!(builder.config().elasticsearch.index.as_deref(), Some("logs-%Y.%m.%d"));
+    /// ```
+    #[derive(Clone, PartialEq, Eq)]
+    #[non_exhaustive]
+    pub struct ElasticsearchOptions {
+        setters: elasticsearch_setters,
+        setters_on: "ElasticsearchOptions",
+        debug: generated,
+        rows: [
+            /// The data stream or index, optionally with a UTC date pattern taken from each
+            /// event's timestamp (`%Y`, `%m`, `%d`, `%H`, e.g. `logs-%Y.%m.%d`). Unset: the
+            /// data stream `logs-logship-default`.
+            index: Option<String> = None => {
+                name: "index",
+                kind: Kind::Str,
+                flag: Value("--index"),
+                default: "`logs-logship-default`",
+                doc: "Elasticsearch/OpenSearch data stream or index; `%Y %m %d %H` expand from each event's UTC timestamp",
+                set: |c, v| c.index = v.text(),
+                get: |c| text(&c.index),
+                setter: fn index(index: impl Into<String>) |f| *f = Some(index.into()),
+            },
+        ]
+    }
 }
 
 impl ElasticsearchOptions {
-    /// The data stream or index (default `logs-logship-default`); may hold a UTC date
-    /// pattern from each event's timestamp: `%Y`, `%m`, `%d`, `%H`, e.g. `logs-%Y.%m.%d`.
-    pub fn index(mut self, index: impl Into<String>) -> Self {
-        self.index = Some(index.into());
-        self
-    }
+    elasticsearch_setters!();
 }
 
 /// Characters an index or data stream name may not contain (besides upper case).

@@ -7,6 +7,7 @@
 //! table appears in the example of some vendor. The example must never contain a real
 //! secret: API keys are `${env:VAR}` references with a placeholder default.
 
+use super::key::Kind;
 use super::keys;
 use super::value::quote;
 use super::{Config, Vendor};
@@ -21,7 +22,7 @@ fn defaults(out: &mut String, names: &[&str]) {
     let config = Config::default();
     for name in names {
         let key = keys::find(name).expect("example keys are in the table");
-        let value = (key.get)(&config).unwrap_or_default();
+        let value = key.get(&config).unwrap_or_default();
         out.push_str(&format!("# {name} = {value}\n"));
     }
 }
@@ -192,5 +193,31 @@ pub fn example_toml(vendor: Vendor) -> String {
     );
     out.push_str("# stall_after_ms = 60000\n");
     defaults(&mut out, &["metrics_interval_ms"]);
+    sections(&mut out);
     out
+}
+
+/// The `logship` command's sections (`[follow]`, `[listen]`), every line a comment so the
+/// example stays valid as it is: each key's doc, and its default (or an illustration).
+fn sections(out: &mut String) {
+    let config = Config::default();
+    for section in keys::sections() {
+        out.push_str(&format!(
+            "\n# The `logship` command's [{section}] section (docs/{section}.md); flags override it.\n# [{section}]\n"
+        ));
+        for key in keys::all().filter(|k| k.section == Some(section)) {
+            let short = key.name.rsplit('.').next().unwrap_or(key.name);
+            let value = match (key.get(&config), key.kind) {
+                (Some(v), _) => v,
+                (None, Kind::List { fix, .. }) => fix
+                    .split_once(" = ")
+                    .map_or_else(|| "[]".to_owned(), |(_, v)| v.to_owned()),
+                (None, _) => quote("..."),
+            };
+            out.push_str(&format!(
+                "# {short} = {value}    # {}; default: {}\n",
+                key.doc, key.default
+            ));
+        }
+    }
 }

@@ -13,7 +13,7 @@ use std::path::Path;
 use super::env::process_env;
 use super::keys;
 use super::parse::{self, Raw};
-use super::suggest::unknown_key;
+use super::suggest::{suggest, unknown_key};
 use super::{Config, Origin};
 use crate::error::ConfigError;
 
@@ -98,6 +98,16 @@ fn substitute_all(
     })
 }
 
+/// Which keys a table may hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Surface {
+    /// A config file: every key, the `logship` command's under their `[section]`.
+    File,
+    /// A map of an appender (log4rs, the JVM): the pipeline's keys only, by name or
+    /// attribute.
+    Appender,
+}
+
 /// Applies a parsed TOML table to `config`, recording origins. `label` names the file.
 pub(crate) fn apply_table(
     config: &mut Config,
@@ -105,11 +115,44 @@ pub(crate) fn apply_table(
     table: &toml::Table,
     label: &str,
     env: &dyn Fn(&str) -> Option<String>,
+    surface: Surface,
 ) -> Result<(), ConfigError> {
     let origin = Origin::File(label.to_owned());
     let mut seen: BTreeMap<&'static str, &str> = BTreeMap::new();
+    let sections = keys::sections();
     for (given, value) in table {
-        let Some(row) = keys::find_by_any_name(given) else {
+        if surface == Surface::File && sections.contains(&given.as_str()) {
+            let Some(inner) = value.as_table() else {
+                return Err(ConfigError::new(
+                    given_name(given),
+                    value.to_string(),
+                    "must be a table",
+                )
+                .fix(format!("write the options under a [{given}] header"))
+                .origin(&origin));
+            };
+            for (key, value) in inner {
+                let full = format!("{given}.{key}");
+                let Some(row) = keys::find(&full).filter(|k| k.section.is_some()) else {
+                    return Err(unknown_section_key(given, key).origin(&origin));
+                };
+                apply_one(config, origins, row, value, &origin, env)?;
+            }
+            continue;
+        }
+        let row = keys::find_by_any_name(given).filter(|k| k.section.is_none());
+        let Some(row) = row else {
+            if surface == Surface::File && value.is_table() {
+                if let Some(section) = suggest(given, sections.iter().copied()) {
+                    return Err(ConfigError::new(
+                        "section",
+                        format!("[{given}]"),
+                        "is not a logship section",
+                    )
+                    .fix(format!("did you mean [{section}]?"))
+                    .origin(&origin));
+                }
+            }
             return Err(unknown_key(given).origin(&origin));
         };
         let key = row.name;
@@ -122,11 +165,50 @@ pub(crate) fn apply_table(
                     .origin(&origin),
             );
         }
-        let secret = row.kind.is_secret();
-        let value = substitute_all(key, secret, value, env).map_err(|e| e.origin(&origin))?;
-        parse::set(config, row, &Raw::Toml(&value)).map_err(|e| e.origin(&origin))?;
-        origins.insert(key, origin.clone());
+        apply_one(config, origins, row, value, &origin, env)?;
     }
+    Ok(())
+}
+
+/// A section's name as an error shows it.
+fn given_name(given: &str) -> &'static str {
+    keys::sections()
+        .into_iter()
+        .find(|s| *s == given)
+        .unwrap_or("section")
+}
+
+/// The error for a key of a section that the section does not have.
+fn unknown_section_key(section: &str, key: &str) -> ConfigError {
+    let prefix = format!("{section}.");
+    let names: Vec<&'static str> = keys::all()
+        .filter_map(|k| k.name.strip_prefix(prefix.as_str()))
+        .collect();
+    let err = ConfigError::new(
+        given_name(section),
+        format!("{section}.{key}"),
+        format!("is not a {section} option"),
+    );
+    match suggest(key, names.iter().copied()) {
+        Some(s) => err.fix(format!("did you mean {s}?")),
+        None => err.fix(format!("the [{section}] options are {}", names.join(", "))),
+    }
+}
+
+/// Reads one value of `row` (with `${env:VAR}` substituted) into `config`.
+fn apply_one(
+    config: &mut Config,
+    origins: &mut BTreeMap<&'static str, Origin>,
+    row: keys::AnyKey,
+    value: &toml::Value,
+    origin: &Origin,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(), ConfigError> {
+    let key = row.name;
+    let value =
+        substitute_all(key, row.kind.is_secret(), value, env).map_err(|e| e.origin(origin))?;
+    parse::set(config, row, &Raw::Toml(&value)).map_err(|e| e.origin(origin))?;
+    origins.insert(key, origin.clone());
     Ok(())
 }
 
@@ -165,6 +247,7 @@ impl Config {
             &table,
             "(string)",
             &process_env,
+            Surface::File,
         )?;
         Ok(config)
     }
@@ -181,6 +264,7 @@ impl Config {
             &table,
             &label,
             &process_env,
+            Surface::File,
         )?;
         Ok(config)
     }

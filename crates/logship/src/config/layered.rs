@@ -12,8 +12,10 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use super::env::{apply_logship_env, apply_otel_env, process_env};
-use super::file::{apply_table, parse_toml, read_file};
+use super::file::{apply_table, parse_toml, read_file, Surface};
+use super::parse::{self, Raw};
 use super::Config;
+use super::{keys, suggest::unknown_key};
 use crate::error::ConfigError;
 
 /// Where an option's effective value came from.
@@ -63,8 +65,21 @@ pub struct Layered {
     files: Vec<std::path::PathBuf>,
     texts: Vec<(String, String)>,
     tables: Vec<(String, toml::Table)>,
+    strings: Vec<(String, Vec<(String, String)>)>,
     env: Option<EnvLookup>,
+    flags: Vec<(String, Given)>,
     explicit: Vec<Explicit>,
+}
+
+/// A value given on a command line for one key (see [`Layered::flag`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Given {
+    /// Text read as the key's environment variable would be (`--linger-ms 500`,
+    /// `--tags a:b,c:d`, `true`/`false` for a switch).
+    Text(String),
+    /// Items of a list, each one item, never split (`--redact-regex` given twice).
+    Items(Vec<String>),
 }
 
 impl Default for Layered {
@@ -112,7 +127,9 @@ impl Layered {
             files: Vec::new(),
             texts: Vec::new(),
             tables: Vec::new(),
+            strings: Vec::new(),
             env: None,
+            flags: Vec::new(),
             explicit: Vec::new(),
         }
     }
@@ -134,6 +151,28 @@ impl Layered {
     #[cfg(feature = "log4rs")]
     pub(crate) fn table(mut self, label: impl Into<String>, table: toml::Table) -> Self {
         self.tables.push((label.into(), table));
+        self
+    }
+
+    /// Adds an appender's attributes (the JVM appender's, by key name or camelCase
+    /// attribute: `lingerMillis`), each value read as the key's environment variable
+    /// would be, at the precedence of a file; `label` names them in messages and origins.
+    /// Keys of the `logship` command's sections are refused.
+    pub fn attributes(
+        mut self,
+        label: impl Into<String>,
+        pairs: impl IntoIterator<Item = (String, String)>,
+    ) -> Self {
+        self.strings
+            .push((label.into(), pairs.into_iter().collect()));
+        self
+    }
+
+    /// Sets one key by name from a command line (the `logship` command's flags), over
+    /// files and the environment. A bad name or value fails [`Layered::resolve`] naming
+    /// the key.
+    pub fn flag(mut self, name: impl Into<String>, value: Given) -> Self {
+        self.flags.push((name.into(), value));
         self
     }
 
@@ -161,16 +200,65 @@ impl Layered {
         for path in &self.files {
             let label = path.display().to_string();
             let table = parse_toml(&read_file(path)?, &label)?;
-            apply_table(&mut config, &mut origins, &table, &label, &*env)?;
+            apply_table(
+                &mut config,
+                &mut origins,
+                &table,
+                &label,
+                &*env,
+                Surface::File,
+            )?;
         }
         for (label, text) in &self.texts {
             let table = parse_toml(text, label)?;
-            apply_table(&mut config, &mut origins, &table, label, &*env)?;
+            apply_table(
+                &mut config,
+                &mut origins,
+                &table,
+                label,
+                &*env,
+                Surface::File,
+            )?;
         }
         for (label, table) in &self.tables {
-            apply_table(&mut config, &mut origins, table, label, &*env)?;
+            apply_table(
+                &mut config,
+                &mut origins,
+                table,
+                label,
+                &*env,
+                Surface::Appender,
+            )?;
+        }
+        for (label, pairs) in &self.strings {
+            let origin = Origin::File(label.clone());
+            for (given, text) in pairs {
+                let Some(key) = keys::find_by_any_name(given).filter(|k| k.section.is_none())
+                else {
+                    return Err(unknown_key(given).origin(&origin));
+                };
+                parse::set(&mut config, key, &Raw::Env(text)).map_err(|e| e.origin(&origin))?;
+                origins.insert(key.name, origin.clone());
+            }
         }
         let mut set = apply_logship_env(&mut config, &mut origins, &*env)?;
+        for (name, given) in &self.flags {
+            let Some(key) = keys::find(name) else {
+                return Err(unknown_key(name));
+            };
+            let items;
+            let raw = match given {
+                Given::Text(text) => Raw::Env(text),
+                Given::Items(list) => {
+                    items = toml::Value::from(list.clone());
+                    Raw::Toml(&items)
+                }
+            };
+            parse::set(&mut config, key, &raw)
+                .map_err(|e| e.origin(format!("flag {}", key.flag.long())))?;
+            origins.insert(key.name, Origin::Explicit);
+            set.push(key.name);
+        }
         if !self.explicit.is_empty() {
             let before = config.effective_values();
             for f in self.explicit {

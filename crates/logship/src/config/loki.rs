@@ -7,65 +7,75 @@
 //! reads the parsed labels from here. This module must never build a request, and never
 //! shows a password.
 
+use super::key::{Flag::*, Kind};
+use super::key_parts::*;
+use super::options::options;
+use super::value::list;
 use super::Config;
 use crate::error::ConfigError;
 use crate::record::cut;
 
-/// Options of the Grafana Loki push API (`vendor = loki`). Keys `tenant_id`,
-/// `loki_labels`, `max_line_bytes`.
-///
-/// ```
-/// let loki = logship::LokiOptions::default()
-///     .tenant_id("team-a")
-///     .label("env", "prod")
-///     .max_line_bytes(64 * 1024);
-/// let builder = logship::Logship::builder().loki(loki);
-/// assert_eq!(builder.config().loki.labels, ["env=prod"]);
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct LokiOptions {
-    /// Tenant, sent as `X-Scope-OrgID` (key `tenant_id`). Default: none (single-tenant
-    /// Loki).
-    pub tenant_id: Option<String>,
-    /// Static stream labels as `name=value` strings (key `loki_labels`; names
-    /// `[a-zA-Z_][a-zA-Z0-9_]*`), added to `service` and `level`. Keep them
-    /// low-cardinality. Default: none.
-    pub labels: Vec<String>,
-    /// Lines (the message) longer than this many bytes are truncated and counted (key
-    /// `max_line_bytes`, Loki's `max_line_size`). Default 256 KiB.
-    pub max_line_bytes: usize,
-}
-
-impl Default for LokiOptions {
-    fn default() -> Self {
-        LokiOptions {
-            tenant_id: None,
-            labels: Vec::new(),
-            max_line_bytes: 256 * 1024,
-        }
+options! {
+    /// Options of the Grafana Loki push API (`vendor = loki`). Keys `tenant_id`,
+    /// `loki_labels`, `max_line_bytes`.
+    ///
+    /// ```
+    /// let loki = logship::LokiOptions::default()
+    ///     .tenant_id("team-a")
+    ///     .label("env", "prod")
+    ///     .max_line_bytes(64 * 1024);
+    /// let builder = logship::Logship::builder().loki(loki);
+    /// assert_eq!(builder.config().loki.labels, ["env=prod"]);
+    /// ```
+    #[derive(Clone, PartialEq, Eq)]
+    #[non_exhaustive]
+    pub struct LokiOptions {
+        setters: loki_setters,
+        setters_on: "LokiOptions",
+        debug: generated,
+        rows: [
+            /// The tenant, sent as `X-Scope-OrgID`. Unset: single-tenant Loki.
+            tenant_id: Option<String> = None => {
+                name: "tenant_id",
+                kind: Kind::Str,
+                flag: Value("--tenant-id"),
+                default: "none",
+                doc: "Loki `X-Scope-OrgID`",
+                set: |c, v| c.tenant_id = v.text(),
+                get: |c| text(&c.tenant_id),
+                setter: fn tenant_id(tenant: impl Into<String>) |f| *f = Some(tenant.into()),
+            },
+            /// Static stream labels as `name=value` strings (names `[a-zA-Z_][a-zA-Z0-9_]*`,
+            /// checked against Loki's label rules at `build`), added to `service` and
+            /// `level`. Keep them few and low-cardinality. The setter adds one.
+            labels: Vec<String> = Vec::new() => {
+                name: "loki_labels",
+                kind: LABELS,
+                flag: Many("--loki-labels"),
+                default: "none",
+                doc: "static Loki stream labels (besides `service` and `level`)",
+                set: |c, v| c.labels = v.list(),
+                get: |c| list(&c.labels),
+                setter: fn label(name: &str, value: &str) |f| f.push(format!("{name}={value}")),
+            },
+            /// Lines (the message) longer than this many bytes are truncated and counted
+            /// (Loki's `max_line_size`).
+            max_line_bytes: usize = 256 * 1024 => {
+                name: "max_line_bytes",
+                kind: int(1024, 256 * 1024 * 1024, BYTES),
+                flag: Value("--max-line-bytes"),
+                default: "256 KiB",
+                doc: "Loki: longer lines are truncated and counted",
+                set: |c, v| c.max_line_bytes = v.usize(),
+                get: |c| Some(c.max_line_bytes.to_string()),
+                setter: fn max_line_bytes(n: usize) |f| *f = n,
+            },
+        ]
     }
 }
 
 impl LokiOptions {
-    /// The tenant, sent as `X-Scope-OrgID`. Default: none (single-tenant Loki).
-    pub fn tenant_id(mut self, tenant: impl Into<String>) -> Self {
-        self.tenant_id = Some(tenant.into());
-        self
-    }
-
-    /// Adds a static stream label (checked against Loki's label rules at `build`).
-    /// Default: none besides `service` and `level`.
-    pub fn label(mut self, name: &str, value: &str) -> Self {
-        self.labels.push(format!("{name}={value}"));
-        self
-    }
-
-    /// Lines (messages) longer than this are truncated and counted. Default 256 KiB.
-    pub fn max_line_bytes(mut self, n: usize) -> Self {
-        self.max_line_bytes = n;
-        self
-    }
+    loki_setters!();
 }
 
 /// Loki's `max_label_names_per_series` default (docs/wire-formats.md 6.2).

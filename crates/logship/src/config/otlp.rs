@@ -4,6 +4,10 @@
 //! builder has one typed setter for them. This module must never encode a body: the
 //! encoder reads the encoding chosen here.
 
+use super::key::{Flag::*, Kind};
+use super::key_parts::*;
+use super::options::options;
+use super::value::quote;
 use crate::error::ConfigError;
 
 /// The body encoding of [`crate::Vendor::Otlp`] requests.
@@ -45,24 +49,37 @@ impl std::str::FromStr for OtlpEncoding {
     }
 }
 
-/// Options of the OpenTelemetry OTLP/HTTP intake (`vendor = otlp`). Key `otlp_encoding`.
-///
-/// ```
-/// let otlp = logship::OtlpOptions::default().encoding(logship::OtlpEncoding::Json);
-/// let builder = logship::Logship::builder().otlp(otlp);
-/// assert_eq!(builder.config().otlp.encoding, logship::OtlpEncoding::Json);
-/// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct OtlpOptions {
-    /// Body encoding (key `otlp_encoding`). Default: protobuf.
-    pub encoding: OtlpEncoding,
+options! {
+    /// Options of the OpenTelemetry OTLP/HTTP intake (`vendor = otlp`). Key `otlp_encoding`.
+    ///
+    /// ```
+    /// let otlp = logship::OtlpOptions::default().encoding(logship::OtlpEncoding::Json);
+    /// let builder = logship::Logship::builder().otlp(otlp);
+    /// assert_eq!(builder.config().otlp.encoding, logship::OtlpEncoding::Json);
+    /// ```
+    #[derive(Clone, PartialEq, Eq)]
+    #[non_exhaustive]
+    pub struct OtlpOptions {
+        setters: otlp_setters,
+        setters_on: "OtlpOptions",
+        debug: generated,
+        rows: [
+            /// The body encoding: protobuf (`application/x-protobuf`, the OTLP default) or
+            /// JSON (`application/json`).
+            encoding: OtlpEncoding = OtlpEncoding::Protobuf => {
+                name: "otlp_encoding",
+                kind: Kind::Choice(OTLP_ENCODING_NAMES),
+                flag: Value("--otlp-encoding"),
+                default: "`protobuf`",
+                doc: "OTLP body: `protobuf` (`application/x-protobuf`) or `json` (`application/json`)",
+                set: |c, v| c.encoding = OtlpEncoding::ALL[v.choice()],
+                get: |c| Some(quote(c.encoding.name())),
+                setter: fn encoding(encoding: crate::OtlpEncoding) |f| *f = encoding,
+            },
+        ]
+    }
 }
 
 impl OtlpOptions {
-    /// The body encoding: protobuf (the default) or JSON.
-    pub fn encoding(mut self, encoding: OtlpEncoding) -> Self {
-        self.encoding = encoding;
-        self
-    }
+    otlp_setters!();
 }

@@ -6,7 +6,8 @@
 //! allowed, the fix. A secret's value is never part of an error (`[redacted]`), and a
 //! URL's query and user-info are hidden.
 
-use super::keys::{Key, Kind};
+use super::key::Kind;
+use super::keys::AnyKey;
 use super::redact_url;
 use super::suggest::suggest;
 use super::value::Value;
@@ -207,8 +208,30 @@ fn parse_headers(key: &'static str, raw: &Raw<'_>) -> Result<Vec<(String, Secret
     }
 }
 
+/// A path, or `false` for none (`Kind::PathOrOff`).
+fn parse_path_or_off(key: &'static str, raw: &Raw<'_>) -> Result<Value, ConfigError> {
+    match raw {
+        Raw::Toml(toml::Value::Boolean(false)) => Ok(Value::Off),
+        Raw::Toml(toml::Value::String(s)) => Ok(Value::Text(non_empty(s.clone()))),
+        Raw::Env(s)
+            if matches!(
+                s.trim().to_ascii_lowercase().as_str(),
+                "false" | "off" | "none"
+            ) =>
+        {
+            Ok(Value::Off)
+        }
+        Raw::Env(s) => Ok(Value::Text(non_empty((*s).to_owned()))),
+        Raw::Toml(_) => Err(
+            type_error(key, Kind::PathOrOff, raw, "a path, or false for none").fix(format!(
+                "write {key} = \"/var/lib/logship/file\" (or false for none)"
+            )),
+        ),
+    }
+}
+
 /// Reads `raw` as a value of `key`'s kind and stores it in `config`.
-pub(crate) fn set(config: &mut Config, key: &Key, raw: &Raw<'_>) -> Result<(), ConfigError> {
+pub(crate) fn set(config: &mut Config, key: AnyKey, raw: &Raw<'_>) -> Result<(), ConfigError> {
     let (name, kind) = (key.name, key.kind);
     let value = match kind {
         Kind::Vendor => {
@@ -234,7 +257,8 @@ pub(crate) fn set(config: &mut Config, key: &Key, raw: &Raw<'_>) -> Result<(), C
         Kind::Bool => Value::Bool(parse_bool(name, raw)?),
         Kind::Choice(names) => Value::Choice(choice(name, kind, raw, names)?),
         Kind::Int { .. } => Value::Int(parse_int(name, kind, raw)?),
+        Kind::PathOrOff => parse_path_or_off(name, raw)?,
     };
-    (key.set)(config, value);
+    key.set(config, value);
     Ok(())
 }

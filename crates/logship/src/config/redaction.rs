@@ -6,6 +6,10 @@
 //! show the hash key (it is a [`Secret`]), or accept a rule it cannot run (a bad regex or an
 //! unknown pattern name fails `validate`, naming the option).
 
+use super::key::{Flag::*, Kind};
+use super::key_parts::*;
+use super::options::options;
+use super::value::list;
 use crate::error::ConfigError;
 use crate::secret::Secret;
 
@@ -70,41 +74,103 @@ impl RedactAction {
     pub const ALL: [RedactAction; 3] = [RedactAction::Mask, RedactAction::Hash, RedactAction::Drop];
 }
 
-/// How events are redacted. Off by default; [`RedactionConfig::default`] holds the default
-/// rules used once it is switched on.
-#[derive(Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct RedactionConfig {
-    /// Redaction on. Default: off.
-    pub enabled: bool,
-    /// Field names redacted whatever their value. Default: `password`, `passwd`, `pwd`,
-    /// `passphrase`, `secret`, `token`, `api_key`, `apikey`, `authorization`, `cookie`,
-    /// `set_cookie`, `private_key`, `secret_key`, `secret_access_key`, `credentials`,
-    /// `session_id`.
-    pub fields: Vec<String>,
-    /// Built-in value patterns applied to the message and every text value (`card`,
-    /// `jwt`, `bearer`, `aws_key_id`, `aws_secret`, `private_key`, `email`). Default: all
-    /// but `email`.
-    pub patterns: Vec<String>,
-    /// Regular expressions (Rust `regex` syntax) whose matches are redacted, counted as
-    /// `regex1`, `regex2`, ... in the order given. Default: none.
-    pub regexes: Vec<String>,
-    /// What replaces a redacted value. Default: mask.
-    pub action: RedactAction,
-    /// The HMAC key for [`RedactAction::Hash`] (a secret, at least 16 bytes).
-    pub hash_key: Option<Secret>,
+const FIELDS: Kind = Kind::List {
+    item: "field name",
+    fix: "write redact_fields = [\"password\", \"token\", \"x-api-key\"]",
+};
+const PATTERN_NAMES: Kind = Kind::List {
+    item: "pattern name",
+    fix: "write redact_patterns = [\"card\", \"jwt\", \"bearer\", \"aws_key_id\", \"aws_secret\", \"private_key\", \"email\"]",
+};
+const REGEXES: Kind = Kind::List {
+    item: "regular expression",
+    fix: "write redact_regexes = [\"order-[0-9]{6}\"] (in a file: a comma inside an expression needs the array form)",
+};
+
+/// A rule list as `config check` shows it: `[]` when emptied on purpose.
+fn rules(v: &[String]) -> Option<String> {
+    Some(list(v).unwrap_or_else(|| "[]".into()))
 }
 
-impl Default for RedactionConfig {
-    fn default() -> Self {
-        RedactionConfig {
-            enabled: false,
-            fields: DEFAULT_FIELDS.iter().map(|s| s.to_string()).collect(),
-            patterns: DEFAULT_PATTERNS.iter().map(|s| s.to_string()).collect(),
-            regexes: Vec::new(),
-            action: RedactAction::Mask,
-            hash_key: None,
-        }
+options! {
+    /// How events are redacted. Off by default; [`RedactionConfig::default`] holds the
+    /// default rules used once it is switched on.
+    #[derive(Clone, PartialEq, Eq)]
+    #[non_exhaustive]
+    pub struct RedactionConfig {
+        setters: redaction_setters,
+        rows: [
+            /// Redacts secrets and personal data before events are sent or spilled, with the
+            /// rules below; on the batcher's thread, never the caller's. Counted in
+            /// `stats().redactions`.
+            enabled: bool = false => {
+                name: "redact",
+                kind: Kind::Bool,
+                flag: On("--redact"),
+                default: "`false`",
+                doc: "redact secrets and personal data (the rules below) on the batcher's thread, before events are sent or spilled; counted per rule in `stats().redactions`",
+                set: |c, v| c.enabled = v.bool(),
+                get: |c| Some(c.enabled.to_string()),
+                setter: fn redact(on: bool) |f| *f = on,
+            },
+            /// Field names redacted whatever their value (case-insensitive; `-`, `.` and
+            /// camelCase read as `_`; `db.password` and `accessToken` match by their last part).
+            fields: Vec<String> = DEFAULT_FIELDS.iter().map(|s| s.to_string()).collect() => {
+                name: "redact_fields",
+                kind: FIELDS,
+                flag: Value("--redact-fields"),
+                builder: "redact_fields",
+                default: "`password`, `passwd`, `pwd`, `passphrase`, `secret`, `token`, `api_key`, `apikey`, `authorization`, `cookie`, `set_cookie`, `private_key`, `secret_key`, `secret_access_key`, `credentials`, `session_id`",
+                doc: "field names whose value is always redacted (case-insensitive; `-`, `.` and camelCase read as `_`; `db.password` and `accessToken` match by their last part)",
+                set: |c, v| c.fields = v.list(),
+                get: |c| rules(&c.fields),
+            },
+            /// Built-in value patterns applied to the message and every text value.
+            patterns: Vec<String> = DEFAULT_PATTERNS.iter().map(|s| s.to_string()).collect() => {
+                name: "redact_patterns",
+                kind: PATTERN_NAMES,
+                flag: Value("--redact-patterns"),
+                builder: "redact_patterns",
+                default: "`card`, `jwt`, `bearer`, `aws_key_id`, `aws_secret`, `private_key` (add `email` for e-mail addresses)",
+                doc: "built-in value patterns redacted in the message and every text value: `card` (Luhn-checked), `jwt`, `bearer`, `aws_key_id`, `aws_secret`, `private_key` (PEM), `email`",
+                set: |c, v| c.patterns = v.list(),
+                get: |c| rules(&c.patterns),
+            },
+            /// Regular expressions (Rust `regex` syntax) whose matches are redacted, counted
+            /// as `regex1`, `regex2`, ... in the order given.
+            regexes: Vec<String> = Vec::new() => {
+                name: "redact_regexes",
+                kind: REGEXES,
+                flag: Each("--redact-regex"),
+                builder: "redact_regex",
+                default: "none",
+                doc: "regular expressions (Rust `regex` syntax, linear time) whose matches are redacted, counted as `regex1`, `regex2`, ...",
+                set: |c, v| c.regexes = v.list(),
+                get: |c| list(&c.regexes),
+            },
+            /// What replaces a redacted value.
+            action: RedactAction = RedactAction::Mask => {
+                name: "redact_action",
+                kind: Kind::Choice(RedactAction::NAMES),
+                flag: Value("--redact-action"),
+                default: "`mask`",
+                doc: "`mask` writes `[redacted:<rule>]`; `hash` writes `[hmac:<16 hex>]` (HMAC-SHA256 under `redact_hash_key`, so values still correlate); `drop` removes the field",
+                set: |c, v| c.action = RedactAction::ALL[v.choice()],
+                get: |c| choice(RedactAction::NAMES, &RedactAction::ALL, &c.action),
+                setter: fn redact_action(action: crate::RedactAction) |f| *f = action,
+            },
+            /// The HMAC key of [`crate::RedactAction::Hash`] (a secret, at least 16 bytes).
+            hash_key: Option<Secret> = None => {
+                name: "redact_hash_key",
+                kind: Kind::Secret,
+                flag: Value("--redact-hash-key"),
+                default: "none (required by `redact_action = \"hash\"`)",
+                doc: "the HMAC key of `hash` (a secret of at least 16 bytes, never shown)",
+                set: |c, v| c.hash_key = v.secret(),
+                get: |c| redacted(&c.hash_key),
+                setter: fn redact_hash_key(key: impl Into<String>) |f| *f = Some(crate::Secret::new(key)),
+            },
+        ]
     }
 }
 

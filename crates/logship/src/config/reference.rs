@@ -26,18 +26,22 @@ fn code(text: &str) -> String {
 /// The reference table: one row per key, in the table's order.
 pub(crate) fn markdown_table() -> String {
     let mut out = String::from(
-        "| key | environment | Java alias | builder / CLI flag | default | meaning |\n\
-         |---|---|---|---|---|---|\n",
+        "| key | environment | flag | attribute (JVM, log4rs) | setter | default | meaning |\n\
+         |---|---|---|---|---|---|---|\n",
     );
-    for key in keys::all() {
+    for key in keys::keys() {
+        let flag = match key.flag().off() {
+            Some(off) => format!("`{}`, `{off}`", key.flag().long()),
+            None => format!("`{}`", key.flag().long()),
+        };
+        let setter = key.setter().map(|s| format!("`{s}`")).unwrap_or_default();
         out.push_str(&format!(
-            "| `{}` | `{}` | {} | {} | {} | {} |\n",
-            key.name,
-            key.env_var(),
-            code(key.java.unwrap_or_default()),
-            key.builder,
-            key.default,
-            key.doc
+            "| `{}` | `{}` | {flag} | {} | {setter} | {} | {} |\n",
+            key.name(),
+            key.env(),
+            code(key.attribute().as_deref().unwrap_or_default()),
+            key.default_value(),
+            key.doc()
         ));
     }
     out

@@ -7,86 +7,98 @@
 
 use std::time::Duration;
 
+use super::key::{Flag::*, Kind};
+use super::key_parts::*;
+use super::options::options;
 use crate::error::ConfigError;
 
 /// Default [`SplunkOptions::ack_timeout`]: Splunk's documentation suggests treating data
 /// as lost when its acknowledgement has not come after about five minutes.
 pub(crate) const DEFAULT_ACK_TIMEOUT: Duration = Duration::from_secs(300);
 
-/// Options of the Splunk HTTP Event Collector (`vendor = splunk`). Keys `splunk_index`,
-/// `splunk_sourcetype`, `splunk_channel`, `splunk_ack`, `splunk_ack_timeout_ms`.
-///
-/// ```
-/// let splunk = logship::SplunkOptions::default().index("main").channel("auto");
-/// let builder = logship::Logship::builder().splunk(splunk);
-/// assert_eq!(builder.config().splunk.sourcetype, None);
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct SplunkOptions {
-    /// Splunk `index` (key `splunk_index`). Default: none (the token's default index).
-    pub index: Option<String>,
-    /// Splunk `sourcetype` (key `splunk_sourcetype`). Default: none, sent as `_json`.
-    pub sourcetype: Option<String>,
-    /// Request channel (key `splunk_channel`): a GUID, or `auto` to generate one.
-    /// Default: none, which also generates one: a channel is always sent
-    /// (`X-Splunk-Request-Channel`), a new GUID per process (docs/wire-formats.md 2.5).
-    pub channel: Option<String>,
-    /// Indexer acknowledgement (key `splunk_ack`): a batch counts as delivered only once
-    /// `/services/collector/ack` confirms its `ackId`. Default: false (a `200` counts).
-    pub ack: bool,
-    /// With `ack`: how long after a batch was accepted its acknowledgement may take
-    /// before the batch is resent (key `splunk_ack_timeout_ms`). Default: 5 minutes.
-    pub ack_timeout: Duration,
-}
-
-impl Default for SplunkOptions {
-    fn default() -> Self {
-        SplunkOptions {
-            index: None,
-            sourcetype: None,
-            channel: None,
-            ack: false,
-            ack_timeout: DEFAULT_ACK_TIMEOUT,
-        }
+options! {
+    /// Options of the Splunk HTTP Event Collector (`vendor = splunk`). Keys `splunk_index`,
+    /// `splunk_sourcetype`, `splunk_channel`, `splunk_ack`, `splunk_ack_timeout_ms`.
+    ///
+    /// ```
+    /// let splunk = logship::SplunkOptions::default().index("main").channel("auto");
+    /// let builder = logship::Logship::builder().splunk(splunk);
+    /// assert_eq!(builder.config().splunk.sourcetype, None);
+    /// ```
+    #[derive(Clone, PartialEq, Eq)]
+    #[non_exhaustive]
+    pub struct SplunkOptions {
+        setters: splunk_setters,
+        setters_on: "SplunkOptions",
+        debug: generated,
+        rows: [
+            /// The `index` events are written to. Unset: the token's default index.
+            index: Option<String> = None => {
+                name: "splunk_index",
+                kind: Kind::Str,
+                flag: Value("--splunk-index"),
+                default: "none",
+                doc: "Splunk index",
+                set: |c, v| c.index = v.text(),
+                get: |c| text(&c.index),
+                setter: fn index(index: impl Into<String>) |f| *f = Some(index.into()),
+            },
+            /// The `sourcetype` of every event. Unset: sent as `_json`.
+            sourcetype: Option<String> = None => {
+                name: "splunk_sourcetype",
+                kind: Kind::Str,
+                flag: Value("--splunk-sourcetype"),
+                default: "`_json`",
+                doc: "Splunk sourcetype",
+                set: |c, v| c.sourcetype = v.text(),
+                get: |c| text(&c.sourcetype),
+                setter: fn sourcetype(sourcetype: impl Into<String>) |f| *f = Some(sourcetype.into()),
+            },
+            /// The request channel: a GUID, or `auto` to generate one. Unset also generates
+            /// one: a channel is always sent (`X-Splunk-Request-Channel`), a new GUID per
+            /// process (docs/wire-formats.md 2.5).
+            channel: Option<String> = None => {
+                name: "splunk_channel",
+                kind: Kind::Str,
+                flag: Value("--splunk-channel"),
+                default: "a GUID generated per process",
+                doc: "Splunk channel (`X-Splunk-Request-Channel`, always sent): a GUID or `auto`",
+                set: |c, v| c.channel = v.text(),
+                get: |c| text(&c.channel),
+                setter: fn channel(channel: impl Into<String>) |f| *f = Some(channel.into()),
+            },
+            /// Indexer acknowledgement: a batch counts as delivered only once
+            /// `/services/collector/ack` confirms its `ackId`, and is resent when that takes
+            /// longer than `ack_timeout`. Turn it on when the HEC token has "Enable indexer
+            /// acknowledgement" set.
+            ack: bool = false => {
+                name: "splunk_ack",
+                kind: Kind::Bool,
+                flag: On("--splunk-ack"),
+                default: "false",
+                doc: "Splunk indexer acknowledgement: delivered only once `/services/collector/ack` confirms",
+                set: |c, v| c.ack = v.bool(),
+                get: |c| Some(c.ack.to_string()),
+                setter: fn ack(on: bool) |f| *f = on,
+            },
+            /// With `ack`: how long after a batch was accepted its acknowledgement may take
+            /// before the batch is resent.
+            ack_timeout: Duration = DEFAULT_ACK_TIMEOUT => {
+                name: "splunk_ack_timeout_ms",
+                kind: int(100, 3_600_000, MS),
+                flag: Value("--splunk-ack-timeout-ms"),
+                default: "300,000",
+                doc: "with `splunk_ack`: a batch not acknowledged this long after it was accepted is resent",
+                set: |c, v| c.ack_timeout = ms(v.int()),
+                get: |c| millis(c.ack_timeout),
+                setter: fn ack_timeout(timeout: std::time::Duration) |f| *f = timeout,
+            },
+        ]
     }
 }
 
 impl SplunkOptions {
-    /// The `index` events are written to. Default: none (the token's default index).
-    pub fn index(mut self, index: impl Into<String>) -> Self {
-        self.index = Some(index.into());
-        self
-    }
-
-    /// The `sourcetype` of every event. Default: `_json`.
-    pub fn sourcetype(mut self, sourcetype: impl Into<String>) -> Self {
-        self.sourcetype = Some(sourcetype.into());
-        self
-    }
-
-    /// The request channel: a GUID, or `auto` to generate one. Default: a GUID generated
-    /// per process.
-    pub fn channel(mut self, channel: impl Into<String>) -> Self {
-        self.channel = Some(channel.into());
-        self
-    }
-
-    /// Indexer acknowledgement: count a batch as delivered only once Splunk's
-    /// `/services/collector/ack` confirms it, resending it when that takes longer than
-    /// [`SplunkOptions::ack_timeout`]. Turn it on when the HEC token has "Enable indexer
-    /// acknowledgement" set. Default: off.
-    pub fn ack(mut self, on: bool) -> Self {
-        self.ack = on;
-        self
-    }
-
-    /// With [`SplunkOptions::ack`]: how long an accepted batch may wait for its
-    /// acknowledgement before it is resent. Default: 5 minutes.
-    pub fn ack_timeout(mut self, timeout: Duration) -> Self {
-        self.ack_timeout = timeout;
-        self
-    }
+    splunk_setters!();
 
     /// Checks the channel and the acknowledgement timeout.
     pub(crate) fn validate(&self) -> Result<(), ConfigError> {

@@ -50,9 +50,10 @@ pub fn did_you_mean<'a>(
 
 /// The error for a key that is not in the table, with the closest name or alias.
 pub(crate) fn unknown_key(key: &str) -> ConfigError {
+    let aliases: Vec<String> = keys::all().filter_map(|k| k.alias()).collect();
     let candidates = keys::all()
         .map(|k| k.name)
-        .chain(keys::all().filter_map(|k| k.alias()));
+        .chain(aliases.iter().map(String::as_str));
     let err = ConfigError::new("key", key, "is not a logship option");
     match suggest(key, candidates) {
         Some(s) => err.fix(format!("did you mean {s}?")),

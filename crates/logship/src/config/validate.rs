@@ -139,7 +139,7 @@ impl Config {
                 When::SpillEnabled => self.spill_enabled,
                 When::Reading => false,
             };
-            let Some(shown) = checked.then(|| (key.get)(self)).flatten() else {
+            let Some(shown) = checked.then(|| key.get(self)).flatten() else {
                 continue;
             };
             let value: u128 = shown.parse().unwrap_or(u128::MAX);

@@ -28,6 +28,8 @@ pub(crate) enum Value {
     Bool(bool),
     /// The position of one of the key's choices.
     Choice(usize),
+    /// `false` for a key of kind `PathOrOff`: none at all.
+    Off,
 }
 
 // Setters call the accessor of their key's kind; the every-key test proves each pairing.
@@ -93,6 +95,16 @@ impl Value {
     /// The boolean, for `Kind::Bool` keys.
     pub(crate) fn bool(self) -> bool {
         matches!(self, Value::Bool(true))
+    }
+
+    /// For `Kind::PathOrOff` keys: `None` when empty (the default path), `Some(None)` for
+    /// `false`, else the path.
+    pub(crate) fn path_or_off(self) -> Option<Option<std::path::PathBuf>> {
+        match self {
+            Value::Off => Some(None),
+            Value::Text(Some(p)) => Some(Some(p.into())),
+            _ => None,
+        }
     }
 
     /// The position of the choice, for `Kind::Choice` keys.

@@ -25,7 +25,6 @@ use crate::stats::Counters;
 use crate::stats::Stats;
 
 mod builder;
-mod control_setters;
 mod start;
 
 pub use builder::Builder;

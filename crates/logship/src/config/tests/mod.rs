@@ -9,6 +9,7 @@ mod every_key;
 mod file;
 mod layered;
 mod reference;
+mod surfaces;
 
 use std::collections::HashMap;
 

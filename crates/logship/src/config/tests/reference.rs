@@ -13,7 +13,7 @@ fn generated_part(text: &str) -> Option<&str> {
 }
 
 #[test]
-fn the_configuration_reference_lists_every_key_with_its_variable_and_java_alias() {
+fn the_configuration_reference_lists_every_key_with_its_variable_flag_and_attribute() {
     let mut docs = std::fs::read_to_string(DOCS).unwrap_or_else(|e| panic!("{DOCS}: {e}"));
     let rendered = markdown_table();
     if std::env::var_os("LOGSHIP_BLESS").is_some() {
@@ -30,11 +30,11 @@ fn the_configuration_reference_lists_every_key_with_its_variable_and_java_alias(
         generated_part(&docs),
         Some(rendered.trim_matches('\n')),
         "docs/configuration.md's reference differs from the key table \
-         (crates/logship/src/config/keys.rs); regenerate it with \
+         (crates/logship/src/config/keys/); regenerate it with \
          `LOGSHIP_BLESS=1 cargo test -p logship --lib config::tests::reference`"
     );
     // What the README test checked, on the generated file: a row per key, with its
-    // variable and its Java alias.
+    // variable and its attribute.
     for key in keys::all() {
         let row = docs
             .lines()
