@@ -49,7 +49,7 @@ options! {
             paths: Vec<String> = Vec::new() => {
                 name: "follow.paths",
                 kind: PATTERNS,
-                flag: Many("--follow"),
+                flag: Each("--follow"),
                 default: "none (read stdin or `--input`)",
                 doc: "paths or glob patterns to follow (a string or a list); with none, ship reads stdin",
                 set: |c, v| c.paths = v.list(),
