@@ -12,9 +12,9 @@ use std::time::{Duration, SystemTime};
 
 use crate::config::{Config, OtlpEncoding, Vendor};
 use crate::error::ConfigError;
-use crate::protocol::{classify::Outcome, Codec};
-use crate::secret::Secret;
-use crate::send::backoff::{parse_retry_after, Backoff};
+use crate::vendors::{classify::Outcome, Codec};
+use crate::support::secret::Secret;
+use crate::deliver::backoff::{parse_retry_after, Backoff};
 pub use crate::spill::fuzzing::*;
 
 /// `parse_retry_after` (delta-seconds or an HTTP-date relative to `now`), then the delay

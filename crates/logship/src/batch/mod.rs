@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 pub(crate) mod thread;
 
-use crate::protocol::Codec;
-use crate::record::Record;
+use crate::vendors::Codec;
+use crate::capture::record::Record;
 
 /// A batch ready to send: the records (kept for retries, splits and reporting) and the
 /// encoded, uncompressed body.
@@ -163,7 +163,7 @@ impl Batcher {
 mod tests {
     use super::*;
     use crate::config::{Config, Vendor};
-    use crate::record::Level;
+    use crate::capture::record::Level;
 
     fn batcher(vendor: Vendor, max_records: usize, max_bytes: usize) -> Batcher {
         let config = Config {

@@ -20,12 +20,12 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{select, Receiver, Sender, TryRecvError};
 
 use super::{Batch, Batcher};
-use crate::control::notice::{Ticker, ROOM_NEEDED};
-use crate::record::Record;
-use crate::send::settle;
-use crate::send::Job;
-use crate::shared::Shared;
-use crate::stats::{Counters, Health};
+use crate::admit::control::notice::{Ticker, ROOM_NEEDED};
+use crate::capture::record::Record;
+use crate::deliver::settle;
+use crate::deliver::Job;
+use crate::pipeline::shared::Shared;
+use crate::observe::stats::{Counters, Health};
 
 /// Requests from the handle to the batcher.
 pub(crate) enum Control {

@@ -8,7 +8,7 @@
 //! last error may quote an intake's answer), or allocate on a log call (it runs on the
 //! observer thread, or where the user calls `Logship::export_metrics`).
 
-use crate::stats::{Health, Stats};
+use crate::observe::stats::{Health, Stats};
 
 /// The prefix of every metric name.
 pub const PREFIX: &str = "logship_";

@@ -11,14 +11,18 @@
 
 #[cfg(feature = "metrics")]
 pub mod metrics;
+pub(crate) mod reporter;
+pub(crate) mod scrub;
 pub mod stall;
+pub(crate) mod stats;
+pub(crate) mod striped;
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::shared::Shared;
-use crate::stats::{Counters, Stats};
+use crate::pipeline::shared::Shared;
+use crate::observe::stats::{Counters, Stats};
 use stall::{StallCallback, StallWatch};
 
 /// Longest pause between two ticks (budget windows and state saves need no finer grain).

@@ -14,19 +14,21 @@ use crossbeam_channel::Sender;
 
 use crate::batch::thread::Control;
 use crate::config::Overflow;
-use crate::control::{Site, Verdict};
+use crate::admit::control::{Site, Verdict};
 use crate::error::FlushTimeout;
 use crate::queue::{Queue, Rejected};
-use crate::record::{Level, Record};
-use crate::send::{settle, Job, Pool};
-use crate::shared::Shared;
+use crate::capture::record::{Level, Record};
+use crate::deliver::{settle, Job, Pool};
+use crate::pipeline::shared::Shared;
 use crate::spill::handover;
-use crate::stats::Counters;
-use crate::stats::Stats;
+use crate::observe::stats::Counters;
+use crate::observe::stats::Stats;
 
 mod builder;
 mod control_setters;
+pub(crate) mod shared;
 mod start;
+pub(crate) mod tracker;
 
 pub use builder::Builder;
 

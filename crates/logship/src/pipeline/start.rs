@@ -12,17 +12,17 @@ use crate::batch::thread::{self as batcher_thread};
 use crate::batch::Batcher;
 use crate::config::{is_loopback_url, redact_url};
 use crate::error::BuildError;
-use crate::protocol::Codec;
+use crate::vendors::Codec;
 use crate::queue::{Memory, Queue};
-use crate::reporter::Reporter;
-use crate::send::ack::Acks;
-use crate::send::backoff::Backoff;
-use crate::send::concurrency::Limiter;
-use crate::send::Pool;
-use crate::shared::Shared;
+use crate::observe::reporter::Reporter;
+use crate::deliver::ack::Acks;
+use crate::deliver::backoff::Backoff;
+use crate::deliver::concurrency::Limiter;
+use crate::deliver::Pool;
+use crate::pipeline::shared::Shared;
 use crate::spill::startup;
-use crate::sync::Signal;
-use crate::tracker::Tracker;
+use crate::support::sync::Signal;
+use crate::pipeline::tracker::Tracker;
 
 use super::{Builder, Guard, Inner, Logship, PANIC_FLUSH_TIMEOUT};
 
@@ -33,14 +33,14 @@ impl Builder {
         config.api_key = config.resolve_api_key(|var| std::env::var(var).ok());
         config.validate()?;
         // Compiled once, here (user regexes included), never on the caller's thread.
-        let redaction = crate::privacy::Redaction::new(&config.redaction)?.map(Arc::new);
+        let redaction = crate::admit::redaction::Redaction::new(&config.redaction)?.map(Arc::new);
         let codec = Arc::new(Codec::new(&config)?);
         // Certificates and the proxy are read here, so a bad file fails the build.
         let network =
-            crate::send::network::Network::load(&config, codec.url(), &|k| std::env::var(k).ok())?;
+            crate::deliver::network::Network::load(&config, codec.url(), &|k| std::env::var(k).ok())?;
         let mut secret_urls: Vec<&str> = config.endpoint.iter().map(String::as_str).collect();
         secret_urls.push(codec.url());
-        let redactor = crate::redact::Redactor::for_pipeline(
+        let redactor = crate::observe::scrub::Redactor::for_pipeline(
             codec.headers(),
             config.api_key.as_ref(),
             config.password.as_ref(),
@@ -50,7 +50,7 @@ impl Builder {
         let reporter =
             Reporter::new(config.report_to_stderr, self.on_error).with_redactor(redactor);
         if !config.tls_verify {
-            reporter.notice(crate::send::network::VERIFY_OFF_WARNING);
+            reporter.notice(crate::deliver::network::VERIFY_OFF_WARNING);
         }
         if let Some(url) = &config.endpoint {
             let has_secret =
@@ -90,13 +90,13 @@ impl Builder {
                 spill
                     .as_ref()
                     .and_then(|s| s.dir())
-                    .map(|d| d.join(crate::budget::STATE_FILE))
+                    .map(|d| d.join(crate::admit::budget::STATE_FILE))
             });
             let clock = self
                 .budget_clock
                 .clone()
-                .unwrap_or_else(crate::budget::system_clock);
-            crate::budget::Budget::start(config.budget.clone(), file, clock, &reporter)
+                .unwrap_or_else(crate::admit::budget::system_clock);
+            crate::admit::budget::Budget::start(config.budget.clone(), file, clock, &reporter)
         });
         let shared = Arc::new(Shared {
             counters: Default::default(),
@@ -110,7 +110,7 @@ impl Builder {
             spill_unavailable,
             told_closed: Default::default(),
             redaction,
-            control: crate::control::Control::new(&config.control),
+            control: crate::admit::control::Control::new(&config.control),
             budget,
             stalled: Default::default(),
         });
@@ -125,9 +125,9 @@ impl Builder {
         let (queue, records) = Queue::bounded(config.queue_capacity, config.overflow);
         let (control_tx, control_rx) = crossbeam_channel::unbounded();
         let (jobs_tx, jobs_rx) = crossbeam_channel::bounded(config.max_in_flight);
-        let client = crate::send::http::Client::new(&config, &network);
+        let client = crate::deliver::http::Client::new(&config, &network);
         // Live senders and the replayer differ only in how often they retry.
-        let new_sender = |max_retries: u32| crate::send::Sender {
+        let new_sender = |max_retries: u32| crate::deliver::Sender {
             shared: shared.clone(),
             pool: pool.clone(),
             codec: codec.clone(),
@@ -143,7 +143,7 @@ impl Builder {
         // grows (all of them at once when it is fixed).
         let first = pool.concurrency.threads_wanted();
         for i in 0..first {
-            crate::send::spawn_sender(new_sender(config.max_retries), jobs_rx.clone(), i).map_err(
+            crate::deliver::spawn_sender(new_sender(config.max_retries), jobs_rx.clone(), i).map_err(
                 |source| BuildError::Spawn {
                     thread: format!("logship-sender-{i}"),
                     source,
@@ -156,20 +156,20 @@ impl Builder {
             let replayer = new_sender(config.max_retries.min(1));
             let (queue, capacity) = (queue.clone(), config.queue_capacity);
             spawn("logship-replayer".into(), move || {
-                crate::send::replayer::run(replayer, queue, capacity)
+                crate::deliver::replayer::run(replayer, queue, capacity)
             })?;
         }
         if let Some(acks) = pool.acks.clone() {
             let poller = new_sender(config.max_retries);
             spawn("logship-acks".into(), move || {
-                crate::send::ack::run(acks, poller)
+                crate::deliver::ack::run(acks, poller)
             })?;
         }
         if shared.spill.is_some() {
             let (shared, pool) = (shared.clone(), pool.clone());
             let after = config.spill_in_flight_after;
             spawn("logship-watch".into(), move || {
-                crate::send::watch::run(shared, pool, after)
+                crate::deliver::watch::run(shared, pool, after)
             })?;
         }
         let batcher = Batcher::new(codec, config.max_event_bytes);
@@ -194,7 +194,7 @@ impl Builder {
         if config.flush_on_panic {
             let weak = Arc::downgrade(&logship.inner);
             let bound = config.shutdown_timeout.min(PANIC_FLUSH_TIMEOUT);
-            crate::panic_hook::register(Arc::new(move || match weak.upgrade() {
+            crate::capture::panic_hook::register(Arc::new(move || match weak.upgrade() {
                 Some(inner) => {
                     let _ = Logship { inner }.flush(bound);
                     true
@@ -239,7 +239,7 @@ fn start_observer(
 
 /// Starts one of the pipeline's threads (see `threads::spawn`).
 fn spawn(name: String, f: impl FnOnce() + Send + 'static) -> Result<(), BuildError> {
-    crate::threads::spawn(name.clone(), f).map_err(|source| BuildError::Spawn {
+    crate::support::threads::spawn(name.clone(), f).map_err(|source| BuildError::Spawn {
         thread: name,
         source,
     })

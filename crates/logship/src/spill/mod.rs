@@ -22,7 +22,7 @@
 //! delete a segment before its acknowledgement is durable; or hold a whole segment in
 //! memory.
 
-pub(crate) mod ack;
+pub(crate) mod progress;
 mod count;
 #[cfg(feature = "fuzzing")]
 pub(crate) mod fuzzing;
@@ -44,11 +44,11 @@ use std::collections::VecDeque;
 use std::io;
 use std::path::{Path, PathBuf};
 
-pub use crate::stats::SpillStats;
+pub use crate::observe::stats::SpillStats;
 pub use inspect::{inspect, remove_all, SegmentInfo};
 pub use reader::ReplayBatch;
 
-use crate::record::Record;
+use crate::capture::record::Record;
 use lock::DirLock;
 use segment::{FrameReader, HEADER_LEN, QUARANTINE_SUFFIX};
 use store::{Caps, Evicted, Seg, SegmentStore};
@@ -209,8 +209,8 @@ impl Spill {
         let dead_dir = dir.join(DEAD_DIR);
         lock::create_dir(&dead_dir)?;
         lock::create_dir(&dir.join(in_flight::IN_FLIGHT_DIR))?;
-        let _ = std::fs::remove_file(dir.join(ack::ACK_TMP));
-        let acks = ack::load(&dir).map_err(|e| SpillError::io(&dir, "read the ACK file", e))?;
+        let _ = std::fs::remove_file(dir.join(progress::ACK_TMP));
+        let acks = progress::load(&dir).map_err(|e| SpillError::io(&dir, "read the ACK file", e))?;
 
         let mut stats = SpillStats::default();
         let quarantined = segment::max_quarantined_id(&dir)
@@ -372,13 +372,13 @@ impl Spill {
     /// Writes the ACK file from the in-memory progress of every live segment.
     fn persist_acks(&self) -> Result<(), SpillError> {
         let entries = self.store.sealed.iter().filter(|s| s.acked > 0).map(|s| {
-            let e = ack::AckEntry {
+            let e = progress::AckEntry {
                 frames: s.acked,
                 offset: s.acked_offset,
             };
             (s.id, e)
         });
-        ack::store(&self.dir, entries)
+        progress::store(&self.dir, entries)
             .map_err(|e| SpillError::io(&self.dir, "write the ACK file", e))
     }
 }
@@ -394,7 +394,7 @@ impl Drop for Spill {
 /// damaged, else the segment with its acknowledged prefix applied. Its records are not
 /// counted (`records_known` false, see `count`) unless the acknowledged prefix reaches the
 /// end of the file, when it is known to be finished.
-fn open_existing(path: &Path, acked: Option<ack::AckEntry>, id: u64) -> io::Result<Option<Seg>> {
+fn open_existing(path: &Path, acked: Option<progress::AckEntry>, id: u64) -> io::Result<Option<Seg>> {
     let mut reader = FrameReader::open(path)?;
     if reader.check_header()?.is_err() {
         return Ok(None);

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use super::segment::{self, encode_frame, FrameReader, SegmentWriter, HEADER_LEN};
 use super::{AppendOutcome, SpillError, SpillFsync, SpillFull};
-use crate::record::Record;
+use crate::capture::record::Record;
 
 /// Size limits and policies of one store.
 #[derive(Debug, Clone, Copy)]
@@ -274,7 +274,7 @@ impl SegmentStore {
         }
         let synced = match self.caps.fsync {
             SpillFsync::Never => Ok(()),
-            _ => w.sync().and_then(|()| super::ack::sync_dir(&self.dir)),
+            _ => w.sync().and_then(|()| crate::support::durable::sync_dir(&self.dir)),
         };
         self.sealed.push_back(Seg::new(w.id, w.bytes, w.frames));
         synced.map_err(|e| self.err("sync a segment file", e))
