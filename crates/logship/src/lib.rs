@@ -431,34 +431,35 @@ use support::{json, secret};
 
 #[doc(hidden)]
 pub use admit::budget::BudgetClock;
+#[cfg(feature = "log")]
+pub use capture::log::LogshipLogger;
+/// The log4rs appender (`kind: batch_http`) and its registration.
+#[cfg(feature = "log4rs")]
+pub use capture::log4rs;
+pub use capture::record::{Entries, Entry, ErrorValue, EventId, Level, Record, Value};
+#[cfg(feature = "tracing")]
+pub use capture::tracing::LogshipLayer;
 pub use config::did_you_mean;
 pub use config::{
     default_spill_dir, example_toml, BudgetConfig, Config, ControlConfig, ElasticsearchOptions,
     Layered, LokiOptions, ObserveConfig, Origin, OtlpEncoding, OtlpOptions, Overflow, RedactAction,
     RedactionConfig, Resolved, SpanFields, SplunkOptions, Vendor,
 };
+pub use deliver::NetworkSummary;
 pub use error::{BuildError, ConfigError, FlushTimeout};
-#[cfg(feature = "log")]
-pub use capture::log::LogshipLogger;
-/// The log4rs appender (`kind: batch_http`) and its registration.
-#[cfg(feature = "log4rs")]
-pub use capture::log4rs;
-#[cfg(feature = "tracing")]
-pub use capture::tracing::LogshipLayer;
+pub use observe::health::Health;
 /// Metric names, units and kinds of the `metrics` feature (see docs/metrics.md).
 #[cfg(feature = "metrics")]
 pub use observe::metrics;
+pub use observe::reporter::DeliveryError;
 pub use observe::stall::{StallAlarm, StallCallback};
+pub use observe::stats::Stats;
 pub use pipeline::{Builder, Guard, Logship, ShutdownReport};
 pub use queue::Rejected;
-pub use capture::record::{Entries, Entry, ErrorValue, EventId, Level, Record, Value};
-pub use observe::reporter::DeliveryError;
-pub use support::secret::Secret;
-pub use deliver::NetworkSummary;
 pub use spill::{
     inspect, remove_all, SegmentInfo, SpillConfig, SpillError, SpillFsync, SpillFull, SpillStats,
 };
-pub use observe::stats::{Health, Stats};
+pub use support::secret::Secret;
 pub use support::threads::is_logship_thread;
 
 /// The `User-Agent` header logship sends (`logship/<version>`).

@@ -25,7 +25,10 @@ const REPORTED_ONLY: &[&str] = &["logship-cli", "logship-intake"];
 /// (issue 30, item 1) right now. Empty this list once that rewrite has landed.
 const REPORTED_ONLY_FOLDERS: &[&str] = &["crates/logship/src/config/"];
 
-fn describe(circle: &[(PathBuf, PathBuf, std::collections::BTreeSet<String>)], root: &Path) -> String {
+fn describe(
+    circle: &[(PathBuf, PathBuf, std::collections::BTreeSet<String>)],
+    root: &Path,
+) -> String {
     let show = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
     let mut files: Vec<String> = circle.iter().map(|(a, _, _)| show(a)).collect();
     files.sort();
@@ -37,7 +40,12 @@ fn describe(circle: &[(PathBuf, PathBuf, std::collections::BTreeSet<String>)], r
             format!("    {} -> {}: {}", show(a), show(b), names.join(", "))
         })
         .collect();
-    format!("  circle of {} files: {}\n{}", files.len(), files.join(", "), uses.join("\n"))
+    format!(
+        "  circle of {} files: {}\n{}",
+        files.len(),
+        files.join(", "),
+        uses.join("\n")
+    )
 }
 
 #[test]
@@ -45,23 +53,33 @@ fn no_file_imports_a_file_that_imports_it() {
     let root = workspace_root();
     let mut failures = Vec::new();
     for krate in members(&root) {
-        let name = krate.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = krate
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let (reported, found): (Vec<_>, Vec<_>) = circles(&crate_graph(&krate, &Disk))
             .into_iter()
             .partition(|c| {
                 REPORTED_ONLY_FOLDERS.iter().any(|folder| {
-                    c.iter().all(|(a, _, _)| a.strip_prefix(&root).is_ok_and(|r| r.starts_with(folder)))
+                    c.iter()
+                        .all(|(a, _, _)| a.strip_prefix(&root).is_ok_and(|r| r.starts_with(folder)))
                 })
             });
         for circle in &reported {
-            eprintln!("reported, not failed (being rewritten elsewhere):\n{}", describe(circle, &root));
+            eprintln!(
+                "reported, not failed (being rewritten elsewhere):\n{}",
+                describe(circle, &root)
+            );
         }
         let found: Vec<String> = found.iter().map(|c| describe(c, &root)).collect();
         if found.is_empty() {
             continue;
         }
         if REPORTED_ONLY.contains(&name.as_str()) {
-            eprintln!("reported, not failed ({name} is being reworked elsewhere):\n{}", found.join("\n"));
+            eprintln!(
+                "reported, not failed ({name} is being reworked elsewhere):\n{}",
+                found.join("\n")
+            );
         } else {
             failures.push(format!("{name}:\n{}", found.join("\n")));
         }
@@ -75,7 +93,12 @@ fn no_file_imports_a_file_that_imports_it() {
 
 /// The uses among the files of an in-memory crate whose root is `src/lib.rs`.
 fn graph_of(files: &[(&str, &str)]) -> Graph {
-    let sources = InMemory(files.iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect());
+    let sources = InMemory(
+        files
+            .iter()
+            .map(|(p, t)| (PathBuf::from(p), t.to_string()))
+            .collect(),
+    );
     let mut graph = Graph::new();
     let tree = floor_plan::modules::Tree::read(Path::new("src/lib.rs"), &sources);
     floor_plan::graph::add_uses(&tree, &mut graph);
@@ -95,8 +118,14 @@ fn the_checker_finds_a_circle_through_paths_uses_and_globs() {
         ("src/lib.rs", "mod a;\nmod b;\nmod c;\n"),
         ("src/a.rs", "use crate::b::B;\npub struct A;\n"),
         ("src/b.rs", "pub struct B;\nfn f() { crate::c::run(); }\n"),
-        ("src/c/mod.rs", "mod inner;\nuse inner::*;\npub fn run() { let _ = Thing; }\n"),
-        ("src/c/inner.rs", "pub struct Thing;\nfn g() -> super::super::a::A { todo!() }\n"),
+        (
+            "src/c/mod.rs",
+            "mod inner;\nuse inner::*;\npub fn run() { let _ = Thing; }\n",
+        ),
+        (
+            "src/c/inner.rs",
+            "pub struct Thing;\nfn g() -> super::super::a::A { todo!() }\n",
+        ),
     ]);
     let found = circles(&graph);
     assert_eq!(found.len(), 1, "{found:?}");
@@ -116,9 +145,18 @@ fn a_reexport_is_the_modules_face_and_paths_land_where_the_item_is_written() {
         ("src/send/deliver.rs", "pub struct Delivery;\n/// super::settle::x in a comment\nconst S: &str = \"super::settle::x\";\n"),
         ("src/send/settle.rs", "use super::{Delivery, Job};\n"),
     ]);
-    assert_eq!(uses(&graph, "src/send/settle.rs"), ["src/send/deliver.rs", "src/send/mod.rs"]);
-    assert!(uses(&graph, "src/send/mod.rs").is_empty(), "a re-export and a test module's glob: {graph:?}");
-    assert!(uses(&graph, "src/send/deliver.rs").is_empty(), "comments and strings are not paths");
+    assert_eq!(
+        uses(&graph, "src/send/settle.rs"),
+        ["src/send/deliver.rs", "src/send/mod.rs"]
+    );
+    assert!(
+        uses(&graph, "src/send/mod.rs").is_empty(),
+        "a re-export and a test module's glob: {graph:?}"
+    );
+    assert!(
+        uses(&graph, "src/send/deliver.rs").is_empty(),
+        "comments and strings are not paths"
+    );
     assert_eq!(uses(&graph, "src/lib.rs"), ["src/send/deliver.rs"]);
     assert!(circles(&graph).is_empty());
 }
@@ -126,7 +164,10 @@ fn a_reexport_is_the_modules_face_and_paths_land_where_the_item_is_written() {
 #[test]
 fn path_attributes_and_inline_modules_are_followed() {
     let graph = graph_of(&[
-        ("src/lib.rs", "mod a;\n#[path = \"other/b_file.rs\"]\nmod b;\nmod outer {\n    mod c;\n}\n"),
+        (
+            "src/lib.rs",
+            "mod a;\n#[path = \"other/b_file.rs\"]\nmod b;\nmod outer {\n    mod c;\n}\n",
+        ),
         ("src/a.rs", "pub fn f() {}\n"),
         ("src/other/b_file.rs", "use crate::a::f as g;\n"),
         ("src/outer/c.rs", "fn h() { super::super::a::f(); }\n"),
@@ -140,7 +181,10 @@ fn no_folder_is_named_vendor() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let vendored: Vec<PathBuf> = rust_files(&src)
         .into_iter()
-        .filter(|f| f.strip_prefix(&src).is_ok_and(|r| r.components().any(|c| c.as_os_str() == "vendor")))
+        .filter(|f| {
+            f.strip_prefix(&src)
+                .is_ok_and(|r| r.components().any(|c| c.as_os_str() == "vendor"))
+        })
         .collect();
     assert!(
         vendored.is_empty(),
@@ -159,8 +203,16 @@ fn no_library_source_file_is_over_800_lines() {
         .flat_map(|d| rust_files(&manifest.join(d)))
         .filter_map(|f| {
             let lines = std::fs::read_to_string(&f).ok()?.lines().count();
-            (lines > MAX_LINES).then(|| (f.strip_prefix(manifest).unwrap_or(&f).display().to_string(), lines))
+            (lines > MAX_LINES).then(|| {
+                (
+                    f.strip_prefix(manifest).unwrap_or(&f).display().to_string(),
+                    lines,
+                )
+            })
         })
         .collect();
-    assert!(long.is_empty(), "split these by concern (at most {MAX_LINES} lines each): {long:?}");
+    assert!(
+        long.is_empty(),
+        "split these by concern (at most {MAX_LINES} lines each): {long:?}"
+    );
 }

@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 pub(crate) mod thread;
 
-use crate::vendors::Codec;
 use crate::capture::record::Record;
+use crate::vendors::codec::Codec;
 
 /// A batch ready to send: the records (kept for retries, splits and reporting) and the
 /// encoded, uncompressed body.
@@ -55,7 +55,7 @@ impl Batcher {
         let limits = codec.limits();
         Batcher {
             max_records: limits.max_records.max(1),
-            max_bytes: codec.body_budget(),
+            max_bytes: codec.max_body_now(),
             max_event_bytes,
             max_encoded_event_bytes: limits.max_event_bytes,
             codec,
@@ -149,7 +149,7 @@ impl Batcher {
 
     fn start(&mut self, now: Instant) {
         self.opened_at = Some(now);
-        self.max_bytes = self.codec.body_budget();
+        self.max_bytes = self.codec.max_body_now();
         // Room for the last batch's size (plus a little), never more than a batch may be.
         let (bytes, records) = self.last_shape;
         let bytes = (bytes + bytes / 8).max(64 * 1024).min(self.max_bytes);
@@ -162,8 +162,8 @@ impl Batcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Config, Vendor};
     use crate::capture::record::Level;
+    use crate::config::{Config, Vendor};
 
     fn batcher(vendor: Vendor, max_records: usize, max_bytes: usize) -> Batcher {
         let config = Config {

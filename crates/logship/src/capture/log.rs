@@ -8,9 +8,9 @@ use std::fmt;
 use log::kv::{Error as KvError, Key, Value as KvValue, VisitSource};
 
 use crate::admit::control::Site;
+use crate::capture::record::{Level, Record};
 use crate::error::BuildError;
 use crate::pipeline::{Builder, Guard, Logship};
-use crate::capture::record::{Level, Record};
 use crate::support::threads::is_logship_thread;
 
 /// Ships every `log` record at or above its level.

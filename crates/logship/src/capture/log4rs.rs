@@ -21,9 +21,9 @@ use std::sync::{Arc, Mutex};
 use log4rs::append::Append;
 use log4rs::config::{Deserialize, Deserializers};
 
+use crate::capture::log::LogshipLogger;
 use crate::config::Layered;
 use crate::error::{BuildError, ConfigError};
-use crate::capture::log::LogshipLogger;
 use crate::pipeline::{Builder, Logship};
 
 /// The `kind` of the appender in log4rs configuration files.

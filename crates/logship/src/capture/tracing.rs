@@ -15,9 +15,9 @@ use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::Layer;
 
 use crate::admit::control::Site;
+use crate::capture::record::{Level, RawEntries, Record, Value};
 use crate::error::BuildError;
 use crate::pipeline::{Builder, Guard, Logship};
-use crate::capture::record::{Level, RawEntries, Record, Value};
 use crate::support::threads::is_logship_thread;
 
 /// Ships every event it sees (compose it with a filter to choose which).

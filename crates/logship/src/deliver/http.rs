@@ -13,10 +13,10 @@
 
 use std::time::{Duration, SystemTime};
 
+use super::backoff::parse_retry_after;
+use super::network::Network;
 use crate::config::{redact_url, Config};
 use crate::support::secret::Secret;
-use crate::deliver::backoff::parse_retry_after;
-use crate::deliver::network::Network;
 
 /// Most bytes of an error answer (non-2xx) read: enough for any vendor's error text.
 pub(crate) const ERROR_BODY_BYTES: u64 = 64 * 1024;

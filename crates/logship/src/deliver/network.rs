@@ -10,7 +10,7 @@ use super::proxy::{self, ProxyChoice};
 use super::tls::{self, Trust};
 use crate::config::Config;
 use crate::error::ConfigError;
-use crate::vendors::Codec;
+use crate::vendors::codec::Codec;
 
 /// The warning shown at start-up and by `config check` when verification is off.
 pub(crate) const VERIFY_OFF_WARNING: &str = "warning: tls_verify = false: the intake's TLS certificate is NOT verified, so anyone on the network path can read and change what is sent (API keys included); for development only";
@@ -23,8 +23,8 @@ pub(crate) struct Network {
 
 impl Network {
     /// The proxy's credentials as they could come back in an answer: the password, and the
-    /// `Proxy-Authorization` value (`Basic <token>`; the redactor also knows the token
-    /// alone). For the redactor; never shown.
+    /// `Proxy-Authorization` value (`Basic <token>`; the scrubber also knows the token
+    /// alone). For the scrubber; never shown.
     pub(crate) fn secrets(&self) -> Vec<String> {
         let Some(proxy) = &self.proxy.proxy else {
             return Vec::new();
@@ -33,7 +33,8 @@ impl Network {
             return Vec::new();
         };
         let password = crate::support::secret::Secret::new(password);
-        let authorization = crate::vendors::basic_auth(proxy.username().unwrap_or(""), &password);
+        let authorization =
+            crate::support::http_auth::basic_auth(proxy.username().unwrap_or(""), &password);
         vec![password.expose().to_owned(), authorization]
     }
 
@@ -123,9 +124,10 @@ mod tests {
             network.secrets(),
             ["pw-Secret-42", "Basic cHJ4dXNlcjpwdy1TZWNyZXQtNDI="]
         );
-        let redactor = crate::observe::scrub::Redactor::new(network.secrets().iter().map(String::as_str));
+        let scrubber =
+            crate::observe::scrub::Scrubber::new(network.secrets().iter().map(String::as_str));
         assert_eq!(
-            redactor.clean("echoed: cHJ4dXNlcjpwdy1TZWNyZXQtNDI= pw-Secret-42", 1000),
+            scrubber.clean("echoed: cHJ4dXNlcjpwdy1TZWNyZXQtNDI= pw-Secret-42", 1000),
             "echoed: [redacted] [redacted]",
             "the token alone is redacted too"
         );

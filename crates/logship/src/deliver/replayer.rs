@@ -11,9 +11,11 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::Sender;
-use crate::queue::Queue;
+use super::acks::Acks;
+use super::sender::Sender;
+use crate::capture::record::Record;
 use crate::observe::stats::Counters;
+use crate::queue::Queue;
 
 /// Longest wait for spilled data before looking again (see the loop).
 const IDLE_WAIT: Duration = Duration::from_secs(60);
@@ -22,7 +24,7 @@ const IDLE_WAIT: Duration = Duration::from_secs(60);
 const MAX_PAUSE: Duration = Duration::from_secs(10);
 
 /// Runs until shutdown begins (on its own thread, `logship-replayer`).
-pub(crate) fn run(sender: Sender, queue: Queue, queue_capacity: usize) {
+pub(crate) fn run(sender: Sender, acks: Option<Arc<Acks>>, queue: Queue, queue_capacity: usize) {
     let shared = Arc::clone(&sender.shared);
     let Some(spill) = shared.spill.as_ref() else {
         return;
@@ -54,15 +56,15 @@ pub(crate) fn run(sender: Sender, queue: Queue, queue_capacity: usize) {
         };
         // Spill files an earlier run (or an earlier configuration) wrote may hold what the
         // rules now redact: they are applied again (what they already redacted is left).
-        let redacted: Option<Vec<crate::capture::record::Record>> = shared
+        let redacted: Option<Vec<Record>> = shared
             .redaction
             .as_ref()
             .map(|r| batch.records().iter().map(|x| r.apply(x.clone())).collect());
         let records = redacted.as_deref().unwrap_or(batch.records());
         let body = sender.codec.encode(records);
         let mut delivery = sender.deliver(records, body);
-        if let Some(acks) = &sender.pool.acks {
-            // Replayed data is acknowledged on disk only once Splunk confirmed it.
+        if let Some(acks) = &acks {
+            // Replayed data is acknowledged on disk only once the intake confirmed it.
             delivery = acks.replay(&sender, delivery);
         }
         let c = &shared.counters;

@@ -1,16 +1,18 @@
-//! Settling a batch: what each outcome means for the counters, the spill and the budget.
+//! Settling a batch: what each outcome means for the counters, the spill and the
+//! queue's memory bound.
 //!
 //! Why it exists: a live batch can end in a sender (delivered, rejected, retries spent),
 //! in the batcher (no sender free during a backlog, shutdown out of time) or in shutdown
 //! itself. Every one of those paths comes here, so each batch is settled exactly once:
 //! its records are counted (delivered, failed, abandoned) or written to the spill, its
-//! bytes go back to the budget, and the tracker lets `flush` and `shutdown` move on. It
+//! bytes go back to the memory bound, and the tracker lets `flush` and `shutdown` move on. It
 //! never sends anything and never loses a record without counting it.
 
-use super::deliver::Delivery;
-use super::Job;
-use crate::pipeline::shared::Shared;
+use super::job::{InFlight, Job};
+use super::outcome::Delivery;
+use crate::capture::record::Record;
 use crate::observe::stats::Counters;
+use crate::pipeline::shared::Shared;
 
 /// Settles a live batch that will not be sent (shutdown out of time, no sender left):
 /// spilled when spill is on, otherwise counted as abandoned.
@@ -23,14 +25,14 @@ pub(crate) fn abandon(shared: &Shared, job: Job) {
 /// then arrive twice: at-least-once), otherwise counted as abandoned; never dropped
 /// silently. When its sender returns later, its settlement finds the batch settled and
 /// counts nothing.
-pub(crate) fn stuck(shared: &Shared, mut stuck: super::InFlight) {
+pub(crate) fn stuck(shared: &Shared, mut stuck: InFlight) {
     not_sent(shared, stuck.seq, stuck.held_bytes, &stuck.records);
     stuck.forget_copy();
 }
 
 /// Settles a live batch none of whose records will be sent by this process: all of them
 /// are aborted (spilled, or counted as abandoned).
-fn not_sent(shared: &Shared, seq: u64, held_bytes: usize, records: &[crate::capture::record::Record]) {
+fn not_sent(shared: &Shared, seq: u64, held_bytes: usize, records: &[Record]) {
     let delivery = Delivery {
         aborted: records.to_vec(),
         ..Delivery::default()
@@ -82,7 +84,7 @@ pub(crate) fn live_then(
         return;
     }
     let mut delivery = delivery;
-    // Never reached with parts awaiting an ack (`send::ack` settles those); if it were,
+    // Never reached with parts awaiting an ack (`acks` settles those); if it were,
     // they would be kept like aborted ones, never counted as delivered nor dropped.
     let unconfirmed = std::mem::take(&mut delivery.awaiting);
     delivery

@@ -13,7 +13,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::Pool;
+use super::pool::Pool;
 use crate::pipeline::shared::Shared;
 
 /// Longest sleep while nothing is due, so the thread notices the end of the pipeline.

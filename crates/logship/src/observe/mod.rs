@@ -9,6 +9,7 @@
 //! the budget's notices (through the queue's notice path, never counted as drops), and
 //! ends with the pipeline.
 
+pub(crate) mod health;
 #[cfg(feature = "metrics")]
 pub mod metrics;
 pub(crate) mod reporter;
@@ -21,8 +22,8 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::pipeline::shared::Shared;
 use crate::observe::stats::{Counters, Stats};
+use crate::pipeline::shared::Shared;
 use stall::{StallCallback, StallWatch};
 
 /// Longest pause between two ticks (budget windows and state saves need no finer grain).

@@ -3,7 +3,7 @@
 //! Why it exists: delivery errors must be visible (stderr, `stats().last_error`, an
 //! optional callback) but must never be logged through `log` or `tracing`, which could feed
 //! them back into logship. Repeats of the same problem are rate-limited so a dead intake
-//! does not flood stderr. Every message passes the pipeline's [`Redactor`] first: no known
+//! does not flood stderr. Every message passes the pipeline's [`Scrubber`] first: no known
 //! secret, no raw control character and no unbounded text reaches stderr, the stats or
 //! the callback, whatever the intake answered. A stderr nobody reads any more (a closed
 //! pipe) is counted in `stats().report_write_errors`, never a panic.
@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::observe::scrub::Redactor;
+use crate::observe::scrub::Scrubber;
 use crate::observe::stats::Counters;
 
 /// A delivery problem, as passed to the error callback.
@@ -43,7 +43,7 @@ const MAX_MESSAGE: usize = 2048;
 pub(crate) struct Reporter {
     to_stderr: bool,
     callback: Option<ErrorCallback>,
-    redactor: Redactor,
+    scrubber: Scrubber,
     last_printed: Mutex<HashMap<String, Instant>>,
     /// Lines that could not be written (stderr closed, full, or gone).
     write_failures: AtomicU64,
@@ -54,28 +54,28 @@ impl Reporter {
         Reporter {
             to_stderr,
             callback,
-            redactor: Redactor::default(),
+            scrubber: Scrubber::default(),
             last_printed: Mutex::new(HashMap::new()),
             write_failures: AtomicU64::new(0),
         }
     }
 
-    /// This reporter, redacting these secrets from everything it reports.
-    pub(crate) fn with_redactor(mut self, redactor: Redactor) -> Self {
-        self.redactor = redactor;
+    /// This reporter, hiding these secrets in everything it reports.
+    pub(crate) fn with_scrubber(mut self, scrubber: Scrubber) -> Self {
+        self.scrubber = scrubber;
         self
     }
 
     /// `text` (from the network) made safe to show: secrets redacted, control characters
     /// escaped, cut to about `max` bytes.
     pub(crate) fn clean(&self, text: &str, max: usize) -> String {
-        self.redactor.clean(text, max)
+        self.scrubber.clean(text, max)
     }
 
     /// Records the error in the counters, calls the callback, and prints it unless the
     /// same kind (`key`) was printed in the last 30 s.
     pub(crate) fn error(&self, counters: &Counters, key: &str, mut error: DeliveryError) {
-        error.message = self.redactor.clean(&error.message, MAX_MESSAGE);
+        error.message = self.scrubber.clean(&error.message, MAX_MESSAGE);
         counters.set_last_error(error.message.clone());
         if let Some(cb) = &self.callback {
             cb(&error);
@@ -88,7 +88,7 @@ impl Reporter {
     /// Prints a one-off notice (start-up warnings, the shutdown report).
     pub(crate) fn notice(&self, message: &str) {
         if self.to_stderr {
-            self.write_line(&self.redactor.clean(message, MAX_MESSAGE));
+            self.write_line(&self.scrubber.clean(message, MAX_MESSAGE));
         }
     }
 
@@ -151,7 +151,7 @@ mod tests {
         r.error(&c, "401", e);
         assert_eq!(seen.load(Ordering::SeqCst), 2);
         assert_eq!(
-            c.snapshot(0, 0, None, crate::observe::stats::Health::Healthy)
+            c.snapshot(0, 0, None, crate::observe::health::Health::Healthy)
                 .last_error
                 .as_deref(),
             Some("bad key")

@@ -1,12 +1,13 @@
-//! Text from the network made safe to print or store: secrets redacted, control
-//! characters escaped, length capped.
+//! Scrubbing: text from the network made safe to print or store: known secrets hidden,
+//! control characters escaped, length capped. (Not to be confused with redaction,
+//! `admit::redaction`, which rewrites the events themselves.)
 //!
 //! Why it exists: an intake's answer (or a proxy's, or a network error's text) is
 //! untrusted. It may echo the request's headers, API key included, and it may carry
 //! terminal escape sequences, carriage returns or bidi overrides that rewrite the
 //! operator's terminal or forge lines. Everything logship prints or stores about a
 //! delivery (stderr, `stats().last_error`, the error callback) goes through one
-//! [`Redactor`], which knows every secret value of the configuration. Must never: show a
+//! [`Scrubber`], which knows every secret value of the configuration. Must never: show a
 //! known secret, let a raw control character through, or return more than the cap asked
 //! for (plus a short marker).
 
@@ -26,16 +27,16 @@ const CUT_MARKER: &str = "…[cut]";
 
 /// Every known secret value, and the one way to make untrusted text printable.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Redactor {
+pub(crate) struct Scrubber {
     /// Longest first, so a secret containing another is redacted whole.
     secrets: Vec<String>,
 }
 
-impl Redactor {
-    /// A redactor for these secret values (header values, API key, password, URL
+impl Scrubber {
+    /// A scrubber for these secret values (header values, API key, password, URL
     /// user-info and query values). Each is also known by its parts: the token after an
-    /// authorization scheme (`Splunk tok`), and a percent-decoded form.
-    pub(crate) fn new<'a>(values: impl IntoIterator<Item = &'a str>) -> Redactor {
+    /// authorization scheme (`Token tok`), and a percent-decoded form.
+    pub(crate) fn new<'a>(values: impl IntoIterator<Item = &'a str>) -> Scrubber {
         let mut secrets: Vec<String> = Vec::new();
         let mut add = |v: &str| {
             let v = v.trim();
@@ -53,10 +54,10 @@ impl Redactor {
             }
         }
         secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
-        Redactor { secrets }
+        Scrubber { secrets }
     }
 
-    /// A redactor for a configured pipeline: every header value (derived authorization
+    /// A scrubber for a configured pipeline: every header value (derived authorization
     /// headers included), the API key, the password, the endpoint's user-info and query
     /// values, and `more` (the proxy's credentials, in every form they are sent).
     pub(crate) fn for_pipeline(
@@ -65,7 +66,7 @@ impl Redactor {
         password: Option<&Secret>,
         urls: &[&str],
         more: &[String],
-    ) -> Redactor {
+    ) -> Scrubber {
         let mut values: Vec<&str> = headers.iter().map(|(_, v)| v.expose()).collect();
         values.extend(more.iter().map(String::as_str));
         values.extend(api_key.map(Secret::expose));
@@ -73,7 +74,7 @@ impl Redactor {
         for url in urls {
             values.extend(url_secrets(url));
         }
-        Redactor::new(values)
+        Scrubber::new(values)
     }
 
     /// `text` with every known secret replaced by `[redacted]`, every control character
@@ -180,9 +181,9 @@ mod tests {
 
     #[test]
     fn every_secret_form_is_redacted_before_the_cut() {
-        let r = Redactor::for_pipeline(
+        let r = Scrubber::for_pipeline(
             &[
-                ("Authorization".into(), Secret::new("Splunk tok-123456")),
+                ("Authorization".into(), Secret::new("Token tok-123456")),
                 ("X-Custom".into(), Secret::new("hdr-secret")),
             ],
             Some(&Secret::new("key-abcdef")),
@@ -190,7 +191,7 @@ mod tests {
             &["https://user:pass%2Fword@h/p?api-key=q-secret&x=1"],
             &["proxy-pw-777".to_owned()],
         );
-        let echoed = "authorization: Splunk tok-123456\nx-custom: hdr-secret\n\
+        let echoed = "authorization: Token tok-123456\nx-custom: hdr-secret\n\
                       key=key-abcdef pw-xyz token tok-123456 pass/word q-secret user:pass%2Fword \
                       proxy-pw-777";
         let clean = r.clean(echoed, 10_000);

@@ -12,17 +12,19 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::Sender;
 
-use crate::batch::thread::Control;
-use crate::config::Overflow;
 use crate::admit::control::{Site, Verdict};
-use crate::error::FlushTimeout;
-use crate::queue::{Queue, Rejected};
+use crate::batch::thread::Command;
 use crate::capture::record::{Level, Record};
-use crate::deliver::{settle, Job, Pool};
-use crate::pipeline::shared::Shared;
+use crate::config::Overflow;
+use crate::deliver::acks::Acks;
+use crate::deliver::job::Job;
+use crate::deliver::pool::Pool;
+use crate::deliver::settle;
+use crate::error::FlushTimeout;
+use crate::observe::stats::{Counters, Stats};
+use crate::queue::{Queue, Rejected};
 use crate::spill::handover;
-use crate::observe::stats::Counters;
-use crate::observe::stats::Stats;
+use shared::Shared;
 
 mod builder;
 mod control_setters;
@@ -51,10 +53,12 @@ pub struct Logship {
 
 struct Inner {
     queue: Queue,
-    control: Sender<Control>,
+    commands: Sender<Command>,
     shared: Arc<Shared>,
     /// The senders' concurrency limit (for stats, and to wake waiters at shutdown).
     pool: Arc<Pool>,
+    /// Batches waiting for the intake's acknowledgement, when it confirms storage later.
+    acks: Option<Arc<Acks>>,
     shutdown_timeout: Duration,
     report: OnceLock<ShutdownReport>,
     shutting_down: Mutex<()>,
@@ -238,7 +242,7 @@ impl Logship {
             stats.events_redacted = r.events();
             stats.redactions = r.counts();
         }
-        if let Some(acks) = &self.inner.pool.acks {
+        if let Some(acks) = &self.inner.acks {
             stats.events_awaiting_ack = acks.awaiting_records();
         }
         stats
@@ -248,7 +252,7 @@ impl Logship {
     /// or given up on), at most `timeout`. Log calls may continue meanwhile.
     pub fn flush(&self, timeout: Duration) -> Result<(), FlushTimeout> {
         let deadline = Instant::now() + timeout;
-        if let Some(acks) = &self.inner.pool.acks {
+        if let Some(acks) = &self.inner.acks {
             acks.hurry(deadline); // acknowledgements are asked for at a short period
         }
         let timed_out = || FlushTimeout {
@@ -256,7 +260,7 @@ impl Logship {
             pending: self.stats().pending(),
         };
         let (reply_tx, reply_rx) = crossbeam_channel::bounded(1);
-        if self.inner.control.send(Control::Flush(reply_tx)).is_err() {
+        if self.inner.commands.send(Command::Flush(reply_tx)).is_err() {
             // The batcher has stopped (after shutdown): wait for what is still out.
             let ok = self
                 .inner
@@ -298,7 +302,7 @@ impl Logship {
             budget.save(&shared.reporter);
         }
         self.inner.pool.wake_watch();
-        let _ = self.inner.control.send(Control::Shutdown);
+        let _ = self.inner.commands.send(Command::Shutdown);
         if let Some(spill) = &shared.spill {
             spill.wake(); // the replayer stops: shutdown began
         }

@@ -11,12 +11,13 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 
 use crate::admit::control::Control;
-use crate::queue::Memory;
+use crate::observe::health::Health;
 use crate::observe::reporter::Reporter;
-use crate::spill::handle::SpillHandle;
-use crate::observe::stats::{Counters, Health};
-use crate::support::sync::Signal;
+use crate::observe::stats::Counters;
 use crate::pipeline::tracker::Tracker;
+use crate::queue::Memory;
+use crate::spill::handle::SpillHandle;
+use crate::support::sync::Signal;
 
 /// Everything the pipeline's threads share.
 pub(crate) struct Shared {

@@ -25,8 +25,8 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 use crossbeam_utils::CachePadded;
 
-use crate::config::Overflow;
 use crate::capture::record::Record;
+use crate::config::Overflow;
 use crate::observe::stats::Counters;
 
 /// The producer side of the queue, cloned into every handle.

@@ -12,8 +12,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::progress::{self, ACK_FILE, ACK_TMP};
 use super::lock::DirLock;
+use super::progress::{self, ACK_FILE, ACK_TMP};
 use super::segment::{self, FrameReader, HEADER_LEN};
 use super::{SpillError, DEAD_DIR};
 
@@ -168,7 +168,8 @@ pub fn remove_all(dir: &Path) -> Result<u64, SpillError> {
                 Err(e) => return Err(SpillError::io(dir, "remove a spill file", e)),
             }
         }
-        crate::support::durable::sync_dir(&sub).map_err(|e| SpillError::io(dir, "sync the directory", e))?;
+        crate::support::durable::sync_dir(&sub)
+            .map_err(|e| SpillError::io(dir, "sync the directory", e))?;
     }
     Ok(removed)
 }

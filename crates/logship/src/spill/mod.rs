@@ -22,7 +22,6 @@
 //! delete a segment before its acknowledgement is durable; or hold a whole segment in
 //! memory.
 
-pub(crate) mod progress;
 mod count;
 #[cfg(feature = "fuzzing")]
 pub(crate) mod fuzzing;
@@ -31,9 +30,11 @@ pub(crate) mod handover;
 mod in_flight;
 mod inspect;
 mod lock;
+pub(crate) mod progress;
 mod reader;
 mod segment;
 pub(crate) mod startup;
+mod stats;
 mod store;
 #[cfg(test)]
 mod tests;
@@ -44,9 +45,9 @@ use std::collections::VecDeque;
 use std::io;
 use std::path::{Path, PathBuf};
 
-pub use crate::observe::stats::SpillStats;
 pub use inspect::{inspect, remove_all, SegmentInfo};
 pub use reader::ReplayBatch;
+pub use stats::SpillStats;
 
 use crate::capture::record::Record;
 use lock::DirLock;
@@ -210,7 +211,8 @@ impl Spill {
         lock::create_dir(&dead_dir)?;
         lock::create_dir(&dir.join(in_flight::IN_FLIGHT_DIR))?;
         let _ = std::fs::remove_file(dir.join(progress::ACK_TMP));
-        let acks = progress::load(&dir).map_err(|e| SpillError::io(&dir, "read the ACK file", e))?;
+        let acks =
+            progress::load(&dir).map_err(|e| SpillError::io(&dir, "read the ACK file", e))?;
 
         let mut stats = SpillStats::default();
         let quarantined = segment::max_quarantined_id(&dir)
@@ -394,7 +396,11 @@ impl Drop for Spill {
 /// damaged, else the segment with its acknowledged prefix applied. Its records are not
 /// counted (`records_known` false, see `count`) unless the acknowledged prefix reaches the
 /// end of the file, when it is known to be finished.
-fn open_existing(path: &Path, acked: Option<progress::AckEntry>, id: u64) -> io::Result<Option<Seg>> {
+fn open_existing(
+    path: &Path,
+    acked: Option<progress::AckEntry>,
+    id: u64,
+) -> io::Result<Option<Seg>> {
     let mut reader = FrameReader::open(path)?;
     if reader.check_header()?.is_err() {
         return Ok(None);

@@ -274,7 +274,9 @@ impl SegmentStore {
         }
         let synced = match self.caps.fsync {
             SpillFsync::Never => Ok(()),
-            _ => w.sync().and_then(|()| crate::support::durable::sync_dir(&self.dir)),
+            _ => w
+                .sync()
+                .and_then(|()| crate::support::durable::sync_dir(&self.dir)),
         };
         self.sealed.push_back(Seg::new(w.id, w.bytes, w.frames));
         synced.map_err(|e| self.err("sync a segment file", e))

@@ -35,4 +35,3 @@ pub(crate) fn write_durably(tmp: &Path, target: &Path, bytes: &[u8]) -> io::Resu
 pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
-

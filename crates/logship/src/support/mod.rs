@@ -6,6 +6,7 @@
 
 pub(crate) mod durable;
 pub(crate) mod hex;
+pub(crate) mod http_auth;
 pub(crate) mod json;
 pub(crate) mod secret;
 pub(crate) mod sync;

@@ -149,7 +149,12 @@ pub fn circles(graph: &Graph) -> Vec<Vec<(PathBuf, PathBuf, BTreeSet<String>)>> 
     let index: BTreeMap<&PathBuf, usize> = nodes.iter().enumerate().map(|(i, n)| (*n, i)).collect();
     let edges: Vec<Vec<usize>> = nodes
         .iter()
-        .map(|n| graph[*n].keys().filter_map(|t| index.get(t).copied()).collect())
+        .map(|n| {
+            graph[*n]
+                .keys()
+                .filter_map(|t| index.get(t).copied())
+                .collect()
+        })
         .collect();
     let components = strongly_connected(&edges);
     components

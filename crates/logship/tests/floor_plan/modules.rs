@@ -34,7 +34,6 @@ pub struct CodePath {
 /// One module: a file, or an inline `mod x { .. }` inside one.
 #[derive(Debug, Default)]
 pub struct Module {
-    pub name: String,
     pub file: PathBuf,
     pub parent: Option<ModId>,
     pub children: BTreeMap<String, ModId>,
@@ -57,14 +56,15 @@ pub trait Sources {
     fn read(&self, path: &Path) -> Option<String>;
 }
 
-const ITEM_KEYWORDS: &[&str] = &["fn", "struct", "enum", "trait", "const", "static", "type", "union"];
+const ITEM_KEYWORDS: &[&str] = &[
+    "fn", "struct", "enum", "trait", "const", "static", "type", "union",
+];
 
 impl Tree {
     /// The tree of the target whose root file is `root`.
     pub fn read(root: &Path, sources: &dyn Sources) -> Tree {
         let mut tree = Tree::default();
         tree.modules.push(Module {
-            name: "crate".into(),
             file: root.to_path_buf(),
             ..Module::default()
         });
@@ -74,7 +74,14 @@ impl Tree {
     }
 
     /// Reads `file` as module `id`, whose child modules live in `child_dir`.
-    fn read_file(&mut self, id: ModId, file: &Path, child_dir: PathBuf, sources: &dyn Sources, depth: usize) {
+    fn read_file(
+        &mut self,
+        id: ModId,
+        file: &Path,
+        child_dir: PathBuf,
+        sources: &dyn Sources,
+        depth: usize,
+    ) {
         let Some(text) = sources.read(file) else {
             return;
         };
@@ -92,7 +99,10 @@ impl Tree {
                     (vec![f], d)
                 }
                 None => (
-                    vec![dir.join(format!("{name}.rs")), dir.join(&name).join("mod.rs")],
+                    vec![
+                        dir.join(format!("{name}.rs")),
+                        dir.join(&name).join("mod.rs"),
+                    ],
                     dir.join(&name),
                 ),
             };
@@ -107,7 +117,6 @@ impl Tree {
     fn add(&mut self, parent: ModId, name: &str, file: &Path) -> ModId {
         let id = self.modules.len();
         self.modules.push(Module {
-            name: name.to_owned(),
             file: file.to_path_buf(),
             parent: Some(parent),
             ..Module::default()
@@ -148,23 +157,27 @@ impl Tree {
                         scopes.pop();
                     }
                 }
-                Tok::Punct('#') if toks.get(i + 1) == Some(&Tok::Punct('['))
-                    && ident(i + 2) == Some("path")
-                    && toks.get(i + 3) == Some(&Tok::Punct('=')) =>
+                Tok::Punct('#')
+                    if toks.get(i + 1) == Some(&Tok::Punct('['))
+                        && ident(i + 2) == Some("path")
+                        && toks.get(i + 3) == Some(&Tok::Punct('=')) =>
                 {
                     if let Some(Tok::Str(p)) = toks.get(i + 4) {
                         path_attr = Some(p.clone());
                     }
                 }
-                Tok::Punct('#') if toks.get(i + 1) == Some(&Tok::Punct('['))
-                    && ident(i + 2) == Some("cfg")
-                    && toks.get(i + 3) == Some(&Tok::Punct('('))
-                    && ident(i + 4) == Some("test")
-                    && toks.get(i + 5) == Some(&Tok::Punct(')')) =>
+                Tok::Punct('#')
+                    if toks.get(i + 1) == Some(&Tok::Punct('['))
+                        && ident(i + 2) == Some("cfg")
+                        && toks.get(i + 3) == Some(&Tok::Punct('('))
+                        && ident(i + 4) == Some("test")
+                        && toks.get(i + 5) == Some(&Tok::Punct(')')) =>
                 {
                     cfg_test = true;
                 }
-                Tok::Ident(word) if (word == "mod" || word == "use") && std::mem::take(&mut cfg_test) => {
+                Tok::Ident(word)
+                    if (word == "mod" || word == "use") && std::mem::take(&mut cfg_test) =>
+                {
                     i = skip_item(toks, i);
                     continue;
                 }
@@ -172,7 +185,12 @@ impl Tree {
                     if let Some(name) = ident(i + 1) {
                         match toks.get(i + 2) {
                             Some(Tok::Punct(';')) => {
-                                pending.push((scope, name.to_owned(), dir.clone(), path_attr.take()));
+                                pending.push((
+                                    scope,
+                                    name.to_owned(),
+                                    dir.clone(),
+                                    path_attr.take(),
+                                ));
                                 i += 3;
                                 continue;
                             }
@@ -193,11 +211,17 @@ impl Tree {
                 // which can only add an edge that the body's own paths would add anyway.
                 Tok::Ident(word) if word == "use" => {
                     let reexport = is_pub_before(toks, i);
-                    let end = (i..toks.len()).find(|&j| toks[j] == Tok::Punct(';')).unwrap_or(toks.len());
+                    let end = (i..toks.len())
+                        .find(|&j| toks[j] == Tok::Punct(';'))
+                        .unwrap_or(toks.len());
                     let mut leaves = Vec::new();
                     parse_tree(&toks[i + 1..end], &mut Vec::new(), &mut leaves);
                     for (path, name) in leaves {
-                        self.modules[scope].imports.push(Import { path, name, reexport });
+                        self.modules[scope].imports.push(Import {
+                            path,
+                            name,
+                            reexport,
+                        });
                     }
                     i = end + 1;
                     continue;
@@ -221,7 +245,9 @@ impl Tree {
                 }
                 Tok::Ident(first) => {
                     self.modules[scope].idents.push(first.clone());
-                    if toks.get(i + 1) == Some(&Tok::PathSep) && (i == 0 || toks[i - 1] != Tok::PathSep) {
+                    if toks.get(i + 1) == Some(&Tok::PathSep)
+                        && (i == 0 || toks[i - 1] != Tok::PathSep)
+                    {
                         let mut segments = vec![first.clone()];
                         let mut j = i + 1;
                         while toks.get(j) == Some(&Tok::PathSep) {
@@ -276,7 +302,11 @@ fn is_pub_before(toks: &[Tok], i: usize) -> bool {
 
 /// The leaves of a `use` tree: each imported path and the name it is bound to (`None`
 /// for a glob). `prefix` is the path so far.
-fn parse_tree(toks: &[Tok], prefix: &mut Vec<String>, out: &mut Vec<(Vec<String>, Option<String>)>) {
+fn parse_tree(
+    toks: &[Tok],
+    prefix: &mut Vec<String>,
+    out: &mut Vec<(Vec<String>, Option<String>)>,
+) {
     let mut i = 0;
     let start_len = prefix.len();
     if toks.first() == Some(&Tok::PathSep) {
@@ -288,7 +318,9 @@ fn parse_tree(toks: &[Tok], prefix: &mut Vec<String>, out: &mut Vec<(Vec<String>
                 let is_last = toks.get(i + 1) != Some(&Tok::PathSep);
                 if is_last {
                     let alias = match (toks.get(i + 1), toks.get(i + 2)) {
-                        (Some(Tok::Ident(kw)), Some(Tok::Ident(a))) if kw == "as" => Some(a.clone()),
+                        (Some(Tok::Ident(kw)), Some(Tok::Ident(a))) if kw == "as" => {
+                            Some(a.clone())
+                        }
                         _ => None,
                     };
                     let (path, bound) = if s == "self" {
@@ -355,4 +387,3 @@ pub fn normalise(path: &Path) -> PathBuf {
     }
     out
 }
-

@@ -23,8 +23,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::config::BudgetConfig;
 use crate::capture::record::{Level, Record};
+use crate::config::BudgetConfig;
 use crate::observe::reporter::Reporter;
 use crate::observe::stats::Counters;
 use state::{Crossed, State, Verdict, FULL, WARN_AT};

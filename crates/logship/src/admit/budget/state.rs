@@ -6,9 +6,9 @@
 //! lock and no file: the time is an argument, given in seconds since the Unix epoch. The
 //! windows are UTC clock hours and UTC days. Must never: read a clock, do I/O or panic.
 
+use crate::capture::record::Level;
 use crate::config::budget::LevelCaps;
 use crate::config::BudgetConfig;
-use crate::capture::record::Level;
 
 /// Seconds in one hour and in one day.
 const HOUR: u64 = 3600;

@@ -16,8 +16,8 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::*};
 use std::sync::OnceLock;
 
 use super::{mix, Control, Site};
-use crate::config::control::Limit;
 use crate::capture::record::Level;
+use crate::config::control::Limit;
 use crate::observe::stats::Counters;
 
 /// Slots tried for a site before it falls into the overflow bucket.

@@ -19,8 +19,8 @@ pub(crate) mod sample;
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::config::control::{level_index, ControlConfig};
 use crate::capture::record::{Entry, Level, Record, Value};
+use crate::config::control::{level_index, ControlConfig};
 use crate::observe::stats::Counters;
 
 /// Where an event was logged, as the burst table keys it.

@@ -19,9 +19,9 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::capture::record::{Entry, ErrorValue, Record, Value};
 use crate::config::redaction::{RedactAction, RedactionConfig, PATTERNS};
 use crate::error::ConfigError;
-use crate::capture::record::{Entry, ErrorValue, Record, Value};
 
 mod denylist;
 mod luhn;

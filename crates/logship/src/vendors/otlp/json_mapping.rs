@@ -5,9 +5,10 @@
 //! decimal strings, enums as integers, trace and span ids as hex, attributes as a list of
 //! `{"key","value":AnyValue}`. Written straight into the body like the other encoders.
 
-use super::{severity, AnyValue, Attr, Fields, Naming};
-use crate::support::json;
+use super::model::{severity, AnyValue, Attr, Fields};
 use crate::capture::record::Record;
+use crate::support::json;
+use crate::vendors::fields::Naming;
 
 /// What `close` writes after at least one record: `]}` ends the scope, `]}]}` the
 /// request.

@@ -26,25 +26,24 @@
 //! batch is split into smaller requests; everything else is permanent.
 
 mod json_mapping;
+mod model;
 mod protobuf;
 
-use std::borrow::Cow;
-
-use super::fields::{
-    error_stack, hex_id, id_name, trace_flags, ErrorNames, Naming, Style, TraceIds,
-};
-use super::format::Protocol;
-use super::{Context, Limits};
-use crate::config::OtlpEncoding;
-use crate::vendors::classify::{ItemResults, Outcome, Rule};
-use crate::capture::record::{Entry, Level, Record, Value};
+use crate::capture::record::Record;
+use crate::config::{Config, OtlpEncoding};
+use crate::vendors::answer::{self, Outcome, Rule};
+use crate::vendors::context::Context;
+use crate::vendors::fields::{id_name, ErrorNames, Naming, Style};
+use crate::vendors::limits::Limits;
+use crate::vendors::protocol::{Protocol, JSON};
+use model::UID_NAME;
 
 /// The standard path, appended to an `endpoint` given without one.
-pub(super) const PATH: &str = "/v1/logs";
+const PATH: &str = "/v1/logs";
 /// OTLP itself sets no limits; 20 MiB is the OpenTelemetry Collector's default
 /// `max_request_body_size` for its HTTP receivers (UNCONFIRMED in docs/wire-formats.md: the
 /// configured `max_batch_bytes` is normally far below it anyway).
-pub(super) const LIMITS: Limits = Limits {
+const LIMITS: Limits = Limits {
     max_records: usize::MAX,
     max_body_bytes: 20 * 1024 * 1024,
     max_event_bytes: 20 * 1024 * 1024,
@@ -53,7 +52,7 @@ pub(super) const LIMITS: Limits = Limits {
 /// Section 5.3: 2xx delivered (see [`classify`] for `partialSuccess`); 429, 502, 503,
 /// 504 retried; 413 split (not retryable as sent); everything else, 500 included,
 /// permanent.
-pub(super) const RESPONSES: &[Rule] = &[
+const RESPONSES: &[Rule] = &[
     Rule::range(200, 299, Outcome::Delivered),
     Rule::one(413, Outcome::TooLarge),
     Rule::one(429, Outcome::Retry),
@@ -63,8 +62,8 @@ pub(super) const RESPONSES: &[Rule] = &[
 /// What a response means; a 2xx with a `partialSuccess` that rejected records is
 /// [`Outcome::PartialRejected`]. `body` is the raw response body, in the encoding of the
 /// request.
-pub(super) fn classify(status: u16, body: &[u8], encoding: OtlpEncoding) -> Outcome {
-    let outcome = super::classify::by_table(RESPONSES, status);
+fn classify(status: u16, body: &[u8], encoding: OtlpEncoding) -> Outcome {
+    let outcome = answer::by_table(RESPONSES, status);
     if outcome != Outcome::Delivered {
         return outcome;
     }
@@ -83,170 +82,10 @@ pub(super) fn classify(status: u16, body: &[u8], encoding: OtlpEncoding) -> Outc
 
 /// The text of an error answer in protobuf (`google.rpc.Status`), for the report;
 /// `None` for JSON answers and bodies that are not one.
-pub(super) fn error_text(status: u16, body: &[u8], encoding: OtlpEncoding) -> Option<String> {
+fn error_text(status: u16, body: &[u8], encoding: OtlpEncoding) -> Option<String> {
     match encoding {
         OtlpEncoding::Protobuf if !(200..=299).contains(&status) => protobuf::status_message(body),
         _ => None,
-    }
-}
-
-/// The OpenTelemetry severity number and text of a level (the first number of each
-/// range of the log data model).
-fn severity(level: Level) -> (u8, &'static str) {
-    match level {
-        Level::Trace => (1, "TRACE"),
-        Level::Debug => (5, "DEBUG"),
-        Level::Info => (9, "INFO"),
-        Level::Warn => (13, "WARN"),
-        Level::Error => (17, "ERROR"),
-    }
-}
-
-/// An attribute value, typed as OTLP's `AnyValue`.
-#[derive(Clone, Debug, PartialEq)]
-enum AnyValue<'a> {
-    Str(Cow<'a, str>),
-    Int(i64),
-    Double(f64),
-    Bool(bool),
-    /// No value (JSON `null`).
-    Empty,
-    /// An array of a JSON line's field, one level deep by construction: its elements are
-    /// never arrays themselves (a nested array or object is an element's JSON text), so
-    /// writing one never recurses more than once.
-    Array(Vec<AnyValue<'a>>),
-}
-
-impl AnyValue<'_> {
-    /// A JSON value's OTLP form: an array becomes an `ArrayValue` of its elements, `null`
-    /// no value; anything nested deeper, and an object (a JSON line's objects arrive as
-    /// dotted names, so only `{}` gets here), its JSON text.
-    fn of_json(text: &str) -> AnyValue<'static> {
-        let scalar = |v: &serde_json::Value| match v {
-            serde_json::Value::String(s) => AnyValue::Str(Cow::Owned(s.clone())),
-            serde_json::Value::Bool(b) => AnyValue::Bool(*b),
-            serde_json::Value::Null => AnyValue::Empty,
-            serde_json::Value::Number(n) => match (n.as_i64(), n.as_f64()) {
-                (Some(i), _) => AnyValue::Int(i),
-                (None, Some(f)) if n.is_f64() && f.is_finite() => AnyValue::Double(f),
-                _ => AnyValue::Str(Cow::Owned(n.to_string())),
-            },
-            other => AnyValue::Str(Cow::Owned(other.to_string())),
-        };
-        match serde_json::from_str::<serde_json::Value>(text) {
-            Ok(serde_json::Value::Array(items)) => {
-                AnyValue::Array(items.iter().map(scalar).collect())
-            }
-            Ok(serde_json::Value::Null) => AnyValue::Empty,
-            _ => AnyValue::Str(Cow::Owned(text.to_owned())),
-        }
-    }
-}
-
-impl<'a> From<Value<'a>> for AnyValue<'a> {
-    fn from(v: Value<'a>) -> AnyValue<'a> {
-        match v {
-            Value::Str(s) => AnyValue::Str(Cow::Borrowed(s)),
-            Value::I64(n) => AnyValue::Int(n),
-            // OTLP has no unsigned integer: values past i64 keep every digit as text.
-            Value::U64(n) => match i64::try_from(n) {
-                Ok(n) => AnyValue::Int(n),
-                Err(_) => AnyValue::Str(Cow::Owned(n.to_string())),
-            },
-            Value::F64(f) if f.is_finite() => AnyValue::Double(f),
-            // JSON decoders differ on NaN and infinities: both encodings send them as text.
-            Value::F64(f) if f.is_nan() => AnyValue::Str(Cow::Borrowed("NaN")),
-            Value::F64(f) if f > 0.0 => AnyValue::Str(Cow::Borrowed("Infinity")),
-            Value::F64(_) => AnyValue::Str(Cow::Borrowed("-Infinity")),
-            Value::Bool(b) => AnyValue::Bool(b),
-            Value::Json(s) => AnyValue::of_json(s),
-        }
-    }
-}
-
-/// One attribute, under its final name (unique within the record).
-#[derive(Debug)]
-struct Attr<'a> {
-    key: Cow<'a, str>,
-    value: AnyValue<'a>,
-}
-
-impl Attr<'_> {
-    fn key_len(&self) -> usize {
-        self.key.len()
-    }
-}
-
-/// A record's attributes (unique keys, see [`super::fields`]) and trace context.
-#[derive(Debug)]
-struct Fields<'a> {
-    attrs: Vec<Attr<'a>>,
-    trace_id: Option<[u8; 16]>,
-    span_id: Option<[u8; 8]>,
-    /// W3C trace flags (`LogRecord.flags`); written only when not zero, proto3's default.
-    flags: Option<u8>,
-}
-
-/// Whether a field is the record's trace or span id rather than an attribute.
-fn is_trace_field(key: &str, value: Value<'_>) -> bool {
-    match (key, value) {
-        ("trace_id", Value::Str(s)) => hex_id::<16>(s).is_some(),
-        ("span_id", Value::Str(s)) => hex_id::<8>(s).is_some(),
-        ("trace_flags", Value::Str(s)) => trace_flags(s).is_some(),
-        _ => false,
-    }
-}
-
-/// The OpenTelemetry semantic convention for a log record's unique id ("other log
-/// records with the same id will be considered duplicates and can be removed safely"):
-/// where OTLP carries each event's id (`event_id`).
-pub(super) const UID_NAME: &str = "log.record.uid";
-
-impl<'a> Fields<'a> {
-    /// The record's attributes; its id as [`UID_NAME`] when `with_id`.
-    fn of(record: &'a Record, naming: &Naming, with_id: bool) -> Fields<'a> {
-        // The last well-formed id recorded wins (the innermost span's, or the event's).
-        let ids = TraceIds::of(record);
-        let mut fields = Fields {
-            attrs: Vec::new(),
-            trace_id: ids.trace,
-            span_id: ids.span,
-            flags: ids.flags.filter(|f| *f != 0),
-        };
-        naming.visit(record, is_trace_field, |entry, name| {
-            if let (Entry::Field(key, value), Some(name)) = (entry, name) {
-                let key = if name == key {
-                    Cow::Borrowed(key)
-                } else {
-                    Cow::Owned(name.to_owned())
-                };
-                fields.attrs.push(Attr {
-                    key,
-                    value: value.into(),
-                });
-            }
-        });
-        if let Some((_, e)) = record.first_error() {
-            let names = ErrorNames::OTEL;
-            let mut push = |key: &'static str, value: Cow<'a, str>| {
-                fields.attrs.push(Attr {
-                    key: Cow::Borrowed(key),
-                    value: AnyValue::Str(value),
-                })
-            };
-            if !e.kind.is_empty() {
-                push(names.kind, Cow::Borrowed(e.kind));
-            }
-            push(names.message, Cow::Borrowed(e.message));
-            push(names.stack, Cow::Owned(error_stack(&e)));
-        }
-        if let Some(id) = record.id().filter(|_| with_id) {
-            fields.attrs.push(Attr {
-                key: Cow::Borrowed(UID_NAME),
-                value: AnyValue::Str(Cow::Owned(id.to_string())),
-            });
-        }
-        fields
     }
 }
 
@@ -286,7 +125,7 @@ fn resource_attributes(ctx: &Context) -> Vec<(String, String)> {
 
 /// Encodes batches in the configured encoding; the resource is encoded once.
 #[derive(Debug)]
-pub(super) struct Encoder {
+pub(crate) struct Encoder {
     encoding: OtlpEncoding,
     /// What `open` writes: the request up to the first scope.
     prefix: Vec<u8>,
@@ -296,7 +135,8 @@ pub(super) struct Encoder {
 }
 
 impl Encoder {
-    pub(super) fn new(ctx: &Context, encoding: OtlpEncoding) -> Encoder {
+    pub(crate) fn new(ctx: &Context, config: &Config) -> Encoder {
+        let encoding = config.otlp.encoding;
         let resource = resource_attributes(ctx);
         let prefix = match encoding {
             OtlpEncoding::Protobuf => protobuf::prefix(&resource),
@@ -317,23 +157,23 @@ impl Encoder {
         }
     }
 
-    pub(super) fn content_type(&self) -> &'static str {
+    fn content_type(&self) -> &'static str {
         match self.encoding {
             OtlpEncoding::Protobuf => "application/x-protobuf",
-            OtlpEncoding::Json => "application/json",
+            OtlpEncoding::Json => JSON,
         }
     }
 
-    pub(super) fn encoding(&self) -> OtlpEncoding {
+    fn encoding(&self) -> OtlpEncoding {
         self.encoding
     }
 
-    pub(super) fn open(&self, body: &mut Vec<u8>) {
+    fn open(&self, body: &mut Vec<u8>) {
         body.extend_from_slice(&self.prefix);
     }
 
     /// Appends `record`; `prev` is the batch's previous record (`None` for the first).
-    pub(super) fn push(&self, body: &mut Vec<u8>, record: &Record, prev: Option<&Record>) {
+    fn push(&self, body: &mut Vec<u8>, record: &Record, prev: Option<&Record>) {
         let new_scope = prev.is_none_or(|p| p.target() != record.target());
         match self.encoding {
             OtlpEncoding::Protobuf => {
@@ -350,14 +190,14 @@ impl Encoder {
         }
     }
 
-    pub(super) fn close_len(&self) -> usize {
+    fn close_len(&self) -> usize {
         match self.encoding {
             OtlpEncoding::Protobuf => 0,
             OtlpEncoding::Json => json_mapping::CLOSE_LEN,
         }
     }
 
-    pub(super) fn close(&self, body: &mut Vec<u8>) {
+    fn close(&self, body: &mut Vec<u8>) {
         let empty = body.len() <= self.prefix.len();
         match self.encoding {
             OtlpEncoding::Protobuf => protobuf::close(body, self.prefix.len()),
@@ -392,16 +232,11 @@ impl Protocol for Encoder {
     fn classify(&self, status: u16, body: &[u8]) -> Outcome {
         classify(status, body, self.encoding())
     }
-    fn items(&self, _body: &str, _sent: usize) -> Option<ItemResults> {
-        None
-    }
-    fn max_response_bytes(&self) -> u64 {
-        super::MAX_ERROR_BODY
-    }
-    fn fit_line(&self, _record: &Record) -> Option<Record> {
-        None
+    /// A protobuf `google.rpc.Status` answer's message.
+    fn error_text(&self, status: u16, body: &[u8]) -> Option<String> {
+        error_text(status, body, self.encoding())
     }
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

@@ -23,8 +23,9 @@
 //! is always written minimally (a minimal varint never ends in a zero byte after a
 //! continuation byte).
 
-use super::{severity, AnyValue, Attr, Fields, Naming};
+use super::model::{severity, AnyValue, Attr, Fields};
 use crate::capture::record::Record;
+use crate::vendors::fields::Naming;
 
 /// A zero length padded to five bytes: marks the start of a `ScopeLogs`.
 const PLACEHOLDER: [u8; 5] = [0x80, 0x80, 0x80, 0x80, 0x00];

@@ -1,5 +1,6 @@
 //! OTLP bodies decoded with the official `opentelemetry-proto` types.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -9,10 +10,19 @@ use opentelemetry_proto::tonic::common::v1::KeyValue;
 use prost::Message;
 
 use crate::batch::Batcher;
-use crate::config::{Config, OtlpEncoding, Vendor};
-use crate::vendors::classify::Outcome;
-use crate::vendors::Codec;
 use crate::capture::record::{Level, Record};
+use crate::config::{Config, OtlpEncoding, Vendor};
+use crate::vendors::answer::Outcome;
+use crate::vendors::codec::Codec;
+use crate::vendors::testutil::TestFacts;
+
+/// How this vendor's bodies look, for the tests that run over every vendor.
+pub(crate) const FACTS: TestFacts = TestFacts {
+    id_marker: "log.record.uid",
+    logger_always: true,
+    unique_names: Some(unique_names),
+    ..TestFacts::plain("\"scope\":{\"name\":")
+};
 
 fn codec(encoding: OtlpEncoding) -> Codec {
     Codec::new(&Config {
@@ -273,4 +283,42 @@ fn the_standard_path_and_content_types() {
     assert_eq!(c.content_type(), "application/x-protobuf");
     assert_eq!(codec(OtlpEncoding::Json).content_type(), "application/json");
     assert!(c.headers().is_empty());
+}
+
+/// No attribute list of a body (protobuf, or JSON read strictly first) holds a key twice.
+fn unique_names(config: &Config, body: &[u8]) -> Result<(), String> {
+    let request: ExportLogsServiceRequest = match config.otlp.encoding {
+        OtlpEncoding::Protobuf => {
+            ExportLogsServiceRequest::decode(body).map_err(|e| e.to_string())?
+        }
+        OtlpEncoding::Json => {
+            crate::vendors::testutil::check_json(body)?;
+            serde_json::from_slice(body).map_err(|e| e.to_string())?
+        }
+    };
+    check_otlp(&request)
+}
+
+fn check_attrs(attrs: &[KeyValue], what: &str) -> Result<(), String> {
+    let mut seen = HashSet::new();
+    for kv in attrs {
+        if !seen.insert(kv.key.as_str()) {
+            return Err(format!("duplicate attribute {:?} in {what}", kv.key));
+        }
+    }
+    Ok(())
+}
+
+fn check_otlp(request: &ExportLogsServiceRequest) -> Result<(), String> {
+    for rl in &request.resource_logs {
+        if let Some(r) = &rl.resource {
+            check_attrs(&r.attributes, "resource")?;
+        }
+        for sl in &rl.scope_logs {
+            for lr in &sl.log_records {
+                check_attrs(&lr.attributes, "log record")?;
+            }
+        }
+    }
+    Ok(())
 }

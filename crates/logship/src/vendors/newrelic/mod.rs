@@ -8,31 +8,33 @@
 //! 1,000,000-byte limit applies to the body as sent (compressed): senders split a batch
 //! whose compressed body is over it before sending, and split again on 413.
 
-use super::fields::{
-    id_name, millis, unique_tags, write_error, write_id, write_logger, write_opt, write_pairs,
-    ErrorNames, Naming, Style, TraceIds, ENV_NAME, ID_NAME, VERSION_NAME,
-};
-use super::format::Protocol;
-use super::{Context, Limits};
+use crate::capture::record::Record;
 use crate::config::hosted::NEWRELIC_REGIONS;
 use crate::config::Config;
 use crate::support::json;
-use crate::vendors::classify::{ItemResults, Outcome, Rule};
-use crate::capture::record::Record;
+use crate::support::secret::Secret;
+use crate::vendors::answer::{self, Outcome, Rule};
+use crate::vendors::context::Context;
+use crate::vendors::fields::{
+    id_name, millis, unique_tags, write_error, write_id, write_logger, write_opt, write_pairs,
+    ErrorNames, Naming, Style, TraceIds, ENV_NAME, ID_NAME, VERSION_NAME,
+};
+use crate::vendors::limits::Limits;
+use crate::vendors::protocol::{Protocol, JSON};
 
 /// The standard path, appended to an `endpoint` given without one.
-pub(super) const PATH: &str = "/log/v1";
+const PATH: &str = "/log/v1";
 /// Section 3.4: 10^6 bytes per request as sent (compressed). The sender splits a batch
 /// whose compressed body is over it, and cuts a single event that still does not fit; an
 /// encoded event is capped just under the limit so that, uncompressed, it fits too.
-pub(super) const LIMITS: Limits = Limits {
+const LIMITS: Limits = Limits {
     max_records: usize::MAX,
     max_body_bytes: usize::MAX,
     max_event_bytes: 1_000_000 - 4096,
     max_wire_bytes: Some(1_000_000),
 };
 /// Section 3.5: 2xx delivered; 408, 429 and 5xx retried; 413 split; other 4xx permanent.
-pub(super) const RESPONSES: &[Rule] = &[
+const RESPONSES: &[Rule] = &[
     Rule::range(200, 299, Outcome::Delivered),
     Rule::one(408, Outcome::Retry),
     Rule::one(413, Outcome::TooLarge),
@@ -40,9 +42,15 @@ pub(super) const RESPONSES: &[Rule] = &[
     Rule::range(500, 599, Outcome::Retry),
 ];
 const RESERVED: &[&str] = &["level", "logger.name", "trace.id", "span.id"];
+/// New Relic's logs-in-context error attributes.
+const ERRORS: ErrorNames = ErrorNames {
+    kind: "error.class",
+    message: "error.message",
+    stack: "error.stack",
+};
 
 /// The intake URL for a region.
-pub(super) fn url(config: &Config) -> String {
+fn url(config: &Config) -> String {
     let region = config.region.as_deref().unwrap_or("us");
     let host = NEWRELIC_REGIONS
         .iter()
@@ -53,7 +61,7 @@ pub(super) fn url(config: &Config) -> String {
 
 /// Encodes the detailed format; the common block is encoded once.
 #[derive(Debug)]
-pub(super) struct Encoder {
+pub(crate) struct Encoder {
     open: Vec<u8>,
     naming: Naming,
     /// Whether each event's id is written as `logship.id` (`event_id`).
@@ -61,7 +69,7 @@ pub(super) struct Encoder {
 }
 
 impl Encoder {
-    pub(super) fn new(ctx: &Context) -> Encoder {
+    pub(crate) fn new(ctx: &Context) -> Encoder {
         let mut open = b"[{\"common\":{\"attributes\":{\"hostname\":".to_vec();
         json::string(&mut open, &ctx.hostname);
         write_opt(&mut open, "service", ctx.service.as_deref());
@@ -83,20 +91,20 @@ impl Encoder {
                 RESERVED
                     .iter()
                     .copied()
-                    .chain(ErrorNames::NEW_RELIC.all())
+                    .chain(ERRORS.all())
                     .chain(id_name(ctx.event_id, ID_NAME)),
             ),
             with_id: ctx.event_id,
         }
     }
 
-    pub(super) fn open(&self, body: &mut Vec<u8>) {
+    fn open_body(&self, body: &mut Vec<u8>) {
         body.extend_from_slice(&self.open);
     }
 
-    pub(super) const CLOSE: &'static [u8] = b"]}]";
+    const CLOSE: &'static [u8] = b"]}]";
 
-    pub(super) fn push(&self, body: &mut Vec<u8>, record: &Record, first: bool) {
+    fn push_entry(&self, body: &mut Vec<u8>, record: &Record, first: bool) {
         if !first {
             body.push(b',');
         }
@@ -109,7 +117,7 @@ impl Encoder {
         body.push(b'"');
         write_logger(body, "logger.name", record);
         write_id(body, ID_NAME, record, self.with_id);
-        write_error(body, record, &ErrorNames::NEW_RELIC);
+        write_error(body, record, &ERRORS);
         TraceIds::of(record).write_hex(body, "trace.id", "span.id");
         // New Relic attributes take no arrays or objects: structure goes as its JSON text.
         self.naming
@@ -122,17 +130,23 @@ impl Protocol for Encoder {
     fn path(&self) -> Option<&'static str> {
         Some(PATH)
     }
+    fn default_url(&self, config: &Config) -> Option<String> {
+        Some(url(config))
+    }
+    fn headers(&self, _config: &Config, key: &Secret) -> Vec<(String, Secret)> {
+        vec![("Api-Key".into(), key.clone())]
+    }
     fn limits(&self) -> Limits {
         LIMITS
     }
     fn content_type(&self) -> &'static str {
-        "application/json"
+        JSON
     }
     fn open(&self, body: &mut Vec<u8>) {
-        Encoder::open(self, body);
+        self.open_body(body);
     }
     fn push(&self, body: &mut Vec<u8>, record: &Record, prev: Option<&Record>) {
-        Encoder::push(self, body, record, prev.is_none());
+        self.push_entry(body, record, prev.is_none());
     }
     fn close_len(&self) -> usize {
         Encoder::CLOSE.len()
@@ -141,15 +155,9 @@ impl Protocol for Encoder {
         body.extend_from_slice(Encoder::CLOSE);
     }
     fn classify(&self, status: u16, _body: &[u8]) -> Outcome {
-        super::classify::by_table(RESPONSES, status)
-    }
-    fn items(&self, _body: &str, _sent: usize) -> Option<ItemResults> {
-        None
-    }
-    fn max_response_bytes(&self) -> u64 {
-        super::MAX_ERROR_BODY
-    }
-    fn fit_line(&self, _record: &Record) -> Option<Record> {
-        None
+        answer::by_table(RESPONSES, status)
     }
 }
+
+#[cfg(test)]
+pub(super) mod tests;

@@ -2,19 +2,19 @@
 //!
 //! Why it exists: vendors want attributes as flat keys in one JSON object, and a JSON
 //! object with a name written twice is a correctness bug (every parser keeps a different
-//! one, Elasticsearch refuses the document). A record can hold the same name many times:
-//! a span field recorded twice, two nested spans with the same name or the same field, a
-//! span field named like an event field, a field named like what logship writes itself
-//! (Datadog's `status`, Dynatrace's `content`, ...) or like a configured tag. [`Naming`]
+//! one, and some intakes refuse the document). A record can hold the same name many
+//! times: a span field recorded twice, two nested spans with the same name or the same
+//! field, a span field named like an event field, a field named like what logship writes
+//! itself (a vendor's `status` or `content`, ...) or like a configured tag. [`Naming`]
 //! resolves all of that once per encoder and event, so that every name appears once:
 //!
 //! 1. the name: the field's own (`request_id`) with [`SpanFields::Root`], or
 //!    `<span>.<field>` for a span's field with [`SpanFields::Prefixed`];
-//! 2. in the object's alphabet (Loki's structured metadata: `[A-Za-z0-9_]`, no leading
-//!    digit);
+//! 2. in the object's alphabet ([`Style::Label`]: `[A-Za-z0-9_]`, no leading digit, for
+//!    intakes that index names as labels);
 //! 3. a name the encoder writes itself in the same object (its reserved names, its
-//!    common attributes, the tags) becomes `field.<name>` (Loki: `field_<name>`), so a
-//!    field can never override what logship sets;
+//!    common attributes, the tags) becomes `field.<name>` (`field_<name>` in the label
+//!    alphabet), so a field can never override what logship sets;
 //! 4. of the fields that end with the same name, one is written: the event's own field
 //!    first, then the innermost span's, then outer spans'; within one of them, the value
 //!    recorded last. The winners keep their capture order.
@@ -27,24 +27,24 @@
 
 use std::cell::RefCell;
 
+use crate::capture::record::{Entry, Record, Value};
 use crate::config::SpanFields;
 use crate::support::json;
-use crate::capture::record::{Entry, ErrorValue, Record, Value};
 
 /// The alphabet of the names of one object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Style {
+pub(crate) enum Style {
     /// Any string (JSON-escaped when written).
     Json,
-    /// Loki's label alphabet: other characters become `_`, a leading digit gets a `_`.
-    LokiName,
+    /// The label alphabet: other characters become `_`, a leading digit gets a `_`.
+    Label,
 }
 
 impl Style {
     fn separator(self) -> char {
         match self {
             Style::Json => '.',
-            Style::LokiName => '_',
+            Style::Label => '_',
         }
     }
 
@@ -52,7 +52,7 @@ impl Style {
     fn push(self, out: &mut String, start: usize, part: &str) {
         match self {
             Style::Json => out.push_str(part),
-            Style::LokiName => {
+            Style::Label => {
                 for c in part.chars() {
                     if out.len() == start && c.is_ascii_digit() {
                         out.push('_');
@@ -67,11 +67,11 @@ impl Style {
         }
     }
 
-    /// `name` in this alphabet (an empty name becomes `_` in Loki's).
-    pub(super) fn name(self, name: &str) -> String {
+    /// `name` in this alphabet (an empty name becomes `_` in the label alphabet).
+    pub(crate) fn name(self, name: &str) -> String {
         let mut out = String::with_capacity(name.len() + 1);
         self.push(&mut out, 0, name);
-        if out.is_empty() && self == Style::LokiName {
+        if out.is_empty() && self == Style::Label {
             out.push('_');
         }
         out
@@ -80,7 +80,7 @@ impl Style {
 
 /// How one encoder names the fields it writes into one object.
 #[derive(Debug, Clone)]
-pub(super) struct Naming {
+pub(crate) struct Naming {
     mode: SpanFields,
     style: Style,
     /// Names the encoder writes itself into the same object, in the style's alphabet.
@@ -125,7 +125,7 @@ const PAIRWISE_MAX: usize = 32;
 
 impl Naming {
     /// Names for an object in `style` where the encoder itself writes `taken`.
-    pub(super) fn new<S: AsRef<str>>(
+    pub(crate) fn new<S: AsRef<str>>(
         mode: SpanFields,
         style: Style,
         taken: impl IntoIterator<Item = S>,
@@ -143,7 +143,7 @@ impl Naming {
     /// Names for the generic format: the event's own fields in one object (where the
     /// encoder writes `taken`), each span's in an object of its own (where it writes
     /// `span_taken`).
-    pub(super) fn per_span(taken: &[&str], span_taken: &[&str]) -> Naming {
+    pub(crate) fn per_span(taken: &[&str], span_taken: &[&str]) -> Naming {
         Naming {
             mode: SpanFields::Root,
             style: Style::Json,
@@ -155,8 +155,9 @@ impl Naming {
 
     /// Calls `write(name, value)` for every field that is written, each name once, in
     /// capture order; `claim(key, value)` may take a field out first (an encoder's own
-    /// use of it, such as OTLP's trace ids): a claimed field is not written.
-    pub(super) fn each<'r>(
+    /// use of it, such as trace ids written in fields of the vendor's own): a claimed
+    /// field is not written.
+    pub(crate) fn each<'r>(
         &self,
         record: &'r Record,
         claim: impl Fn(&str, Value<'r>) -> bool,
@@ -172,7 +173,7 @@ impl Naming {
     /// Calls `visit(entry, name)` for every entry of `record` in capture order; `name` is
     /// the name to write a field under, `None` for a field that is not written (it lost
     /// to another of the same name, or was claimed) and for other entries.
-    pub(super) fn visit<'r>(
+    pub(crate) fn visit<'r>(
         &self,
         record: &'r Record,
         claim: impl Fn(&str, Value<'r>) -> bool,
@@ -255,7 +256,7 @@ impl Naming {
             out.push(self.style.separator());
         }
         self.style.push(out, start, key);
-        if out.len() == start && self.style == Style::LokiName {
+        if out.len() == start && self.style == Style::Label {
             out.push('_');
         }
         let taken = match (&self.per_span, span) {
@@ -271,7 +272,7 @@ impl Naming {
 
     /// Appends `,"name":value` for every written field (`first`: no member yet, so no
     /// leading comma). Returns whether anything was written.
-    pub(super) fn write_flat(
+    pub(crate) fn write_flat(
         &self,
         out: &mut Vec<u8>,
         record: &Record,
@@ -349,7 +350,7 @@ fn resolve(names: &str, candidates: &mut [Candidate]) {
 /// The configured `key:value` tags (a tag without `:` gets `"true"`) as unique names in
 /// `style`: a tag named like one of `taken` becomes `tag.<name>`, the last of tags with
 /// the same name wins (at the first one's position).
-pub(super) fn unique_tags(tags: &[String], style: Style, taken: &[&str]) -> Vec<(String, String)> {
+pub(crate) fn unique_tags(tags: &[String], style: Style, taken: &[&str]) -> Vec<(String, String)> {
     let taken: Vec<String> = taken.iter().map(|t| style.name(t)).collect();
     let mut out: Vec<(String, String)> = Vec::with_capacity(tags.len());
     for tag in tags {
@@ -367,7 +368,7 @@ pub(super) fn unique_tags(tags: &[String], style: Style, taken: &[&str]) -> Vec<
 }
 
 /// Appends `,"name":"value"` for each pair (`first`: no member yet).
-pub(super) fn write_pairs(out: &mut Vec<u8>, pairs: &[(String, String)], mut first: bool) {
+pub(crate) fn write_pairs(out: &mut Vec<u8>, pairs: &[(String, String)], mut first: bool) {
     for (k, v) in pairs {
         if !first {
             out.push(b',');
@@ -377,226 +378,6 @@ pub(super) fn write_pairs(out: &mut Vec<u8>, pairs: &[(String, String)], mut fir
         out.push(b':');
         json::string(out, v);
     }
-}
-
-/// The names one vendor gives an error's type, message and stack (see docs/vendors.md,
-/// "Errors").
-#[derive(Debug, Clone, Copy)]
-pub(super) struct ErrorNames {
-    pub kind: &'static str,
-    pub message: &'static str,
-    pub stack: &'static str,
-}
-
-impl ErrorNames {
-    /// Datadog's standard attributes (Error Tracking reads them).
-    pub(super) const DATADOG: ErrorNames = ErrorNames {
-        kind: "error.kind",
-        message: "error.message",
-        stack: "error.stack",
-    };
-    /// Elastic Common Schema.
-    pub(super) const ECS: ErrorNames = ErrorNames {
-        kind: "error.type",
-        message: "error.message",
-        stack: "error.stack_trace",
-    };
-    /// New Relic's logs-in-context names.
-    pub(super) const NEW_RELIC: ErrorNames = ErrorNames {
-        kind: "error.class",
-        message: "error.message",
-        stack: "error.stack",
-    };
-    /// OpenTelemetry's semantic conventions for exceptions (also Splunk, Dynatrace).
-    pub(super) const OTEL: ErrorNames = ErrorNames {
-        kind: "exception.type",
-        message: "exception.message",
-        stack: "exception.stacktrace",
-    };
-    /// OpenTelemetry's names as Loki's own OTLP endpoint stores them in metadata.
-    pub(super) const LOKI: ErrorNames = ErrorNames {
-        kind: "exception_type",
-        message: "exception_message",
-        stack: "exception_stacktrace",
-    };
-
-    /// The three names.
-    pub(super) fn all(&self) -> [&'static str; 3] {
-        [self.kind, self.message, self.stack]
-    }
-}
-
-/// The stack text of an error: `<type>: <message>`, then one `Caused by: <source>` line
-/// per source (Rust errors carry no stack trace of their own; the chain is what there is).
-pub(super) fn error_stack(e: &ErrorValue<'_>) -> String {
-    let mut out = String::with_capacity(e.kind.len() + e.message.len() + e.sources.len() + 16);
-    if !e.kind.is_empty() {
-        out.push_str(e.kind);
-        out.push_str(": ");
-    }
-    out.push_str(e.message);
-    for source in e.sources() {
-        out.push_str("\nCaused by: ");
-        out.push_str(source);
-    }
-    out
-}
-
-/// Appends `,"<type>":…,"<message>":…,"<stack>":…` for the record's first error-valued
-/// field (the type only when known). Returns whether the record had one.
-pub(super) fn write_error(out: &mut Vec<u8>, record: &Record, names: &ErrorNames) -> bool {
-    let Some((_, e)) = record.first_error() else {
-        return false;
-    };
-    if !e.kind.is_empty() {
-        write_opt(out, names.kind, Some(e.kind));
-    }
-    write_opt(out, names.message, Some(e.message));
-    write_opt(out, names.stack, Some(&error_stack(&e)));
-    true
-}
-
-/// `,"key":"value"` when the value is set.
-pub(super) fn write_opt(out: &mut Vec<u8>, key: &str, value: Option<&str>) {
-    if let Some(v) = value {
-        out.push(b',');
-        json::string(out, key);
-        out.push(b':');
-        json::string(out, v);
-    }
-}
-
-/// The attribute carrying each event's id ([`crate::EventId`]) for the vendors without a
-/// document id of their own (Elasticsearch uses `_id`; OTLP `log.record.uid`, Loki
-/// `logship_id`): users deduplicate replayed events on it in queries.
-pub(super) const ID_NAME: &str = "logship.id";
-
-/// The name reserved for the event id when ids are written (`event_id`), to keep out of
-/// the fields' names.
-pub(super) fn id_name(on: bool, name: &'static str) -> Option<&'static str> {
-    on.then_some(name)
-}
-
-/// Appends `,"key":"logger"`, the record's target, unless it has none: an event received
-/// without a logger (a text line, or an agent's event that names none) gets no made-up
-/// one.
-pub(super) fn write_logger(out: &mut Vec<u8>, key: &str, record: &Record) {
-    write_opt(out, key, Some(record.target()).filter(|t| !t.is_empty()));
-}
-
-/// `,"<key>":"<32 hex digits>"`: the record's id, when `on` and the record has one (a
-/// record read from an old spill file has none).
-pub(super) fn write_id(out: &mut Vec<u8>, key: &str, record: &Record, on: bool) {
-    if let Some(id) = record.id().filter(|_| on) {
-        out.push(b',');
-        json::string(out, key);
-        out.extend_from_slice(b":\"");
-        id.write_hex(out);
-        out.push(b'"');
-    }
-}
-
-/// The OpenTelemetry semantic-convention name of the deployment environment (`env`),
-/// also used by the vendors without a convention of their own (docs/vendors.md).
-pub(super) const ENV_NAME: &str = "deployment.environment.name";
-/// The OpenTelemetry semantic-convention name of the service version (`version`).
-pub(super) const VERSION_NAME: &str = "service.version";
-
-/// The W3C trace context of a record, from its fields named `trace_id` (32 hex digits),
-/// `span_id` (16 hex digits) and `trace_flags` (2 hex digits): the last well-formed one
-/// recorded wins (the innermost span's, or the event's own). The `opentelemetry` feature
-/// writes these fields from the current OpenTelemetry context; without it, they are how
-/// a trace reaches the log (a layer or the application records them).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(super) struct TraceIds {
-    pub trace: Option<[u8; 16]>,
-    pub span: Option<[u8; 8]>,
-    pub flags: Option<u8>,
-}
-
-impl TraceIds {
-    pub(super) fn of(record: &Record) -> TraceIds {
-        let mut ids = TraceIds::default();
-        for entry in record.entries() {
-            if let Entry::Field(key, Value::Str(s)) = entry {
-                match key {
-                    "trace_id" => ids.trace = hex_id::<16>(s).or(ids.trace),
-                    "span_id" => ids.span = hex_id::<8>(s).or(ids.span),
-                    "trace_flags" => ids.flags = trace_flags(s).or(ids.flags),
-                    _ => {}
-                }
-            }
-        }
-        ids
-    }
-
-    /// Appends Datadog's correlation fields, `dd.trace_id` and `dd.span_id`: decimal
-    /// strings of the lower 64 bits of the trace id and of the span id, as Datadog's
-    /// tracers inject them.
-    pub(super) fn write_datadog(&self, out: &mut Vec<u8>) {
-        let decimal = |b: &[u8]| {
-            let mut n = [0u8; 8];
-            n.copy_from_slice(b);
-            u64::from_be_bytes(n).to_string()
-        };
-        if let Some(t) = &self.trace {
-            write_opt(out, DD_TRACE_ID, Some(&decimal(&t[8..])));
-        }
-        if let Some(s) = &self.span {
-            write_opt(out, DD_SPAN_ID, Some(&decimal(s)));
-        }
-    }
-
-    /// Appends `,"<trace>":"<hex>","<span>":"<hex>"` (lowercase hex) for the ids present.
-    pub(super) fn write_hex(&self, out: &mut Vec<u8>, trace: &str, span: &str) {
-        let mut put = |key: &str, id: &[u8]| {
-            out.push(b',');
-            json::string(out, key);
-            out.extend_from_slice(b":\"");
-            crate::support::hex::append(out, id);
-            out.push(b'"');
-        };
-        if let Some(t) = &self.trace {
-            put(trace, t);
-        }
-        if let Some(s) = &self.span {
-            put(span, s);
-        }
-    }
-}
-
-/// Datadog's trace correlation attribute names.
-pub(super) const DD_TRACE_ID: &str = "dd.trace_id";
-/// See [`DD_TRACE_ID`].
-pub(super) const DD_SPAN_ID: &str = "dd.span_id";
-
-/// Decodes `N` bytes from `2 * N` hex digits; `None` for anything else or all zeros
-/// (which OTLP reads as "no id").
-pub(super) fn hex_id<const N: usize>(s: &str) -> Option<[u8; N]> {
-    let s = s.as_bytes();
-    if s.len() != 2 * N {
-        return None;
-    }
-    let digit = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
-    let mut out = [0u8; N];
-    for (i, pair) in s.chunks_exact(2).enumerate() {
-        out[i] = digit(pair[0])? << 4 | digit(pair[1])?;
-    }
-    out.iter().any(|b| *b != 0).then_some(out)
-}
-
-/// W3C trace flags from exactly two hex digits (`01` = sampled; `00` is valid too).
-pub(super) fn trace_flags(s: &str) -> Option<u8> {
-    let digits = s.as_bytes();
-    if digits.len() != 2 || !digits.iter().all(u8::is_ascii_hexdigit) {
-        return None;
-    }
-    u8::from_str_radix(s, 16).ok()
-}
-
-/// Epoch milliseconds of a record.
-pub(super) fn millis(record: &Record) -> u64 {
-    record.timestamp_nanos() / 1_000_000
 }
 
 #[cfg(test)]
@@ -648,12 +429,12 @@ mod tests {
     }
 
     #[test]
-    fn loki_names_collide_after_mapping_and_stay_unique() {
+    fn label_names_collide_after_mapping_and_stay_unique() {
         let mut r = Record::new(Level::Info, "t");
         r.field("a.b", 1i64)
             .field("a-b", 2i64)
             .field("hostname", "x");
-        let n = Naming::new(SpanFields::Root, Style::LokiName, ["hostname", "target"]);
+        let n = Naming::new(SpanFields::Root, Style::Label, ["hostname", "target"]);
         let got = names(&n, &r);
         assert_eq!(got.len(), 2, "{got:?}");
         assert_eq!(got[0], ("a_b".into(), "I64(2)".into()));

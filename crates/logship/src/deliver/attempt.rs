@@ -1,4 +1,4 @@
-//! Delivering one batch: compress, POST, read the answer, and act on it.
+//! One delivery attempt of a batch: compress, POST, read the answer, and act on it.
 //!
 //! Why it exists: every batch, live or replayed, goes through the same attempts. One
 //! attempt holds a concurrency permit for exactly one request; what the intake answers
@@ -9,59 +9,17 @@
 //! spilled ones), and it never sleeps while holding a permit.
 
 use std::borrow::Cow;
-use std::io::Write;
 use std::time::Duration;
 
-use flate2::write::GzEncoder;
-use flate2::Compression;
-
-use super::ack::Awaiting;
-use super::Sender;
-use crate::vendors::classify::{self, ItemResults, Outcome};
+use super::gzip::gzip;
+use super::http::{NetError, Response};
+use super::outcome::{Awaiting, Delivery};
+use super::sender::Sender;
 use crate::capture::record::Record;
+use crate::observe::health::Health;
 use crate::observe::reporter::DeliveryError;
-use crate::observe::stats::{Counters, Health};
-
-/// What happened to the records of one delivery attempt (including its retries and
-/// splits).
-#[derive(Default, Debug)]
-pub(crate) struct Delivery {
-    /// Records the intake accepted (including those it already held).
-    pub delivered: usize,
-    /// Of `delivered`, the records the intake already held from an earlier request
-    /// (Elasticsearch's 409 for a `create` of an existing `_id`): not stored twice.
-    pub already_delivered: usize,
-    /// Records the intake rejected for good.
-    pub rejected: Vec<Record>,
-    /// Records the intake rejected for good without saying which (OTLP's
-    /// `partialSuccess`): counted as failed, never resent, not dead-lettered.
-    pub rejected_unnamed: usize,
-    /// Records still undelivered after every retry.
-    pub exhausted: Vec<Record>,
-    /// Records not sent because shutdown ran out of time.
-    pub aborted: Vec<Record>,
-    /// Parts Splunk accepted with an `ackId`, not delivered until the ack endpoint
-    /// confirms them (`splunk_ack`; see `send::ack`).
-    pub awaiting: Vec<super::ack::Awaiting>,
-}
-
-impl Delivery {
-    pub(crate) fn merge(&mut self, other: Delivery) {
-        self.delivered += other.delivered;
-        self.already_delivered += other.already_delivered;
-        self.awaiting.extend(other.awaiting);
-        self.rejected.extend(other.rejected);
-        self.rejected_unnamed += other.rejected_unnamed;
-        self.exhausted.extend(other.exhausted);
-        self.aborted.extend(other.aborted);
-    }
-
-    /// This delivery merged with `other`.
-    fn and(mut self, other: Delivery) -> Delivery {
-        self.merge(other);
-        self
-    }
-}
+use crate::observe::stats::Counters;
+use crate::vendors::answer::{self, ItemResults, Outcome};
 
 /// A delivery in progress: what is still to be sent and what earlier answers decided.
 struct Attempt<'a> {
@@ -303,8 +261,8 @@ impl Sender {
         })
     }
 
-    /// Accepted with one result per event (Elasticsearch `_bulk`): settles each event on
-    /// its own and resends only those that failed transiently, within the retry budget.
+    /// Accepted with one result per event (a bulk answer): settles each event on its own
+    /// and resends only those that failed transiently, while retries are left.
     fn on_items<'a>(&self, a: &mut Attempt<'a>, answer: Answer) -> Step<'a> {
         let counters = &self.shared.counters;
         let status = answer.status;
@@ -314,7 +272,7 @@ impl Sender {
             return Step::Done(self.give_up(status, "unreadable per-event results", a));
         };
         self.count_accepted(&a.body, &a.wire);
-        // Items the intake already held (409 for an existing `_id`) are no failure: a
+        // Items the intake already held (409 for an existing document id) are no failure: a
         // request answered only with those is not a partial success.
         if !items.retry.is_empty() || !items.rejected.is_empty() {
             Counters::add(&counters.partial_requests, 1);
@@ -383,24 +341,24 @@ impl Sender {
             );
         }
         self.count_accepted(&a.body, &a.wire);
-        if let Some(acks) = &self.pool.acks {
-            // With indexer acknowledgement a 200 is not "delivered" yet: the part waits
-            // for its ackId to be confirmed.
+        if self.awaits_ack {
+            // With acknowledgements a success is not "delivered" yet: the part waits for
+            // its id to be confirmed.
             match self.codec.ack_id(&answer.body) {
                 Some(ack_id) => {
                     let records = std::mem::take(&mut a.pending).into_owned();
                     a.settled.awaiting.push(Awaiting { ack_id, records });
                     return Step::Done(std::mem::take(&mut a.settled));
                 }
-                None => acks.no_ack_id(self),
+                None => self.tell_missing_ack_id(),
             }
         }
         a.settled.delivered += a.pending.len();
         Step::Done(std::mem::take(&mut a.settled))
     }
 
-    /// Accepted except for `n` events the intake does not name (OTLP `partialSuccess`):
-    /// those are counted as failed and never resent.
+    /// Accepted except for `n` events the intake does not name (a `partialSuccess`
+    /// count): those are counted as failed and never resent.
     fn on_partly_rejected(&self, a: &mut Attempt<'_>, answer: &Answer, n: usize) -> Step<'static> {
         let sent = a.pending.len();
         let rejected = n.min(sent);
@@ -477,9 +435,8 @@ impl Sender {
         Step::Split(halves(std::mem::take(&mut a.pending)))
     }
 
-    /// The intake named one invalid event and accepted none (Splunk's
-    /// `invalid-event-number`): that one is rejected, the others are sent again (on the
-    /// work list).
+    /// The intake named one invalid event and accepted none: that one is rejected, the
+    /// others are sent again (on the work list).
     fn on_invalid_event<'a>(&self, a: &mut Attempt<'a>, answer: &Answer, bad: usize) -> Step<'a> {
         self.report(
             answer.status,
@@ -510,7 +467,7 @@ impl Sender {
         let message = format!(
             "the intake rejected {} events with {status} ({}): {}",
             a.pending.len(),
-            classify::hint(status),
+            answer::hint(status),
             self.snippet(&answer.body)
         );
         self.report(Some(status), &message, a.pending.len(), true);
@@ -575,7 +532,7 @@ impl Sender {
         }
     }
 
-    fn post(&self, wire: &[u8]) -> Result<super::http::Response, super::http::NetError> {
+    fn post(&self, wire: &[u8]) -> Result<Response, NetError> {
         self.client.post(
             self.codec.url(),
             self.codec.content_type(),
@@ -624,97 +581,5 @@ impl Sender {
                 permanent,
             },
         );
-    }
-}
-
-/// gzip-compresses a body (on the sender's thread, so compression scales with senders).
-///
-/// Each thread keeps its deflate state and resets it per body: a fresh compressor per
-/// request spent 11 % of the pipeline's instructions clearing its tables (callgrind over
-/// `logship ship`, docs/performance.md). The stream is a plain gzip member (RFC 1952: a
-/// 10-byte header, raw deflate, CRC-32 and length).
-pub(crate) fn gzip(body: &[u8], level: u32) -> Vec<u8> {
-    thread_local! {
-        static DEFLATE: std::cell::RefCell<Option<(u32, flate2::Compress)>> =
-            const { std::cell::RefCell::new(None) };
-    }
-    let mut out = Vec::with_capacity(body.len() / 4 + 64);
-    out.extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
-    let deflated = DEFLATE.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        let compress = match &mut *slot {
-            Some((l, c)) if *l == level => c,
-            _ => {
-                &mut slot
-                    .insert((level, flate2::Compress::new(Compression::new(level), false)))
-                    .1
-            }
-        };
-        compress.reset();
-        let ok = deflate_all(compress, body, &mut out);
-        if !ok {
-            *slot = None; // never reuse a state that failed
-        }
-        ok
-    });
-    if !deflated {
-        return gzip_fresh(body, level);
-    }
-    let mut crc = flate2::Crc::new();
-    crc.update(body);
-    out.extend_from_slice(&crc.sum().to_le_bytes());
-    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
-    out
-}
-
-/// Deflates all of `input` onto `out`, finishing the stream; false on a compressor error.
-fn deflate_all(compress: &mut flate2::Compress, input: &[u8], out: &mut Vec<u8>) -> bool {
-    let start = compress.total_in();
-    loop {
-        let done = (compress.total_in() - start) as usize;
-        if out.capacity() - out.len() < 64 {
-            out.reserve(out.capacity().max(4096));
-        }
-        match compress.compress_vec(&input[done..], out, flate2::FlushCompress::Finish) {
-            Ok(flate2::Status::StreamEnd) => return true,
-            Ok(_) => {}
-            Err(_) => return false,
-        }
-    }
-}
-
-/// The plain way (a fresh encoder), kept for the case the reused state failed.
-fn gzip_fresh(body: &[u8], level: u32) -> Vec<u8> {
-    let mut enc = GzEncoder::new(
-        Vec::with_capacity(body.len() / 4 + 64),
-        Compression::new(level),
-    );
-    // Writing to a Vec cannot fail.
-    let _ = enc.write_all(body);
-    enc.finish().unwrap_or_default()
-}
-
-#[cfg(test)]
-mod gzip_tests {
-    use std::io::Read;
-
-    #[test]
-    fn reused_deflate_state_gives_valid_gzip_members_for_every_body() {
-        let bodies: Vec<Vec<u8>> = vec![
-            Vec::new(),
-            b"{\"a\":1}\n".to_vec(),
-            (0..200_000u32).flat_map(|i| i.to_le_bytes()).collect(),
-            "x".repeat(1 << 20).into_bytes(),
-        ];
-        for level in [1, 3, 9] {
-            for body in &bodies {
-                let wire = super::gzip(body, level);
-                let mut back = Vec::new();
-                flate2::read::GzDecoder::new(&wire[..])
-                    .read_to_end(&mut back)
-                    .expect("a valid gzip member");
-                assert_eq!(&back, body, "level {level}, {} bytes", body.len());
-            }
-        }
     }
 }

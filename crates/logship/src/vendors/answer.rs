@@ -1,9 +1,10 @@
-//! What an intake's response means for the batch that was sent.
+//! Answer classification: what an intake's response means for the batch that was sent.
 //!
 //! Why it exists: retrying a permanent error (a bad key, a wrong URL) wastes the intake's
 //! and the application's resources and hides the real problem; not retrying a transient
-//! one loses logs. Each vendor module maps statuses to an [`Outcome`]; this is the plain
-//! HTTP mapping most of them start from.
+//! one loses logs. Each vendor maps statuses to an [`Outcome`] with a table of [`Rule`]s
+//! (its `RESPONSES`); [`http_default`] is the plain HTTP mapping most of them start from.
+//! Must never: read an unreadable answer as "delivered".
 
 /// What to do with a batch after a response.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,18 +17,19 @@ pub(crate) enum Outcome {
     Permanent,
     /// The request was too large: split the batch and send the halves.
     TooLarge,
-    /// Some events were accepted, some not, and the intake says not to resend
-    /// (Dynatrace's 200): counted as delivered and as a partial success.
+    /// Some events were accepted, some not, and the intake says not to resend (an intake
+    /// whose success status differs from its partial-success one): counted as delivered
+    /// and as a partial success.
     Partial,
     /// The intake accepted the request but rejected this many of its events, without
-    /// saying which, and asks not to resend (OTLP's `partialSuccess`): the rest count as
+    /// saying which, and asks not to resend (a `partialSuccess` count): the rest count as
     /// delivered, these as failed.
     PartialRejected(usize),
     /// The event at this index (0-based, in the request) is invalid: count it as failed
-    /// and resend the others (Splunk's `invalid-event-number`).
+    /// and resend the others (an intake that names the first invalid event).
     RejectEvent(usize),
-    /// The intake answered each event on its own and some failed (Elasticsearch's `_bulk`
-    /// with `errors: true`): which ones, and whether to resend them, is read from the
+    /// The intake answered each event on its own and some failed (a bulk answer with
+    /// per-item statuses): which ones, and whether to resend them, is read from the
     /// response body with `Codec::items`.
     Items,
 }
@@ -41,9 +43,9 @@ pub(crate) struct ItemResults {
     /// Indexes of the events the intake will never accept as sent (mapping errors, other
     /// 4xx): counted as failed, never resent.
     pub rejected: Vec<usize>,
-    /// Events the intake already held (Elasticsearch's `409
-    /// version_conflict_engine_exception` for a `create` with an existing `_id`): stored by
-    /// an earlier request, so delivered, never resent, never failed.
+    /// Events the intake already held (a `409` for the `create` of a document id it
+    /// stores already): stored by an earlier request, so delivered, never resent, never
+    /// failed.
     pub already_delivered: usize,
     /// The first retryable failure, as `status type: reason`, for the report.
     pub retry_error: Option<String>,

@@ -1,42 +1,45 @@
-//! Splunk HEC indexer acknowledgement (`splunk_ack`): accepted batches wait here until
-//! `/services/collector/ack` confirms them.
+//! Acknowledgement after acceptance: accepted batches wait here until the intake
+//! confirms that their events are stored.
 //!
-//! Why it exists: a `200` from a HEC token with indexer acknowledgement only means the
-//! request looked valid; the data is durable once the ack endpoint answers `true` for
-//! the request's `ackId`. A sender hands the accepted parts of a batch here
-//! ([`Acks::hold`]) and goes on with the next batch. One thread (`logship-acks`, [`run`])
-//! asks about every pending ackId in one query per poll (at most
-//! [`crate::vendors::MAX_ACK_IDS`] per request), and settles a batch (through `settle`,
-//! exactly once) when every part of it is confirmed. A part whose acknowledgement has not
-//! come `splunk_ack_timeout_ms` after it was accepted goes back to the senders to be sent
-//! again (at-least-once: it may be indexed twice; counted in `splunk_ack_resends`), at
-//! most `max_retries` times, then it is handed back as exhausted (spilled, or counted as
-//! failed). Bounded: at most [`MAX_BATCHES`] batches wait (a sender with one more waits
-//! for room, sending resends meanwhile), and at the shutdown deadline what is unconfirmed
-//! is settled as aborted (spilled, or counted as abandoned).
+//! Why it exists: some intakes answer a request as soon as it looks valid and confirm
+//! later that its events are durable; until then nothing is "delivered". A sender hands
+//! the accepted parts of a batch here ([`Acks::hold`]), each with the acknowledgement id
+//! its answer gave, and goes on with the next batch. One thread (`logship-acks`, [`run`])
+//! asks about every pending id in one query per poll (at most the endpoint's `max_ids`
+//! per request), and settles a batch (through `settle`, exactly once) when every part of
+//! it is confirmed. A part whose acknowledgement has not come the endpoint's `timeout`
+//! after it was accepted goes back to the senders to be sent again (at-least-once: it may
+//! be stored twice; counted in `ack_resends`), at most `max_retries` times, then it is
+//! handed back as exhausted (spilled, or counted as failed). Bounded: at most
+//! [`MAX_BATCHES`] batches wait (a sender with one more waits for room, sending resends
+//! meanwhile), and at the shutdown deadline what is unconfirmed is settled as aborted
+//! (spilled, or counted as abandoned).
 //!
-//! The ack endpoint's answers are untrusted input: read up to
-//! [`crate::vendors::MAX_ACK_ANSWER`] bytes, and anything but the documented shape is a
-//! failed poll (counted in `splunk_ack_poll_failures`, asked again at the next poll),
-//! never a confirmation and never a panic. Polls use the senders' HTTP client, so TLS,
-//! proxy and headers (the token, the channel) are those of the event requests.
+//! What a query and an answer look like is the vendor's (`Codec::ack_query`,
+//! `Codec::acked`); the answers are untrusted input: read up to the endpoint's
+//! `max_answer` bytes, and anything but the documented shape is a failed poll (counted in
+//! `ack_poll_failures`, asked again at the next poll), never a confirmation and never a
+//! panic. Polls use the senders' HTTP client, so TLS, proxy and headers are those of the
+//! event requests. Another kind of confirmation (a broker's delivery report) can settle
+//! through the same registry with [`Acks::confirm`].
 //!
-//! Must never: count an event delivered without a `true` for its ackId, settle a batch
+//! Must never: count an event delivered without a confirmation of its id, settle a batch
 //! twice, hold its lock across I/O, or run on a caller's thread.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender as Channel};
 
-use super::deliver::Delivery;
-use super::{settle, Sender};
-use crate::vendors::{Codec, MAX_ACK_ANSWER, MAX_ACK_IDS};
+use super::outcome::Delivery;
+use super::sender::Sender;
+use super::settle;
 use crate::capture::record::Record;
 use crate::observe::reporter::DeliveryError;
 use crate::observe::stats::Counters;
+use crate::vendors::protocol::AckEndpoint;
 
 /// Most batches waiting for their acknowledgement; a sender with one more waits for room.
 /// Their memory stays counted against `queue_max_bytes` until they settle.
@@ -50,18 +53,11 @@ const HURRY: Duration = Duration::from_millis(50);
 const SLICE: Duration = Duration::from_millis(100);
 
 /// Longest and shortest poll period: a fraction of the acknowledgement timeout, so that
-/// an ack is asked about many times before its batch is resent. With the default timeout
-/// (5 minutes) that is every 10 s, what Splunk's documentation suggests.
+/// an ack is asked about many times before its batch is resent. With a timeout of 5
+/// minutes that is every 10 s.
 const POLLS_PER_TIMEOUT: u32 = 30;
 const MAX_POLL_EVERY: Duration = Duration::from_secs(10);
 const MIN_POLL_EVERY: Duration = Duration::from_millis(50);
-
-/// Part of a batch Splunk accepted with an `ackId`, not yet confirmed.
-#[derive(Debug)]
-pub(crate) struct Awaiting {
-    pub ack_id: u64,
-    pub records: Vec<Record>,
-}
 
 /// Whose parts they are: a live batch (its sequence number) or a replayed one (a key).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -94,7 +90,7 @@ impl Entry {
     }
 }
 
-/// One accepted request's records, waiting for its ackId.
+/// One accepted request's records, waiting for its acknowledgement id.
 struct Part {
     owner: Owner,
     records: Vec<Record>,
@@ -112,7 +108,7 @@ pub(crate) struct Resend {
 #[derive(Default)]
 struct State {
     entries: HashMap<Owner, Entry>,
-    /// Unconfirmed parts by ackId (ids are unique per channel, and the channel is ours).
+    /// Unconfirmed parts by acknowledgement id (unique per connection to the intake).
     parts: BTreeMap<u64, Part>,
     /// Records in `parts`, for `stats`.
     records: usize,
@@ -125,32 +121,34 @@ struct State {
 pub(crate) struct Acks {
     url: String,
     timeout: Duration,
+    max_ids: usize,
+    max_answer: u64,
     poll_every: Duration,
     state: Mutex<State>,
     changed: Condvar,
     resend_tx: Channel<Resend>,
     resend_rx: Receiver<Resend>,
-    /// The notice about a success answer without `ackId` was printed.
-    told_no_ack_id: AtomicBool,
 }
 
 /// What finishing an entry takes: its owner and the entry, settled outside the lock.
 type Finished = (Owner, Entry);
 
 impl Acks {
-    /// A registry polling `url` (the acknowledgement endpoint); parts not confirmed
-    /// `timeout` after they were accepted are resent.
-    pub(crate) fn new(url: &str, timeout: Duration) -> Acks {
+    /// A registry polling `endpoint`; parts not confirmed its `timeout` after they were
+    /// accepted are resent.
+    pub(crate) fn new(endpoint: &AckEndpoint) -> Acks {
         let (resend_tx, resend_rx) = crossbeam_channel::unbounded();
+        let timeout = endpoint.timeout;
         Acks {
-            url: url.to_owned(),
+            url: endpoint.url.clone(),
             timeout,
+            max_ids: endpoint.max_ids.max(1),
+            max_answer: endpoint.max_answer,
             poll_every: (timeout / POLLS_PER_TIMEOUT).clamp(MIN_POLL_EVERY, MAX_POLL_EVERY),
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
             resend_tx,
             resend_rx,
-            told_no_ack_id: AtomicBool::new(false),
         }
     }
 
@@ -168,7 +166,7 @@ impl Acks {
         self.lock().entries.is_empty()
     }
 
-    /// Events accepted by Splunk and not confirmed yet (for `stats`).
+    /// Events accepted by the intake and not confirmed yet (for `stats`).
     pub(crate) fn awaiting_records(&self) -> u64 {
         self.lock().records as u64
     }
@@ -179,15 +177,6 @@ impl Acks {
         s.hurry_until = Some(s.hurry_until.map_or(until, |t| t.max(until)));
         drop(s);
         self.changed.notify_all();
-    }
-
-    /// Says once that ack is on but Splunk's answers carry no `ackId`.
-    pub(crate) fn no_ack_id(&self, sender: &Sender) {
-        if !self.told_no_ack_id.swap(true, Ordering::AcqRel) {
-            sender.shared.reporter.notice(
-                "warning: splunk_ack is on but Splunk's success answer carries no ackId (the HEC token does not have indexer acknowledgement enabled); such a 200 counts as delivered. Enable it on the token, or set splunk_ack = false",
-            );
-        }
     }
 
     /// Takes over the unconfirmed parts of live batch `seq` just delivered; returns the
@@ -256,7 +245,7 @@ impl Acks {
     /// Sends a part again and takes over what its new answer left unconfirmed.
     pub(crate) fn resend(&self, sender: &Sender, resend: Resend) {
         Counters::add(
-            &sender.shared.counters.splunk_ack_resends,
+            &sender.shared.counters.ack_resends,
             resend.records.len() as u64,
         );
         let body = sender.codec.encode(&resend.records);
@@ -299,7 +288,7 @@ impl Acks {
                     accepted: now,
                     resends,
                 };
-                // An id seen twice (Splunk restarted and counts from 0 again): the older
+                // An id seen twice (the intake restarted and counts from 0 again): the older
                 // part will never be confirmed, so it goes the way of a late one.
                 if let Some(old) = parts.insert(part.ack_id, new) {
                     *records -= old.records.len();
@@ -361,7 +350,7 @@ impl Acks {
         if matches!(owner, Owner::Live(_)) && part.resends < sender.max_retries {
             reports.push((
                 n,
-                format!("Splunk did not acknowledge {n} events within {waited} ms; sending them again (they may be indexed twice)"),
+                format!("the intake did not acknowledge {n} events within {waited} ms; sending them again (they may be stored twice)"),
             ));
             // The part stays open in its entry while it is resent.
             let _ = self.resend_tx.send(Resend {
@@ -376,7 +365,7 @@ impl Acks {
         reports.push((
             n,
             format!(
-                "Splunk did not acknowledge {n} events within {waited} ms after {} resends; giving up on them here (kept in the spill when it is on)",
+                "the intake did not acknowledge {n} events within {waited} ms after {} resends; giving up on them here (kept in the spill when it is on)",
                 part.resends
             ),
         ));
@@ -388,7 +377,7 @@ impl Acks {
         for (events, message) in reports {
             sender.shared.reporter.error(
                 &sender.shared.counters,
-                "splunk-ack",
+                "ack",
                 DeliveryError {
                     status: None,
                     message,
@@ -423,11 +412,11 @@ impl Acks {
         }
     }
 
-    /// Asks about every pending ackId (in queries of at most `MAX_ACK_IDS`) and settles
-    /// what is confirmed.
+    /// Asks about every pending id (in queries of at most `max_ids`) and settles what is
+    /// confirmed.
     fn poll(&self, sender: &Sender) {
         let ids: Vec<u64> = self.lock().parts.keys().copied().collect();
-        for chunk in ids.chunks(MAX_ACK_IDS) {
+        for chunk in ids.chunks(self.max_ids) {
             if sender.shared.abort.is_raised() {
                 return;
             }
@@ -435,14 +424,14 @@ impl Acks {
                 Ok(confirmed) => self.confirm(sender, chunk, &confirmed),
                 Err(why) => {
                     let c = &sender.shared.counters;
-                    Counters::add(&c.splunk_ack_poll_failures, 1);
+                    Counters::add(&c.ack_poll_failures, 1);
                     sender.shared.reporter.error(
                         c,
-                        "splunk-ack",
+                        "ack",
                         DeliveryError {
                             status: None,
                             message: format!(
-                                "the Splunk acknowledgement query failed ({why}); asking again at the next poll"
+                                "the acknowledgement query failed ({why}); asking again at the next poll"
                             ),
                             events: 0,
                             permanent: false,
@@ -455,8 +444,8 @@ impl Acks {
 
     /// One acknowledgement query: the ids the answer confirms, or why it is not usable.
     fn query(&self, sender: &Sender, ids: &[u64]) -> Result<Vec<u64>, String> {
-        Counters::add(&sender.shared.counters.splunk_ack_polls, 1);
-        let body = Codec::ack_query(ids);
+        Counters::add(&sender.shared.counters.ack_polls, 1);
+        let body = sender.codec.ack_query(ids);
         let resp = sender
             .client
             .post(
@@ -465,19 +454,22 @@ impl Acks {
                 false,
                 sender.codec.headers(),
                 &body,
-                MAX_ACK_ANSWER,
+                self.max_answer,
             )
             .map_err(|e| e.message)?;
         let shown = || sender.shared.reporter.clean(resp.body.trim(), 200);
         if resp.status != 200 {
             return Err(format!("it answered {}: {}", resp.status, shown()));
         }
-        Codec::acked(&resp.raw)
-            .ok_or_else(|| format!("the answer is not {{\"acks\":{{...}}}}: {}", shown()))
+        sender
+            .codec
+            .acked(&resp.raw)
+            .ok_or_else(|| format!("the answer is not of the documented shape: {}", shown()))
     }
 
-    /// Settles the parts among `asked` whose ackId is in `confirmed` as delivered.
-    fn confirm(&self, sender: &Sender, asked: &[u64], confirmed: &[u64]) {
+    /// Settles the parts among `asked` whose id is in `confirmed` as delivered (`asked`
+    /// sorted): what an answer to a query, or another source of confirmations, says.
+    pub(crate) fn confirm(&self, sender: &Sender, asked: &[u64], confirmed: &[u64]) {
         let mut s = self.lock();
         let mut finished = Vec::new();
         for id in confirmed {

@@ -24,35 +24,38 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use super::fields::{
-    unique_tags, write_error, write_logger, write_opt, write_pairs, ErrorNames, Naming, Style,
-    TraceIds,
-};
-use super::format::Protocol;
-use super::{Context, Limits};
+use crate::capture::record::Record;
 use crate::config::elasticsearch::IndexName;
 use crate::config::Config;
 use crate::error::ConfigError;
+use crate::support::http_auth::basic_auth;
 use crate::support::json;
-use crate::vendors::classify::{ItemResults, Outcome, Rule};
-use crate::capture::record::Record;
+use crate::support::secret::Secret;
+use crate::vendors::answer::{self, ItemResults, Outcome, Rule};
+use crate::vendors::context::Context;
+use crate::vendors::fields::{
+    unique_tags, write_error, write_logger, write_opt, write_pairs, ErrorNames, Naming, Style,
+    TraceIds,
+};
+use crate::vendors::limits::Limits;
+use crate::vendors::protocol::{Protocol, NDJSON};
 
 /// The standard path, appended to an `endpoint` given without one.
-pub(super) const PATH: &str = "/_bulk";
+const PATH: &str = "/_bulk";
 /// The query parameter sent on every request: Elasticsearch's response filtering keeps
 /// `errors` and, per item, `status` and the error's `type` and `reason`. Every item keeps
 /// its status, so the answer still holds one item per document, in request order
 /// (`items.*.error` alone would drop the successful items and lose the order).
-pub(super) const FILTER_PATH: &str =
+const FILTER_PATH: &str =
     "filter_path=errors,items.*.status,items.*.error.type,items.*.error.reason";
 /// The default target: a data stream matching the stock `logs-*-*` index template.
-pub(super) const DEFAULT_INDEX: &str = "logs-logship-default";
+const DEFAULT_INDEX: &str = "logs-logship-default";
 /// Default request cap: `http.max_content_length`, 100 MB (section 7); configurable with
 /// `max_request_bytes`. Batches are far smaller by default (`max_batch_bytes`, 1 MiB).
-pub(super) const DEFAULT_MAX_REQUEST_BYTES: usize = 100_000_000;
+const DEFAULT_MAX_REQUEST_BYTES: usize = 100_000_000;
 /// Events per request are capped so the per-item answer stays small enough to read whole
 /// (see [`MAX_RESPONSE_BYTES`]); Elastic advises requests of a few MB to a few tens of MB.
-pub(super) const LIMITS: Limits = Limits {
+const LIMITS: Limits = Limits {
     max_records: 10_000,
     max_body_bytes: DEFAULT_MAX_REQUEST_BYTES,
     max_event_bytes: DEFAULT_MAX_REQUEST_BYTES,
@@ -60,11 +63,11 @@ pub(super) const LIMITS: Limits = Limits {
 };
 /// Most response bytes read: the per-item answer to [`LIMITS`]`.max_records` items, each
 /// with an error, fits.
-pub(super) const MAX_RESPONSE_BYTES: u64 = 16 * 1024 * 1024;
+const MAX_RESPONSE_BYTES: u64 = 16 * 1024 * 1024;
 /// Section 7.1: 200 answers per item (read by [`classify`]); a whole-request 429 and 5xx
 /// are retried; 413 splits; 401, 403 and other 4xx (a 400 for a malformed body, 406 for a
 /// wrong Content-Type) are permanent.
-pub(super) const RESPONSES: &[Rule] = &[
+const RESPONSES: &[Rule] = &[
     Rule::range(200, 299, Outcome::Delivered),
     Rule::one(408, Outcome::Retry),
     Rule::one(413, Outcome::TooLarge),
@@ -72,6 +75,12 @@ pub(super) const RESPONSES: &[Rule] = &[
     Rule::one(501, Outcome::Permanent),
     Rule::range(500, 599, Outcome::Retry),
 ];
+/// Elastic Common Schema's error fields.
+const ERRORS: ErrorNames = ErrorNames {
+    kind: "error.type",
+    message: "error.message",
+    stack: "error.stack_trace",
+};
 /// Names logship writes itself, those whose mapping would clash with them (a string `log`
 /// cannot live beside the object `log.level`), and ES metadata fields, which a document
 /// may not contain: an event field with one of these names is written `field.<name>`.
@@ -114,7 +123,7 @@ const RESERVED: &[&str] = &[
 /// `url` with [`FILTER_PATH`] added to its query string (after the endpoint's own
 /// parameters, before a fragment). A `filter_path` the endpoint already sets is replaced:
 /// an answer without each item's status could not be matched to the documents sent.
-pub(super) fn with_filter_path(url: &str) -> String {
+fn with_filter_path(url: &str) -> String {
     let (rest, fragment) = match url.split_once('#') {
         Some((rest, fragment)) => (rest, Some(fragment)),
         None => (url, None),
@@ -141,12 +150,12 @@ pub(super) fn with_filter_path(url: &str) -> String {
 }
 
 /// The `Authorization` header value, if any: basic auth or `ApiKey`.
-pub(super) fn authorization(config: &Config) -> Option<String> {
+fn authorization(config: &Config) -> Option<String> {
     if let (Some(user), Some(password)) = (
         config.username.as_deref().filter(|u| !u.is_empty()),
         config.password.as_ref().filter(|p| !p.is_empty()),
     ) {
-        return Some(super::basic_auth(user, password));
+        return Some(basic_auth(user, password));
     }
     config
         .api_key
@@ -157,7 +166,7 @@ pub(super) fn authorization(config: &Config) -> Option<String> {
 
 /// Encodes events as action and source line pairs; the fixed parts are encoded once.
 #[derive(Debug)]
-pub(super) struct Encoder {
+pub(crate) struct Encoder {
     index: IndexName,
     /// The action line up to its `_index` value when the target has no date pattern
     /// (`{"create":{"_index":"<name>"`).
@@ -172,7 +181,7 @@ pub(super) struct Encoder {
 
 impl Encoder {
     /// Builds the encoder for a validated configuration.
-    pub(super) fn new(ctx: &Context, config: &Config) -> Result<Encoder, ConfigError> {
+    pub(crate) fn new(ctx: &Context, config: &Config) -> Result<Encoder, ConfigError> {
         let index = IndexName::parse(
             config
                 .elasticsearch
@@ -201,10 +210,7 @@ impl Encoder {
             naming: Naming::new(
                 ctx.span_fields,
                 Style::Json,
-                RESERVED
-                    .iter()
-                    .chain(&["error"])
-                    .chain(&ErrorNames::ECS.all()),
+                RESERVED.iter().chain(&["error"]).chain(&ERRORS.all()),
             ),
             max_body_bytes: config
                 .max_request_bytes
@@ -212,7 +218,7 @@ impl Encoder {
         })
     }
 
-    pub(super) fn push(&self, body: &mut Vec<u8>, record: &Record) {
+    fn push_pair(&self, body: &mut Vec<u8>, record: &Record) {
         let nanos = record.timestamp_nanos();
         match &self.action {
             Some(head) => body.extend_from_slice(head),
@@ -235,7 +241,7 @@ impl Encoder {
         body.push(b'"');
         write_logger(body, "log.logger", record);
         body.extend_from_slice(&self.common);
-        write_error(body, record, &ErrorNames::ECS);
+        write_error(body, record, &ERRORS);
         TraceIds::of(record).write_hex(body, "trace.id", "span.id");
         self.naming.write_flat(body, record, false, json::value);
         body.extend_from_slice(b"}\n");
@@ -250,7 +256,7 @@ fn action_head(index: &str) -> Vec<u8> {
 }
 
 /// What a response means: a 200 with `errors: true` is answered per item.
-pub(super) fn classify(status: u16, body: &str) -> Outcome {
+fn classify(status: u16, body: &str) -> Outcome {
     if status == 200 {
         #[derive(Deserialize)]
         struct Head {
@@ -267,7 +273,7 @@ pub(super) fn classify(status: u16, body: &str) -> Outcome {
             _ => Outcome::Retry,
         };
     }
-    super::classify::by_table(RESPONSES, status)
+    answer::by_table(RESPONSES, status)
 }
 
 /// The items of a `_bulk` answer, read only as far as one item per event sent: a longer
@@ -350,7 +356,7 @@ const VERSION_CONFLICT: &str = "version_conflict_engine_exception";
 
 /// Reads a `_bulk` answer for `sent` events; `None` when it is not one (unreadable, or
 /// not one item per event).
-pub(super) fn items(body: &str, sent: usize) -> Option<ItemResults> {
+fn items(body: &str, sent: usize) -> Option<ItemResults> {
     use serde::de::DeserializeSeed;
     let mut de = serde_json::Deserializer::from_str(body);
     let items = BulkResponse { sent }.deserialize(&mut de).ok()??;
@@ -402,6 +408,16 @@ impl Protocol for Encoder {
     fn path(&self) -> Option<&'static str> {
         Some(PATH)
     }
+    /// Every request asks for the trimmed per-item answer ([`FILTER_PATH`]).
+    fn finish_url(&self, url: String) -> String {
+        with_filter_path(&url)
+    }
+    fn headers(&self, config: &Config, _key: &Secret) -> Vec<(String, Secret)> {
+        authorization(config)
+            .map(|auth| ("Authorization".to_owned(), Secret::new(auth)))
+            .into_iter()
+            .collect()
+    }
     /// The body limit is the cluster's own setting (`max_request_bytes`).
     fn limits(&self) -> Limits {
         Limits {
@@ -410,17 +426,11 @@ impl Protocol for Encoder {
         }
     }
     fn content_type(&self) -> &'static str {
-        super::generic::NDJSON_CONTENT_TYPE
+        NDJSON
     }
-    /// Action and document lines: nothing before the first.
-    fn open(&self, _body: &mut Vec<u8>) {}
     fn push(&self, body: &mut Vec<u8>, record: &Record, _prev: Option<&Record>) {
-        Encoder::push(self, body, record);
+        self.push_pair(body, record);
     }
-    fn close_len(&self) -> usize {
-        0
-    }
-    fn close(&self, _body: &mut Vec<u8>, _records: &[Record]) {}
     fn classify(&self, status: u16, body: &[u8]) -> Outcome {
         classify(status, &String::from_utf8_lossy(body))
     }
@@ -431,148 +441,7 @@ impl Protocol for Encoder {
     fn max_response_bytes(&self) -> u64 {
         MAX_RESPONSE_BYTES
     }
-    fn fit_line(&self, _record: &Record) -> Option<Record> {
-        None
-    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn basic_auth_is_user_colon_password_in_standard_base64() {
-        let config = Config {
-            username: Some("elastic".into()),
-            password: Some(crate::support::secret::Secret::new("changeme")),
-            ..Config::default()
-        };
-        assert_eq!(
-            authorization(&config).as_deref(),
-            Some("Basic ZWxhc3RpYzpjaGFuZ2VtZQ==")
-        );
-    }
-
-    #[test]
-    fn date_patterns_expand_in_utc() {
-        // 2024-05-31T13:08:37.123Z
-        let t = 1_717_160_917_123_000_000;
-        let name = IndexName::parse("logs-%Y.%m.%d").unwrap();
-        assert!(name.is_dated());
-        assert_eq!(name.render(t), "logs-2024.05.31");
-        assert_eq!(
-            IndexName::parse("app-%Y-%m-%d-%H").unwrap().render(t),
-            "app-2024-05-31-13"
-        );
-        assert_eq!(
-            IndexName::parse("a%%b").unwrap().render(t),
-            "a%b",
-            "%% is a literal percent"
-        );
-        assert!(!IndexName::parse("logs-app-default").unwrap().is_dated());
-    }
-
-    #[test]
-    fn bad_index_names_are_refused_with_the_reason() {
-        for (name, problem) in [
-            ("Logs", "lower case"),
-            ("logs %Y", "may not contain ' '"),
-            ("_logs", "may not start"),
-            ("logs-%j", "unknown date directive %j"),
-            ("logs-%", "lone %"),
-            ("", "empty"),
-            ("a/b", "may not contain '/'"),
-        ] {
-            let err = IndexName::parse(name).unwrap_err().to_string();
-            assert!(err.contains(problem), "{name}: {err}");
-        }
-    }
-
-    #[test]
-    fn a_bulk_answer_splits_into_retry_and_rejected() {
-        let body = r#"{"took":3,"errors":true,"items":[
-            {"create":{"_index":"logs","status":201,"result":"created"}},
-            {"create":{"_index":"logs","status":429,"error":{"type":"es_rejected_execution_exception","reason":"queue full"}}},
-            {"create":{"_index":"logs","status":400,"error":{"type":"mapper_parsing_exception","reason":"failed to parse field [n]"}}},
-            {"create":{"_index":"logs","status":503,"error":{"type":"unavailable_shards_exception","reason":"primary shard is not active"}}},
-            {"create":{"_index":"logs","status":409,"error":{"type":"version_conflict_engine_exception","reason":"exists"}}},
-            {"create":{"_index":"logs","status":409,"error":{"type":"some_other_conflict","reason":"?"}}}
-        ]}"#;
-        assert_eq!(classify(200, body), Outcome::Items);
-        let r = items(body, 6).unwrap();
-        assert_eq!(r.retry, vec![1, 3]);
-        // A version conflict on `create` is the document already stored: delivered, once.
-        assert_eq!(r.already_delivered, 1);
-        assert_eq!(r.rejected, vec![2, 5], "another 409 is still a rejection");
-        assert_eq!(r.rejected_status, Some(400));
-        assert_eq!(
-            r.retry_error.as_deref(),
-            Some("429 es_rejected_execution_exception: queue full")
-        );
-        assert!(r
-            .rejected_error
-            .unwrap()
-            .contains("mapper_parsing_exception"));
-        assert!(items(body, 5).is_none(), "one item per event sent");
-        assert!(items("not json", 6).is_none());
-    }
-
-    #[test]
-    fn the_filter_path_joins_any_query_string() {
-        let f = FILTER_PATH;
-        for (url, want) in [
-            ("http://es:9200/_bulk", format!("http://es:9200/_bulk?{f}")),
-            ("http://es:9200/_bulk?", format!("http://es:9200/_bulk?{f}")),
-            (
-                "https://es/logs/_bulk?pipeline=p&refresh=false",
-                format!("https://es/logs/_bulk?pipeline=p&refresh=false&{f}"),
-            ),
-            (
-                "http://es/_bulk?filter_path=took&pipeline=p",
-                format!("http://es/_bulk?pipeline=p&{f}"),
-            ),
-            ("http://es/_bulk#x", format!("http://es/_bulk?{f}#x")),
-        ] {
-            assert_eq!(with_filter_path(url), want, "{url}");
-        }
-    }
-
-    #[test]
-    fn a_filtered_bulk_answer_reads_like_a_full_one() {
-        let body = r#"{"errors":true,"items":[
-            {"create":{"status":201}},
-            {"create":{"status":429,"error":{"type":"es_rejected_execution_exception","reason":"queue full"}}},
-            {"create":{"status":400,"error":{"type":"mapper_parsing_exception","reason":"failed to parse field [n]"}}}
-        ]}"#;
-        assert_eq!(classify(200, body), Outcome::Items);
-        let r = items(body, 3).unwrap();
-        assert_eq!(r.retry, vec![1]);
-        assert_eq!(r.rejected, vec![2]);
-        assert_eq!(
-            r.retry_error.as_deref(),
-            Some("429 es_rejected_execution_exception: queue full")
-        );
-        let ok = r#"{"errors":false,"items":[{"create":{"status":201}}]}"#;
-        assert_eq!(classify(200, ok), Outcome::Delivered);
-    }
-
-    #[test]
-    fn statuses_map_to_outcomes() {
-        let ok = r#"{"took":1,"errors":false,"items":[{"create":{"status":201}}]}"#;
-        assert_eq!(classify(200, ok), Outcome::Delivered);
-        assert_eq!(classify(200, r#"{"errors":true}"#), Outcome::Items);
-        for (status, want) in [
-            (401, Outcome::Permanent),
-            (403, Outcome::Permanent),
-            (400, Outcome::Permanent),
-            (406, Outcome::Permanent),
-            (413, Outcome::TooLarge),
-            (429, Outcome::Retry),
-            (500, Outcome::Retry),
-            (501, Outcome::Permanent),
-            (503, Outcome::Retry),
-        ] {
-            assert_eq!(classify(status, "{}"), want, "{status}");
-        }
-    }
-}
+pub(super) mod tests;

@@ -8,20 +8,23 @@
 //! never override what logship sets. A 200 (not 204) is a partial success: counted, not
 //! resent.
 
-use super::fields::{
+use crate::capture::record::{Level, Record};
+use crate::config::Config;
+use crate::support::json;
+use crate::support::secret::Secret;
+use crate::vendors::answer::{self, Outcome, Rule};
+use crate::vendors::context::Context;
+use crate::vendors::fields::{
     id_name, unique_tags, write_error, write_id, write_logger, write_opt, write_pairs, ErrorNames,
     Naming, Style, ENV_NAME, ID_NAME, VERSION_NAME,
 };
-use super::format::Protocol;
-use super::{Context, Limits};
-use crate::support::json;
-use crate::vendors::classify::{ItemResults, Outcome, Rule};
-use crate::capture::record::{Level, Record};
+use crate::vendors::limits::Limits;
+use crate::vendors::protocol::{Protocol, JSON};
 
 /// The standard path, appended to an `endpoint` given without one.
-pub(super) const PATH: &str = "/api/v2/logs/ingest";
+const PATH: &str = "/api/v2/logs/ingest";
 /// Section 4.3: 50,000 records and 10 MB per request, 10 MB content per record.
-pub(super) const LIMITS: Limits = Limits {
+const LIMITS: Limits = Limits {
     max_records: 50_000,
     max_body_bytes: 10_000_000,
     max_event_bytes: 10_000_000,
@@ -30,7 +33,7 @@ pub(super) const LIMITS: Limits = Limits {
 /// Section 4.4: 204 delivered, 200 partial (not resent); 429, 500, 502, 503, 504
 /// retried (Dynatrace's own client adds 500); 413 split; everything else permanent
 /// (including 501).
-pub(super) const RESPONSES: &[Rule] = &[
+const RESPONSES: &[Rule] = &[
     Rule::one(200, Outcome::Partial),
     Rule::range(201, 299, Outcome::Delivered),
     Rule::one(408, Outcome::Retry),
@@ -85,7 +88,7 @@ fn severity(level: Level) -> &'static str {
 
 /// Encodes records; the fixed attributes are encoded once.
 #[derive(Debug)]
-pub(super) struct Encoder {
+pub(crate) struct Encoder {
     common: Vec<u8>,
     naming: Naming,
     /// Whether each event's id is written as `logship.id` (`event_id`).
@@ -93,7 +96,7 @@ pub(super) struct Encoder {
 }
 
 impl Encoder {
-    pub(super) fn new(ctx: &Context) -> Encoder {
+    pub(crate) fn new(ctx: &Context) -> Encoder {
         let mut common = Vec::new();
         write_opt(&mut common, "log.source", Some(&ctx.source));
         write_opt(&mut common, "service.name", ctx.service.as_deref());
@@ -121,7 +124,7 @@ impl Encoder {
         }
     }
 
-    pub(super) fn push(&self, body: &mut Vec<u8>, record: &Record, first: bool) {
+    fn push_entry(&self, body: &mut Vec<u8>, record: &Record, first: bool) {
         if !first {
             body.push(b',');
         }
@@ -145,17 +148,23 @@ impl Protocol for Encoder {
     fn path(&self) -> Option<&'static str> {
         Some(PATH)
     }
+    fn headers(&self, _config: &Config, key: &Secret) -> Vec<(String, Secret)> {
+        vec![(
+            "Authorization".into(),
+            Secret::new(format!("Api-Token {}", key.expose())),
+        )]
+    }
     fn limits(&self) -> Limits {
         LIMITS
     }
     fn content_type(&self) -> &'static str {
-        "application/json"
+        JSON
     }
     fn open(&self, body: &mut Vec<u8>) {
         body.push(b'[');
     }
     fn push(&self, body: &mut Vec<u8>, record: &Record, prev: Option<&Record>) {
-        Encoder::push(self, body, record, prev.is_none());
+        self.push_entry(body, record, prev.is_none());
     }
     fn close_len(&self) -> usize {
         1
@@ -164,15 +173,9 @@ impl Protocol for Encoder {
         body.push(b']');
     }
     fn classify(&self, status: u16, _body: &[u8]) -> Outcome {
-        super::classify::by_table(RESPONSES, status)
-    }
-    fn items(&self, _body: &str, _sent: usize) -> Option<ItemResults> {
-        None
-    }
-    fn max_response_bytes(&self) -> u64 {
-        super::MAX_ERROR_BODY
-    }
-    fn fit_line(&self, _record: &Record) -> Option<Record> {
-        None
+        answer::by_table(RESPONSES, status)
     }
 }
+
+#[cfg(test)]
+pub(super) mod tests;

@@ -1,4 +1,4 @@
-//! Generic intakes: NDJSON and JSON array, to any URL.
+//! Generic intakes: NDJSON and JSON array, to any URL (vendors `ndjson` and `json`).
 //!
 //! Why it exists: many collectors (Vector's `http_server`, Fluent Bit's `http` input,
 //! Logstash, custom services) accept plain JSON events. The event shape is documented in
@@ -24,25 +24,10 @@
 
 use std::sync::LazyLock;
 
-use super::fields::{write_id, write_logger, Naming, ID_NAME};
-use super::format::Protocol;
-use super::Limits;
-use crate::support::json;
-use crate::vendors::classify::{self, ItemResults, Outcome};
 use crate::capture::record::{Entry, Record};
-
-/// Generic intakes have no limit of their own beyond the configured batch triggers.
-pub(super) const LIMITS: Limits = Limits {
-    max_records: usize::MAX,
-    max_body_bytes: usize::MAX,
-    max_event_bytes: usize::MAX,
-    max_wire_bytes: None,
-};
-
-/// Media type of an NDJSON body.
-pub(super) const NDJSON_CONTENT_TYPE: &str = "application/x-ndjson";
-/// Media type of a JSON-array body.
-pub(super) const ARRAY_CONTENT_TYPE: &str = "application/json";
+use crate::support::json;
+use crate::vendors::fields::{write_id, write_logger, Naming, ID_NAME};
+use crate::vendors::protocol::{Protocol, JSON};
 
 const RESERVED: [&str; 5] = ["timestamp", "level", "target", "message", "spans"];
 
@@ -56,13 +41,13 @@ static NAMING_WITH_ID: LazyLock<Naming> = LazyLock::new(|| {
 });
 
 /// Appends one event as a JSON object followed by a newline.
-pub(super) fn push_ndjson(body: &mut Vec<u8>, record: &Record, with_id: bool) {
+fn push_ndjson(body: &mut Vec<u8>, record: &Record, with_id: bool) {
     write_object(body, record, with_id);
     body.push(b'\n');
 }
 
 /// Appends one event as an element of a JSON array.
-pub(super) fn push_array_item(body: &mut Vec<u8>, record: &Record, first: bool, with_id: bool) {
+fn push_array_item(body: &mut Vec<u8>, record: &Record, first: bool, with_id: bool) {
     if !first {
         body.push(b',');
     }
@@ -131,66 +116,31 @@ pub(crate) fn write_object(out: &mut Vec<u8>, record: &Record, with_id: bool) {
     out.push(b'}');
 }
 
-/// Generic intakes follow HTTP semantics.
-pub(super) fn classify(status: u16) -> Outcome {
-    classify::http_default(status)
-}
-
 /// Newline-delimited JSON objects, to any URL.
 #[derive(Debug)]
-pub(super) struct Ndjson {
+pub(crate) struct Ndjson {
     /// Whether each object holds the event's id (`event_id`).
-    pub(super) with_id: bool,
+    pub(crate) with_id: bool,
 }
 
 /// One JSON array of objects, to any URL.
 #[derive(Debug)]
-pub(super) struct JsonArray {
+pub(crate) struct JsonArray {
     /// Whether each object holds the event's id (`event_id`).
-    pub(super) with_id: bool,
+    pub(crate) with_id: bool,
 }
 
+/// Every default of [`Protocol`]: any URL as given, no limits of its own, HTTP's meaning
+/// of each status.
 impl Protocol for Ndjson {
-    fn path(&self) -> Option<&'static str> {
-        None
-    }
-    fn limits(&self) -> Limits {
-        LIMITS
-    }
-    fn content_type(&self) -> &'static str {
-        NDJSON_CONTENT_TYPE
-    }
-    fn open(&self, _body: &mut Vec<u8>) {}
     fn push(&self, body: &mut Vec<u8>, record: &Record, _prev: Option<&Record>) {
         push_ndjson(body, record, self.with_id);
-    }
-    fn close_len(&self) -> usize {
-        0
-    }
-    fn close(&self, _body: &mut Vec<u8>, _records: &[Record]) {}
-    fn classify(&self, status: u16, _body: &[u8]) -> Outcome {
-        classify(status)
-    }
-    fn items(&self, _body: &str, _sent: usize) -> Option<ItemResults> {
-        None
-    }
-    fn max_response_bytes(&self) -> u64 {
-        super::MAX_ERROR_BODY
-    }
-    fn fit_line(&self, _record: &Record) -> Option<Record> {
-        None
     }
 }
 
 impl Protocol for JsonArray {
-    fn path(&self) -> Option<&'static str> {
-        None
-    }
-    fn limits(&self) -> Limits {
-        LIMITS
-    }
     fn content_type(&self) -> &'static str {
-        ARRAY_CONTENT_TYPE
+        JSON
     }
     fn open(&self, body: &mut Vec<u8>) {
         body.push(b'[');
@@ -204,23 +154,15 @@ impl Protocol for JsonArray {
     fn close(&self, body: &mut Vec<u8>, _records: &[Record]) {
         body.push(b']');
     }
-    fn classify(&self, status: u16, _body: &[u8]) -> Outcome {
-        classify(status)
-    }
-    fn items(&self, _body: &str, _sent: usize) -> Option<ItemResults> {
-        None
-    }
-    fn max_response_bytes(&self) -> u64 {
-        super::MAX_ERROR_BODY
-    }
-    fn fit_line(&self, _record: &Record) -> Option<Record> {
-        None
-    }
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
+    use crate::vendors::testutil::TestFacts;
+
+    /// How these bodies look, for the tests that run over every vendor.
+    pub(crate) const FACTS: TestFacts = TestFacts::plain("\"target\":");
     use crate::capture::record::Level;
 
     #[test]

@@ -5,36 +5,49 @@
 //! `service`, `ddsource`, `ddtags` (one comma-separated string), `hostname`, `logger.name`,
 //! and the event's fields as attributes.
 
-use super::fields::{
-    id_name, millis, write_error, write_id, write_logger, write_opt, ErrorNames, Naming, Style,
-    TraceIds, DD_SPAN_ID, DD_TRACE_ID, ID_NAME,
-};
-use super::format::Protocol;
-use super::{Context, Limits};
+use crate::capture::record::{Level, Record};
 use crate::config::hosted::DATADOG_SITES;
 use crate::config::Config;
 use crate::support::json;
-use crate::vendors::classify::{ItemResults, Outcome, Rule};
-use crate::capture::record::{Level, Record};
+use crate::support::secret::Secret;
+use crate::vendors::answer::{self, Outcome, Rule};
+use crate::vendors::context::Context;
+use crate::vendors::fields::{
+    id_name, millis, write_error, write_id, write_logger, write_opt, ErrorNames, Naming, Style,
+    TraceIds, ID_NAME,
+};
+use crate::vendors::limits::Limits;
+use crate::vendors::protocol::{Protocol, JSON};
 
 /// The standard path, appended to an `endpoint` given without one.
-pub(super) const PATH: &str = "/api/v2/logs";
+pub(crate) const PATH: &str = "/api/v2/logs";
 /// Section 1.4: 1000 entries, 5,000,000 bytes uncompressed per request (the strict reading
 /// of "5MB"), 1 MB per entry.
-pub(super) const LIMITS: Limits = Limits {
+pub(crate) const LIMITS: Limits = Limits {
     max_records: 1000,
     max_body_bytes: 5_000_000,
     max_event_bytes: 1_000_000,
     max_wire_bytes: None,
 };
 /// Section 1.5: 2xx delivered; 408, 429, 5xx retried; 413 split; other 4xx permanent.
-pub(super) const RESPONSES: &[Rule] = &[
+pub(crate) const RESPONSES: &[Rule] = &[
     Rule::range(200, 299, Outcome::Delivered),
     Rule::one(408, Outcome::Retry),
     Rule::one(413, Outcome::TooLarge),
     Rule::one(429, Outcome::Retry),
     Rule::range(500, 599, Outcome::Retry),
 ];
+/// Datadog's standard error attributes (Error Tracking reads them).
+const ERRORS: ErrorNames = ErrorNames {
+    kind: "error.kind",
+    message: "error.message",
+    stack: "error.stack",
+};
+/// Datadog's trace correlation attributes: decimal strings of the lower 64 bits of the
+/// trace id and of the span id, as Datadog's tracers inject them.
+const TRACE_ID: &str = "dd.trace_id";
+/// See [`TRACE_ID`].
+const SPAN_ID: &str = "dd.span_id";
 const RESERVED: &[&str] = &[
     "message",
     "status",
@@ -47,12 +60,12 @@ const RESERVED: &[&str] = &[
     "source",
     "date",
     "logger.name",
-    DD_TRACE_ID,
-    DD_SPAN_ID,
+    TRACE_ID,
+    SPAN_ID,
 ];
 
 /// The intake URL for a site.
-pub(super) fn url(config: &Config) -> String {
+fn url(config: &Config) -> String {
     let site = config.site.as_deref().unwrap_or(DATADOG_SITES[0]);
     format!("https://http-intake.logs.{site}{PATH}")
 }
@@ -69,7 +82,7 @@ fn status(level: Level) -> &'static str {
 
 /// Encodes entries; the per-pipeline attributes are encoded once.
 #[derive(Debug)]
-pub(super) struct Encoder {
+pub(crate) struct Encoder {
     common: Vec<u8>,
     naming: Naming,
     /// Whether each event's id is written as `logship.id` (`event_id`).
@@ -77,7 +90,7 @@ pub(super) struct Encoder {
 }
 
 impl Encoder {
-    pub(super) fn new(ctx: &Context) -> Encoder {
+    pub(crate) fn new(ctx: &Context) -> Encoder {
         let mut common = Vec::new();
         write_opt(&mut common, "service", ctx.service.as_deref());
         write_opt(&mut common, "ddsource", Some(&ctx.source));
@@ -109,14 +122,14 @@ impl Encoder {
                 RESERVED
                     .iter()
                     .copied()
-                    .chain(ErrorNames::DATADOG.all())
+                    .chain(ERRORS.all())
                     .chain(id_name(ctx.event_id, ID_NAME)),
             ),
             with_id: ctx.event_id,
         }
     }
 
-    pub(super) fn push(&self, body: &mut Vec<u8>, record: &Record, first: bool) {
+    fn push_entry(&self, body: &mut Vec<u8>, record: &Record, first: bool) {
         if !first {
             body.push(b',');
         }
@@ -129,8 +142,8 @@ impl Encoder {
         write_logger(body, "logger.name", record);
         body.extend_from_slice(&self.common);
         write_id(body, ID_NAME, record, self.with_id);
-        write_error(body, record, &ErrorNames::DATADOG);
-        TraceIds::of(record).write_datadog(body);
+        write_error(body, record, &ERRORS);
+        TraceIds::of(record).write_decimal(body, TRACE_ID, SPAN_ID);
         self.naming.write_flat(body, record, false, json::value);
         body.push(b'}');
     }
@@ -140,17 +153,23 @@ impl Protocol for Encoder {
     fn path(&self) -> Option<&'static str> {
         Some(PATH)
     }
+    fn default_url(&self, config: &Config) -> Option<String> {
+        Some(url(config))
+    }
+    fn headers(&self, _config: &Config, key: &Secret) -> Vec<(String, Secret)> {
+        vec![("DD-API-KEY".into(), key.clone())]
+    }
     fn limits(&self) -> Limits {
         LIMITS
     }
     fn content_type(&self) -> &'static str {
-        "application/json"
+        JSON
     }
     fn open(&self, body: &mut Vec<u8>) {
         body.push(b'[');
     }
     fn push(&self, body: &mut Vec<u8>, record: &Record, prev: Option<&Record>) {
-        Encoder::push(self, body, record, prev.is_none());
+        self.push_entry(body, record, prev.is_none());
     }
     fn close_len(&self) -> usize {
         1
@@ -159,15 +178,9 @@ impl Protocol for Encoder {
         body.push(b']');
     }
     fn classify(&self, status: u16, _body: &[u8]) -> Outcome {
-        super::classify::by_table(RESPONSES, status)
-    }
-    fn items(&self, _body: &str, _sent: usize) -> Option<ItemResults> {
-        None
-    }
-    fn max_response_bytes(&self) -> u64 {
-        super::MAX_ERROR_BODY
-    }
-    fn fit_line(&self, _record: &Record) -> Option<Record> {
-        None
+        answer::by_table(RESPONSES, status)
     }
 }
+
+#[cfg(test)]
+pub(super) mod tests;
