@@ -15,7 +15,9 @@
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::*};
 use std::sync::OnceLock;
 
-use super::{mix, Control, Site};
+use super::clock::Clock;
+use super::hash::mix;
+use super::site::Site;
 use crate::capture::record::Level;
 use crate::config::control::Limit;
 use crate::observe::stats::Counters;
@@ -108,7 +110,7 @@ impl Table {
         &self,
         site: &Site<'_>,
         level: usize,
-        control: &Control,
+        clock: &Clock,
         counters: &Counters,
     ) -> bool {
         let Some(g) = self.limits[level] else {
@@ -119,7 +121,7 @@ impl Table {
             k => k,
         };
         let slot = self.slot(key, site, level, counters);
-        let now = control.now();
+        let now = clock.now();
         let mut tat = slot.tat.load(Relaxed);
         loop {
             let start = tat.max(now);

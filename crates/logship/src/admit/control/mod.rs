@@ -14,62 +14,21 @@
 //! drops, or be dropped in a loop (they bypass the queue and wait for room instead).
 
 pub(crate) mod burst;
+mod clock;
+mod hash;
 pub(crate) mod notice;
 pub(crate) mod sample;
+mod site;
 
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+pub(crate) use site::Site;
+
+use std::time::Duration;
+
+use clock::Clock;
 
 use crate::capture::record::{Entry, Level, Record, Value};
 use crate::config::control::{level_index, ControlConfig};
 use crate::observe::stats::Counters;
-
-/// Where an event was logged, as the burst table keys it.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Site<'a> {
-    /// The identity of the call site (see the constructors).
-    pub key: u64,
-    /// Module path or logger name, for the summary event.
-    pub target: &'a str,
-    /// Source file, for the summary event.
-    pub file: Option<&'a str>,
-    /// Source line, for the summary event.
-    pub line: Option<u32>,
-}
-
-impl<'a> Site<'a> {
-    /// A call site with a static identity (tracing's callsite metadata address).
-    #[inline]
-    pub(crate) fn from_address(
-        address: usize,
-        target: &'a str,
-        file: Option<&'a str>,
-        line: Option<u32>,
-    ) -> Site<'a> {
-        Site {
-            key: mix(address as u64),
-            target,
-            file,
-            line,
-        }
-    }
-
-    /// A call site known by its text: `log`'s target + file + line, and for records handed
-    /// to `Logship::push` directly (the CLI sidecar), the record's target (logger name).
-    #[inline]
-    pub(crate) fn from_text(target: &'a str, file: Option<&'a str>, line: Option<u32>) -> Site<'a> {
-        let mut h = hash_bytes(0x9e37_79b9_7f4a_7c15, target.as_bytes());
-        if let Some(file) = file {
-            h = hash_bytes(h ^ 0xff, file.as_bytes());
-        }
-        h ^= u64::from(line.unwrap_or(0)).wrapping_mul(0xff51_afd7_ed55_8ccd);
-        Site {
-            key: mix(h),
-            target,
-            file,
-            line,
-        }
-    }
-}
 
 /// Why an event was held back by the user's policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,20 +49,13 @@ pub(crate) struct Control {
     pub(crate) drop_notices: bool,
     /// Longest a burst summary waits.
     pub(crate) summary_interval: Duration,
-    epoch: Instant,
-    /// Unix nanoseconds at `epoch`, to turn the monotonic clock into wall time.
-    wall_at_epoch: u64,
+    clock: Clock,
 }
 
 impl Control {
     /// The policy `config` asks for (already validated: a bad item is ignored here).
     pub(crate) fn new(config: &ControlConfig) -> Control {
         let limits = config.limits().unwrap_or([None; 5]);
-        let epoch = Instant::now();
-        let wall_at_epoch = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0);
         Control {
             burst: limits
                 .iter()
@@ -115,8 +67,7 @@ impl Control {
             ),
             drop_notices: config.drop_notices,
             summary_interval: config.burst_summary_interval,
-            epoch,
-            wall_at_epoch,
+            clock: Clock::new(),
         }
     }
 
@@ -133,12 +84,12 @@ impl Control {
     /// Nanoseconds since this pipeline's control clock started (never 0).
     #[inline]
     pub(crate) fn now(&self) -> u64 {
-        (self.epoch.elapsed().as_nanos() as u64).max(1)
+        self.clock.now()
     }
 
     /// Unix nanoseconds of a time of [`Control::now`].
     pub(crate) fn wall(&self, mono: u64) -> u64 {
-        self.wall_at_epoch.saturating_add(mono)
+        self.clock.wall(mono)
     }
 
     /// Decides, before the record is built, whether an event of `level` at `site` goes:
@@ -165,7 +116,7 @@ impl Control {
     ) -> Verdict {
         let at = level_index(level);
         if let Some(table) = &self.burst {
-            if table.limited(at) && !table.check(&site(), at, self, counters) {
+            if table.limited(at) && !table.check(&site(), at, &self.clock, counters) {
                 return Verdict::Burst;
             }
         }
@@ -212,34 +163,6 @@ fn trace_id(record: &Record) -> Option<&str> {
         Entry::Field("trace_id", Value::Str(id)) if !id.is_empty() => Some(id),
         _ => None,
     })
-}
-
-/// A strong 64-bit mix (the splitmix64 finaliser): nearby addresses land far apart.
-#[inline]
-pub(crate) fn mix(mut x: u64) -> u64 {
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
-
-/// A fast hash of `bytes` (eight at a time), seeded with `h`; deterministic across
-/// processes, which trace-consistent sampling relies on.
-#[inline]
-pub(crate) fn hash_bytes(mut h: u64, bytes: &[u8]) -> u64 {
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut w = [0u8; 8];
-        w[..rest.len()].copy_from_slice(rest);
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(w) ^ rest.len() as u64)
-            .wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-    h
 }
 
 #[cfg(test)]

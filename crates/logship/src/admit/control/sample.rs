@@ -11,7 +11,7 @@
 
 use std::cell::Cell;
 
-use super::{hash_bytes, mix};
+use super::hash::{hash_bytes, mix};
 
 /// Parts per million: everything kept.
 pub(crate) const ALL: u32 = 1_000_000;

@@ -3,6 +3,7 @@
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
+use super::hash::mix;
 use super::*;
 use crate::config::ControlConfig;
 

@@ -4,9 +4,9 @@
 //! and the spill read them back without copying. Must never: panic on any bytes (a
 //! malformed buffer ends the iteration), or allocate beyond the buffer it appends to.
 
-use std::fmt;
-
-use super::{cut, Entry, ErrorValue, Value};
+use super::bytes::put_str;
+use super::error_value::ErrorValue;
+use super::parts::{Entry, Value};
 
 pub(super) const TAG_MESSAGE: u8 = 1;
 pub(super) const TAG_FIELD: u8 = 2;
@@ -18,34 +18,6 @@ pub(super) const VAL_U64: u8 = 2;
 pub(super) const VAL_F64: u8 = 3;
 pub(super) const VAL_BOOL: u8 = 4;
 pub(super) const VAL_JSON: u8 = 5;
-
-pub(super) struct ByteWriter<'a>(pub(super) &'a mut Vec<u8>);
-
-impl fmt::Write for ByteWriter<'_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.0.extend_from_slice(s.as_bytes());
-        Ok(())
-    }
-}
-
-pub(super) fn put_str(out: &mut Vec<u8>, s: &str) {
-    // Strings over 4 GiB cannot occur in a log event that fits in memory budgets; cap anyway.
-    let s = cut(s, u32::MAX as usize);
-    out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-    out.extend_from_slice(s.as_bytes());
-}
-
-/// Reserves a string's length prefix; [`end_str`] fills it in.
-pub(super) fn begin_str(out: &mut Vec<u8>) -> usize {
-    let at = out.len();
-    out.extend_from_slice(&[0; 4]);
-    at
-}
-
-pub(super) fn end_str(out: &mut [u8], at: usize) {
-    let len = (out.len() - at - 4) as u32;
-    out[at..at + 4].copy_from_slice(&len.to_le_bytes());
-}
 
 pub(super) fn put_value(out: &mut Vec<u8>, value: Value<'_>) {
     match value {

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use super::encoding::{begin_str, end_str, ByteWriter};
+use super::bytes::{begin_str, end_str, ByteWriter};
 
 /// An error captured as a field value: its type name where one could be found, its
 /// message (`Display`), and the messages of its source chain.

@@ -123,7 +123,7 @@ fn draw_prefix() -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u32(std::process::id());
-    h.write_u64(super::now_nanos());
+    h.write_u64(super::clock::now_nanos());
     h.finish()
 }
 

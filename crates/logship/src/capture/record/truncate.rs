@@ -4,8 +4,9 @@
 //! itself, keeps what fits and says so in the event. Must never: panic on any record,
 //! or cut inside a UTF-8 character.
 
-use super::encoding::put_str;
-use super::{cut, Entry, ErrorValue, Record, Value};
+use super::bytes::put_str;
+use super::cut::cut;
+use super::{Entry, ErrorValue, Record, Value};
 
 impl Record {
     /// A copy whose strings fit in about `max_bytes`: long strings are cut at a character
