@@ -216,3 +216,94 @@ fn no_library_source_file_is_over_800_lines() {
         "split these by concern (at most {MAX_LINES} lines each): {long:?}"
     );
 }
+
+/// Each vendor: its folder under `src/vendors/`, and how its name may be written
+/// (lower-case; the check ignores case).
+const VENDORS: &[(&str, &[&str])] = &[
+    ("datadog", &["datadog"]),
+    ("splunk", &["splunk"]),
+    (
+        "newrelic",
+        &["newrelic", "new relic", "new_relic", "new-relic"],
+    ),
+    ("dynatrace", &["dynatrace"]),
+    ("otlp", &["otlp"]),
+    ("loki", &["loki"]),
+    ("elasticsearch", &["elasticsearch", "opensearch"]),
+];
+
+/// The files of `src/` where any vendor may be named: the registry, the key table and
+/// the docs index.
+const NAME_EVERY_VENDOR: &[&str] = &["vendors/mod.rs", "config/keys/", "lib.rs"];
+
+/// Files that still name vendors until the lead's rewrite of `config/` (issue 30, item 1)
+/// moves the vendors' options (Splunk's, Loki's, Elasticsearch's, OTLP's, the hosted
+/// sites, the vendors' own environment variables) into the vendor folders and the
+/// builder's setters onto the key table. The lead empties this list.
+const NAMES_VENDORS_UNTIL_CONFIG_MOVES: &[&str] = &[
+    "config/dd_env.rs",
+    "config/elasticsearch.rs",
+    "config/env.rs",
+    "config/example.rs",
+    "config/hosted.rs",
+    "config/key_parts.rs",
+    "config/layered.rs",
+    "config/loki.rs",
+    "config/mod.rs",
+    "config/otel_env.rs",
+    "config/otlp.rs",
+    "config/splunk.rs",
+    "config/tests/every_key.rs",
+    "config/tests/file.rs",
+    "config/tests/layered.rs",
+    "config/validate.rs",
+    "config/vendor.rs",
+    "pipeline/builder.rs",
+];
+
+/// The files under `src` (as paths relative to it) that name `vendor` (any spelling,
+/// any case, in code or comments) outside its own folder and the allowed files.
+fn files_naming_outside(src: &Path, folder: &str, spellings: &[&str]) -> Vec<String> {
+    rust_files(src)
+        .into_iter()
+        .filter_map(|file| {
+            let rel = file
+                .strip_prefix(src)
+                .ok()?
+                .to_string_lossy()
+                .replace('\\', "/");
+            let own = rel.starts_with(&format!("vendors/{folder}/"));
+            let allowed = NAME_EVERY_VENDOR
+                .iter()
+                .chain(NAMES_VENDORS_UNTIL_CONFIG_MOVES)
+                .any(|a| rel == *a || (a.ends_with('/') && rel.starts_with(a)));
+            if own || allowed {
+                return None;
+            }
+            let text = std::fs::read_to_string(&file).ok()?.to_lowercase();
+            spellings.iter().any(|s| text.contains(s)).then_some(rel)
+        })
+        .collect()
+}
+
+#[test]
+fn each_vendor_is_named_only_in_its_folder_the_registry_the_key_table_and_the_docs_index() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = Vec::new();
+    for (folder, spellings) in VENDORS {
+        assert!(
+            src.join("vendors").join(folder).join("mod.rs").is_file(),
+            "vendors/{folder}/ is missing"
+        );
+        let outside = files_naming_outside(&src, folder, spellings);
+        if !outside.is_empty() {
+            found.push(format!("  {folder}: {}", outside.join(", ")));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a vendor named outside vendors/<its folder>/ (word it generically, or move the \
+         logic behind a Protocol method into the vendor's folder):\n{}",
+        found.join("\n")
+    );
+}

@@ -87,10 +87,7 @@ mod tests {
             Some("10.0.0.7:80".parse().unwrap())
         );
         assert_eq!(literal(&uri("http://localhost:8080/")), None);
-        assert_eq!(
-            literal(&uri("https://http-intake.logs.datadoghq.com/")),
-            None
-        );
+        assert_eq!(literal(&uri("https://intake.example.com/")), None);
         assert_eq!(
             literal(&uri("socks5://127.0.0.1/")),
             None,

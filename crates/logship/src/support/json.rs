@@ -85,7 +85,7 @@ fn needs_escape(w: u64) -> bool {
 }
 
 /// Appends a field value as JSON, with [`Value::Json`] as its text (a JSON string): for
-/// intakes whose attributes take only strings, numbers and booleans (New Relic).
+/// intakes whose attributes take only strings, numbers and booleans.
 pub(crate) fn scalar_value(out: &mut Vec<u8>, v: Value<'_>) {
     match v {
         Value::Json(s) => string(out, s),

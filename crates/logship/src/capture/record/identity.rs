@@ -2,8 +2,8 @@
 //!
 //! Why it exists: delivery is at-least-once (a crash or a timed-out request replays what
 //! the intake may already hold). An id chosen by the client, kept with the record in the
-//! spill, lets Elasticsearch/OpenSearch refuse the second copy (`create` with `_id`
-//! answers `409`) and lets every other vendor's users deduplicate in queries.
+//! spill, lets an intake that keys documents by a client-chosen id refuse the second
+//! copy (it answers `409`) and lets every other vendor's users deduplicate in queries.
 //!
 //! The scheme: an [`EventId`] is 128 bits, a per-process **prefix** of 64 random bits
 //! drawn once (when the first record is built, from the operating system's randomness)

@@ -81,8 +81,8 @@ pub enum Value<'a> {
     Bool(bool),
     /// JSON text of an array, an object or `null` (a parsed JSON log line's
     /// `"tags":["a","b"]`), shipped as that structure to the vendors whose bodies are JSON
-    /// and as its text where a vendor takes only strings (Loki's structured metadata, OTLP
-    /// attributes: docs/vendors.md). Checked when recorded: text that is not exactly one
+    /// and as its text where a vendor takes only strings (metadata or attributes that
+    /// hold no structure: docs/vendors.md). Checked when recorded: text that is not exactly one
     /// JSON value is recorded as [`Value::Str`] instead, so a body is never invalid JSON.
     Json(&'a str),
 }

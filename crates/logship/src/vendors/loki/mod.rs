@@ -62,7 +62,8 @@ const RESPONSES: &[Rule] = &[
     Rule::range(500, 599, Outcome::Retry),
 ];
 
-/// OpenTelemetry's error names as Loki's own OTLP endpoint stores them in metadata.
+/// OpenTelemetry's error names as Loki's own OpenTelemetry endpoint stores them in
+/// metadata.
 const ERRORS: ErrorNames = ErrorNames {
     kind: "exception_type",
     message: "exception_message",
