@@ -149,7 +149,7 @@
 //! [`Builder::drop_notices`] adds one WARN event (`logship.notice = "dropped"`) per drop
 //! episode: "logship dropped N events (queue full: a, burst limit: b) between T1 and T2".
 //! These synthetic events (counted in [`Stats::notices`]) are added by the batcher past
-//! the queue and the limits, wait for room in the byte budget instead of being dropped,
+//! the queue and the limits, wait for room in the queue's memory bound instead of being dropped,
 //! and so can never feed themselves. The check costs about 40 ns and allocates nothing
 //! (`cargo bench -p logship-bench --bench control`).
 //!

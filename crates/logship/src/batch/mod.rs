@@ -23,7 +23,8 @@ use crate::vendors::codec::Codec;
 pub(crate) struct Batch {
     pub records: Vec<Record>,
     pub body: Vec<u8>,
-    /// Bytes counted against the memory budget for these records; released when settled.
+    /// Bytes counted against the queue's memory bound for these records; released when
+    /// settled.
     pub held_bytes: usize,
 }
 
@@ -94,11 +95,11 @@ impl Batcher {
             .push(&mut self.body, &record, self.records.last());
         // The vendor's per-event cap applies to the encoded event, which escaping can make
         // several times larger than the record: cut until it fits.
-        let mut budget = self.max_encoded_event_bytes;
-        while self.body.len() - before > self.max_encoded_event_bytes && budget > 1024 {
+        let mut allowed = self.max_encoded_event_bytes;
+        while self.body.len() - before > self.max_encoded_event_bytes && allowed > 1024 {
             effects.truncated = true;
-            budget /= 2;
-            record = record.truncated(budget);
+            allowed /= 2;
+            record = record.truncated(allowed);
             self.body.truncate(before);
             self.codec
                 .push(&mut self.body, &record, self.records.last());

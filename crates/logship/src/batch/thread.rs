@@ -175,7 +175,7 @@ fn add(
 
 /// Adds the synthetic events the ticker has due to the batch, straight past the queue
 /// (never refused, never counted as enqueued or dropped: counted in `notices`). Their
-/// bytes are reserved like a queued record's; the ticker builds nothing while the budget
+/// bytes are reserved like a queued record's; the ticker builds nothing while the memory bound
 /// lacks room, except at shutdown (`last`), when the last counts must not be lost.
 fn add_notices(
     shared: &Shared,

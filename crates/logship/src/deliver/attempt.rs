@@ -186,8 +186,8 @@ impl Sender {
             return PartEnd::Done(Delivery::default());
         }
         let shrink = max as f64 / wire as f64 * 0.9;
-        let budget = (part[0].size() as f64 * shrink) as usize;
-        if budget.max(1024) >= part[0].size() {
+        let allowed = (part[0].size() as f64 * shrink) as usize;
+        if allowed.max(1024) >= part[0].size() {
             // Already cut as far as it goes: it cannot be sent.
             self.report(
                 None,
@@ -200,7 +200,7 @@ impl Sender {
                 ..Delivery::default()
             });
         }
-        let cut = vec![part[0].truncated(budget.max(1024))];
+        let cut = vec![part[0].truncated(allowed.max(1024))];
         Counters::add(&counters.truncated, 1);
         PartEnd::Split(vec![Cow::Owned(cut)], Delivery::default())
     }
@@ -478,7 +478,7 @@ impl Sender {
         }))
     }
 
-    /// The retry budget is spent: reports it and hands what is pending back as exhausted,
+    /// No retry is left: reports it and hands what is pending back as exhausted,
     /// with what earlier answers already settled.
     fn give_up(&self, status: Option<u16>, what: &str, a: &mut Attempt<'_>) -> Delivery {
         let (retry, pending) = (a.retry, std::mem::take(&mut a.pending));

@@ -1,7 +1,7 @@
 //! The state every thread of one pipeline shares: the handle, the batcher, the senders
 //! and the replayer.
 //!
-//! Why it exists: counters, the byte budget, the batch tracker, the abort signal, the
+//! Why it exists: counters, the memory bound, the batch tracker, the abort signal, the
 //! spill and the health flag are read and written by all of them, and one `Arc` of one
 //! struct is the simplest way to give each thread the same ones. It holds no logic of its
 //! own beyond the health flag, and nothing in it is ever held across I/O. What only the

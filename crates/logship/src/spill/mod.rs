@@ -273,7 +273,7 @@ impl Spill {
     /// Writes the ACK file from the in-memory progress of every live segment.
     fn persist_acks(&self) -> Result<(), SpillError> {
         let entries = self.store.sealed.iter().filter(|s| s.acked > 0).map(|s| {
-            let e = progress::AckEntry {
+            let e = progress::SegmentProgress {
                 frames: s.acked,
                 offset: s.acked_offset,
             };
@@ -297,7 +297,7 @@ impl Drop for Spill {
 /// end of the file, when it is known to be finished.
 fn open_existing(
     path: &Path,
-    acked: Option<progress::AckEntry>,
+    acked: Option<progress::SegmentProgress>,
     id: u64,
 ) -> io::Result<Option<Seg>> {
     let mut reader = FrameReader::open(path)?;

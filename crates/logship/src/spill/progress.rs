@@ -31,7 +31,7 @@ const MAX_ACK_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Acknowledged prefix of one segment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct AckEntry {
+pub(crate) struct SegmentProgress {
     /// Leading frames acknowledged.
     pub(crate) frames: u64,
     /// Byte offset just past the last acknowledged frame.
@@ -39,7 +39,7 @@ pub(crate) struct AckEntry {
 }
 
 /// Reads `<dir>/ACK`. A missing file is empty; malformed lines are ignored.
-pub(crate) fn load(dir: &Path) -> io::Result<BTreeMap<u64, AckEntry>> {
+pub(crate) fn load(dir: &Path) -> io::Result<BTreeMap<u64, SegmentProgress>> {
     let mut text = Vec::new();
     match File::open(dir.join(ACK_FILE)) {
         Ok(f) => {
@@ -53,7 +53,7 @@ pub(crate) fn load(dir: &Path) -> io::Result<BTreeMap<u64, AckEntry>> {
 
 /// Parses the file's bytes, keeping every well-formed entry of a file with the right
 /// first line (anything else is "nothing acknowledged").
-pub(crate) fn parse(bytes: &[u8]) -> BTreeMap<u64, AckEntry> {
+pub(crate) fn parse(bytes: &[u8]) -> BTreeMap<u64, SegmentProgress> {
     let mut out = BTreeMap::new();
     let text = String::from_utf8_lossy(bytes);
     let mut lines = text.lines();
@@ -65,7 +65,7 @@ pub(crate) fn parse(bytes: &[u8]) -> BTreeMap<u64, AckEntry> {
         if let (Some(Ok(id)), Some(Ok(frames)), Some(Ok(offset)), None) =
             (parts.next(), parts.next(), parts.next(), parts.next())
         {
-            out.insert(id, AckEntry { frames, offset });
+            out.insert(id, SegmentProgress { frames, offset });
         }
     }
     out
@@ -75,7 +75,7 @@ pub(crate) fn parse(bytes: &[u8]) -> BTreeMap<u64, AckEntry> {
 /// `sync_all` on the directory. When this returns `Ok`, the new content survives a crash.
 pub(crate) fn store(
     dir: &Path,
-    entries: impl IntoIterator<Item = (u64, AckEntry)>,
+    entries: impl IntoIterator<Item = (u64, SegmentProgress)>,
 ) -> io::Result<()> {
     let mut text = String::from(FIRST_LINE);
     text.push('\n');
@@ -97,14 +97,14 @@ mod tests {
         let entries = [
             (
                 3,
-                AckEntry {
+                SegmentProgress {
                     frames: 10,
                     offset: 500,
                 },
             ),
             (
                 u64::MAX,
-                AckEntry {
+                SegmentProgress {
                     frames: 0,
                     offset: 12,
                 },
@@ -127,7 +127,7 @@ mod tests {
         assert_eq!(parsed.len(), 2);
         assert_eq!(
             parsed[&9],
-            AckEntry {
+            SegmentProgress {
                 frames: 9,
                 offset: 99
             }

@@ -1,4 +1,4 @@
-//! Cutting a record down to a byte budget (`max_event_bytes`), with markers saying so.
+//! Cutting a record down to a byte limit (`max_event_bytes`), with markers saying so.
 //!
 //! Why it exists: an intake refuses (or silently cuts) an oversized event; logship cuts it
 //! itself, keeps what fits and says so in the event. Must never: panic on any record,
@@ -10,7 +10,7 @@ use super::{Entry, ErrorValue, Record, Value};
 
 impl Record {
     /// A copy whose strings fit in about `max_bytes`: long strings are cut at a character
-    /// boundary and end in a marker, fields past the budget are left out, and the fields
+    /// boundary and end in a marker, fields past the limit are left out, and the fields
     /// `logship.truncated` and `logship.original_bytes` say so.
     pub(crate) fn truncated(&self, max_bytes: usize) -> Record {
         const MARKER: &str = "…[truncated]";
@@ -24,16 +24,16 @@ impl Record {
         // A record cut before (by the reader that built it, or by an earlier limit) keeps
         // its first, real size, and its markers once.
         let mut original_bytes = self.data.len() as u64;
-        let mut budget = max_bytes.saturating_sub(128);
+        let mut left = max_bytes.saturating_sub(128);
         let target = cut(self.target(), 256);
         put_str(&mut out.data, target);
-        let take = |s: &str, budget: &mut usize| -> (String, bool) {
-            if s.len() <= *budget {
-                *budget -= s.len();
+        let take = |s: &str, left: &mut usize| -> (String, bool) {
+            if s.len() <= *left {
+                *left -= s.len();
                 (s.to_owned(), false)
             } else {
-                let kept = cut(s, *budget);
-                *budget = 0;
+                let kept = cut(s, *left);
+                *left = 0;
                 (format!("{kept}{MARKER}"), true)
             }
         };
@@ -41,7 +41,7 @@ impl Record {
         for entry in self.entries() {
             match entry {
                 Entry::Message(m) => {
-                    let (m, _) = take(m, &mut budget);
+                    let (m, _) = take(m, &mut left);
                     out.message(&m);
                 }
                 Entry::Field("logship.original_bytes", Value::U64(n)) => {
@@ -49,37 +49,37 @@ impl Record {
                 }
                 Entry::Field("logship.truncated", _) => {}
                 Entry::Field(k, Value::Str(v)) => {
-                    if budget < k.len() {
+                    if left < k.len() {
                         continue;
                     }
-                    budget -= k.len();
-                    let (v, _) = take(v, &mut budget);
+                    left -= k.len();
+                    let (v, _) = take(v, &mut left);
                     out.field(k, v.as_str());
                 }
                 // JSON text cut anywhere is no longer JSON: a cut one stays as text.
                 Entry::Field(k, Value::Json(v)) => {
-                    if budget < k.len() {
+                    if left < k.len() {
                         continue;
                     }
-                    budget -= k.len();
-                    match take(v, &mut budget) {
+                    left -= k.len();
+                    match take(v, &mut left) {
                         (v, true) => out.field(k, v.as_str()),
                         (v, false) => out.field(k, Value::Json(&v)),
                     };
                 }
                 Entry::Field(k, v) => {
-                    if budget >= k.len() + 8 {
-                        budget -= k.len() + 8;
+                    if left >= k.len() + 8 {
+                        left -= k.len() + 8;
                         out.field(k, v);
                     }
                 }
                 Entry::Error(k, e) => {
-                    if budget < k.len() + e.kind.len() {
+                    if left < k.len() + e.kind.len() {
                         continue;
                     }
-                    budget -= k.len() + e.kind.len();
-                    let (message, _) = take(e.message, &mut budget);
-                    let (sources, _) = take(e.sources, &mut budget);
+                    left -= k.len() + e.kind.len();
+                    let (message, _) = take(e.message, &mut left);
+                    let (sources, _) = take(e.sources, &mut left);
                     out.error_value(
                         k,
                         ErrorValue {
@@ -96,8 +96,8 @@ impl Record {
                         out.field("logship.truncated", true);
                         out.field("logship.original_bytes", original_bytes);
                     }
-                    if budget >= name.len() {
-                        budget -= name.len();
+                    if left >= name.len() {
+                        left -= name.len();
                         out.span(name);
                     }
                 }

@@ -87,7 +87,7 @@ fn ack_file_is_replaced_by_rename_and_stale_entries_do_not_skip_new_segments() {
         dir.path(),
         [(
             5,
-            progress::AckEntry {
+            progress::SegmentProgress {
                 frames: 3,
                 offset: 999,
             },
@@ -131,7 +131,7 @@ fn fully_acknowledged_leftovers_are_deleted_at_open() {
         dir.path(),
         [(
             1,
-            progress::AckEntry {
+            progress::SegmentProgress {
                 frames: 3,
                 offset: len,
             },
