@@ -1,10 +1,16 @@
-//! The pipeline's public face: the builder, the cloneable handle, and the guard.
+//! The assembly: the builder, the cloneable handle, the guard, and the state the
+//! pipeline's threads share.
 //!
 //! Why it exists: users need one obvious way to start shipping and one obvious way to stop
 //! without losing what is queued. [`Builder::build`] validates everything and starts the
-//! threads; [`Logship`] is a cheap handle for log calls, `flush`, `shutdown` and `stats`;
-//! [`Guard`] flushes on drop within a bounded time, so a program that returns from `main`
-//! does not lose its last logs, and one whose intake is down still exits on time.
+//! threads (`start`); [`Logship`] is a cheap handle for log calls (through admission and
+//! the queue), `flush`, `shutdown` and `stats`; [`Guard`] flushes on drop within a
+//! bounded time, so a program that returns from `main` does not lose its last logs, and
+//! one whose intake is down still exits on time. `shared` is what every thread of one
+//! pipeline shares, `tracker` which batches have not settled yet.
+//!
+//! Must never: block a log call on I/O, or let `flush` or `shutdown` wait past their
+//! bound.
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, OnceLock};

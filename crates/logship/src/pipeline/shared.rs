@@ -5,7 +5,7 @@
 //! spill and the health flag are read and written by all of them, and one `Arc` of one
 //! struct is the simplest way to give each thread the same ones. It holds no logic of its
 //! own beyond the health flag, and nothing in it is ever held across I/O. What only the
-//! senders share (the concurrency limit) lives in `send::Pool` instead.
+//! senders share (the concurrency limit) lives in `deliver::pool::Pool` instead.
 
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;

@@ -231,7 +231,7 @@ fn start_observer(
         Arc::downgrade(&logship.inner),
         Arc::downgrade(&logship.inner),
     );
-    let observer = crate::observe::Observer {
+    let observer = crate::observe::observer::Observer {
         shared: logship.inner.shared.clone(),
         stats: Box::new(move || stats_of.upgrade().map(|inner| Logship { inner }.stats())),
         ship_notices: Box::new(move || {
@@ -249,7 +249,7 @@ fn start_observer(
     Ok(())
 }
 
-/// Starts one of the pipeline's threads (see `threads::spawn`).
+/// Starts one of the pipeline's threads (see `support::threads::spawn`).
 fn spawn(name: String, f: impl FnOnce() + Send + 'static) -> Result<(), BuildError> {
     crate::support::threads::spawn(name.clone(), f).map_err(|source| BuildError::Spawn {
         thread: name,
