@@ -18,7 +18,7 @@ pub enum Health {
     /// The last request was rejected for good (bad key, wrong endpoint): fix the config.
     Failing,
     /// Requests go well, but 80 % or more of a volume budget is spent in its current
-    /// window (past 100 % events are shed, see [`Stats::over_budget`]).
+    /// window (past 100 % events are shed, see [`crate::Stats::over_budget`]).
     BudgetWarning,
     /// Nothing has been delivered for `stall_after_ms` while events kept arriving (an
     /// intake that hangs, a network that black-holes). Clears when delivery resumes.

@@ -53,6 +53,9 @@ pub(crate) fn body(vendor: Vendor, endpoint: Option<&str>) -> String {
     String::from_utf8(codec.encode(&[sample(), sample()])).unwrap()
 }
 
+/// Checks one body in a configuration's encoding: `Err` says what is wrong.
+pub(crate) type BodyCheck = fn(&Config, &[u8]) -> Result<(), String>;
+
 /// What a vendor's bodies look like, for the tests that run over every vendor (each
 /// vendor folder's `tests::FACTS`).
 pub(crate) struct TestFacts {
@@ -65,7 +68,7 @@ pub(crate) struct TestFacts {
     pub logger_always: bool,
     /// Checks that no object or attribute list of a body in `config`'s encoding holds a
     /// name twice; `None`: every JSON value of the body, read strictly.
-    pub unique_names: Option<fn(&Config, &[u8]) -> Result<(), String>>,
+    pub unique_names: Option<BodyCheck>,
 }
 
 impl TestFacts {
