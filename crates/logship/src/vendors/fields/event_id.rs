@@ -14,12 +14,14 @@ pub(crate) const ID_NAME: &str = "logship.id";
 
 /// The name reserved for the event id when ids are written (`event_id`), to keep out of
 /// the fields' names.
+#[inline]
 pub(crate) fn id_name(on: bool, name: &'static str) -> Option<&'static str> {
     on.then_some(name)
 }
 
 /// `,"<key>":"<32 hex digits>"`: the record's id, when `on` and the record has one (a
 /// record read from an old spill file has none).
+#[inline]
 pub(crate) fn write_id(out: &mut Vec<u8>, key: &str, record: &Record, on: bool) {
     if let Some(id) = record.id().filter(|_| on) {
         out.push(b',');

@@ -9,6 +9,7 @@ use crate::capture::record::Record;
 use crate::support::json;
 
 /// `,"key":"value"` when the value is set.
+#[inline]
 pub(crate) fn write_opt(out: &mut Vec<u8>, key: &str, value: Option<&str>) {
     if let Some(v) = value {
         out.push(b',');
@@ -21,6 +22,7 @@ pub(crate) fn write_opt(out: &mut Vec<u8>, key: &str, value: Option<&str>) {
 /// Appends `,"key":"logger"`, the record's target, unless it has none: an event received
 /// without a logger (a text line, or an agent's event that names none) gets no made-up
 /// one.
+#[inline]
 pub(crate) fn write_logger(out: &mut Vec<u8>, key: &str, record: &Record) {
     write_opt(out, key, Some(record.target()).filter(|t| !t.is_empty()));
 }
@@ -32,6 +34,7 @@ pub(crate) const ENV_NAME: &str = "deployment.environment.name";
 pub(crate) const VERSION_NAME: &str = "service.version";
 
 /// Epoch milliseconds of a record.
+#[inline]
 pub(crate) fn millis(record: &Record) -> u64 {
     record.timestamp_nanos() / 1_000_000
 }

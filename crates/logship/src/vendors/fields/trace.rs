@@ -38,6 +38,7 @@ impl TraceIds {
     }
 
     /// Appends `,"<trace>":"<hex>","<span>":"<hex>"` (lowercase hex) for the ids present.
+    #[inline]
     pub(crate) fn write_hex(&self, out: &mut Vec<u8>, trace: &str, span: &str) {
         let mut put = |key: &str, id: &[u8]| {
             out.push(b',');
@@ -56,6 +57,7 @@ impl TraceIds {
 
     /// Appends `,"<trace>":"<decimal>","<span>":"<decimal>"`: the lower 64 bits of the
     /// trace id and the span id as decimal strings, the notation some tracers inject.
+    #[inline]
     pub(crate) fn write_decimal(&self, out: &mut Vec<u8>, trace: &str, span: &str) {
         let decimal = |b: &[u8]| {
             let mut n = [0u8; 8];
