@@ -37,10 +37,11 @@ mod tests;
 #[cfg(test)]
 mod testutil;
 
+use answer::Rule;
 use answer::{ItemResults, Outcome};
 use context::Context;
 use limits::Limits;
-use protocol::{AckEndpoint, Protocol};
+use protocol::{AckEndpoint, Framing, Protocol};
 
 use crate::capture::record::Record;
 use crate::config::{Config, Vendor};
@@ -146,6 +147,9 @@ impl Protocol for Format {
     fn limits(&self) -> Limits {
         each!(self, p => Protocol::limits(p))
     }
+    fn framing(&self) -> Framing {
+        each!(self, p => Protocol::framing(p))
+    }
     fn content_type(&self) -> &'static str {
         each!(self, p => Protocol::content_type(p))
     }
@@ -163,6 +167,9 @@ impl Protocol for Format {
     }
     fn fit_line(&self, record: &Record) -> Option<Record> {
         each!(self, p => Protocol::fit_line(p, record))
+    }
+    fn responses(&self) -> Option<&'static [Rule]> {
+        each!(self, p => Protocol::responses(p))
     }
     fn classify(&self, status: u16, body: &[u8]) -> Outcome {
         each!(self, p => Protocol::classify(p, status, body))

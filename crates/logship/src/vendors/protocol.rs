@@ -14,7 +14,7 @@
 
 use std::time::Duration;
 
-use super::answer::{self, ItemResults, Outcome};
+use super::answer::{self, ItemResults, Outcome, Rule};
 use super::limits::Limits;
 use crate::capture::record::Record;
 use crate::config::Config;
@@ -29,6 +29,16 @@ pub(crate) const JSON: &str = "application/json";
 /// Most response-body bytes kept for error reports (intakes that answer per event ask
 /// for more through [`Protocol::max_response_bytes`]).
 pub(crate) const MAX_ERROR_BODY: u64 = 4096;
+
+/// How the events of one body are framed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Framing {
+    /// One after the other, nothing around them (NDJSON lines, concatenated objects).
+    Lines,
+    /// The elements of one JSON array: `[` before the first, `]` after the last (each
+    /// event writes the comma before it).
+    Array,
+}
 
 /// Where and how an intake confirms, after it accepted a request, that its events are
 /// stored (an acknowledgement): the generic waiting, asking and resending is
@@ -74,20 +84,39 @@ pub(crate) trait Protocol {
     fn limits(&self) -> Limits {
         Limits::NONE
     }
+    /// How the events of a body are framed; the defaults of the body's media type,
+    /// opening and closing follow from it.
+    fn framing(&self) -> Framing {
+        Framing::Lines
+    }
     /// The body's media type.
     fn content_type(&self) -> &'static str {
-        NDJSON
+        match self.framing() {
+            Framing::Lines => NDJSON,
+            Framing::Array => JSON,
+        }
     }
     /// Writes what comes before the first event.
-    fn open(&self, _body: &mut Vec<u8>) {}
+    fn open(&self, body: &mut Vec<u8>) {
+        if self.framing() == Framing::Array {
+            body.push(b'[');
+        }
+    }
     /// Appends one event; `prev` is the previous event of the body (`None` for the first).
     fn push(&self, body: &mut Vec<u8>, record: &Record, prev: Option<&Record>);
     /// Bytes [`Protocol::close`] will add, so the byte trigger can be checked first.
     fn close_len(&self) -> usize {
-        0
+        match self.framing() {
+            Framing::Lines => 0,
+            Framing::Array => 1,
+        }
     }
     /// Writes what comes after the last event; `records` are the events pushed, in order.
-    fn close(&self, _body: &mut Vec<u8>, _records: &[Record]) {}
+    fn close(&self, body: &mut Vec<u8>, _records: &[Record]) {
+        if self.framing() == Framing::Array {
+            body.push(b']');
+        }
+    }
     /// The record cut to the intake's own line limit, or `None` when it fits.
     fn fit_line(&self, _record: &Record) -> Option<Record> {
         None
@@ -95,9 +124,18 @@ pub(crate) trait Protocol {
 
     // The answer.
 
-    /// What an answer means for the batch that was sent (`body` as received).
+    /// The intake's table of what each status means (its `RESPONSES`, citing
+    /// docs/wire-formats.md); `None`: HTTP's own meaning ([`answer::http_default`]).
+    fn responses(&self) -> Option<&'static [Rule]> {
+        None
+    }
+    /// What an answer means for the batch that was sent (`body` as received): by the
+    /// table, by default.
     fn classify(&self, status: u16, _body: &[u8]) -> Outcome {
-        answer::http_default(status)
+        match self.responses() {
+            Some(rules) => answer::by_table(rules, status),
+            None => answer::http_default(status),
+        }
     }
     /// For an [`Outcome::Items`] answer, which events failed and how; `None` when the
     /// answer cannot be read as one result per event sent (or the intake has no such

@@ -11,6 +11,7 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use crate::capture::record::{EventId, Level, Record};
 use crate::config::{Config, Vendor};
 use crate::support::secret::Secret;
+use crate::vendors::answer::Outcome;
 use crate::vendors::codec::Codec;
 
 pub(crate) fn config(vendor: Vendor) -> Config {
@@ -51,6 +52,32 @@ pub(crate) fn body(vendor: Vendor, endpoint: Option<&str>) -> String {
     c.endpoint = endpoint.map(str::to_owned);
     let codec = Codec::new(&c).unwrap();
     String::from_utf8(codec.encode(&[sample(), sample()])).unwrap()
+}
+
+/// Asserts what each answer status means for `vendor` (its table in
+/// docs/wire-formats.md).
+pub(crate) fn assert_responses(vendor: Vendor, cases: &[(u16, Outcome)]) {
+    let codec = Codec::new(&with_endpoint(vendor, "https://intake.example")).unwrap();
+    for &(status, want) in cases {
+        assert_eq!(codec.classify(status, b""), want, "{vendor:?} {status}");
+    }
+}
+
+/// Asserts that `vendor`'s header `name` carries `value` (made from the key `k-123`) and
+/// that the codec's `Debug` never shows the key.
+pub(crate) fn assert_auth_header(vendor: Vendor, name: &str, value: &str) {
+    let codec = Codec::new(&with_endpoint(vendor, "https://x")).unwrap();
+    let header = codec.headers().iter().find(|(n, _)| n == name).unwrap();
+    assert_eq!(header.1.expose(), value);
+    assert!(!format!("{codec:?}").contains("k-123"));
+}
+
+/// The URL `vendor`'s requests go to for `endpoint`.
+pub(crate) fn url_for(vendor: Vendor, endpoint: &str) -> String {
+    Codec::new(&with_endpoint(vendor, endpoint))
+        .unwrap()
+        .url()
+        .to_owned()
 }
 
 /// Checks one body in a configuration's encoding: `Err` says what is wrong.

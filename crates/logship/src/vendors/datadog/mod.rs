@@ -10,14 +10,14 @@ use crate::config::hosted::DATADOG_SITES;
 use crate::config::Config;
 use crate::support::json;
 use crate::support::secret::Secret;
-use crate::vendors::answer::{self, Outcome, Rule};
+use crate::vendors::answer::{Outcome, Rule};
 use crate::vendors::context::Context;
 use crate::vendors::fields::{
     id_name, millis, write_error, write_id, write_logger, write_opt, ErrorNames, Naming, Style,
     TraceIds, ID_NAME,
 };
 use crate::vendors::limits::Limits;
-use crate::vendors::protocol::{Protocol, JSON};
+use crate::vendors::protocol::{Framing, Protocol};
 
 /// The standard path, appended to an `endpoint` given without one.
 pub(crate) const PATH: &str = "/api/v2/logs";
@@ -162,23 +162,14 @@ impl Protocol for Encoder {
     fn limits(&self) -> Limits {
         LIMITS
     }
-    fn content_type(&self) -> &'static str {
-        JSON
-    }
-    fn open(&self, body: &mut Vec<u8>) {
-        body.push(b'[');
+    fn framing(&self) -> Framing {
+        Framing::Array
     }
     fn push(&self, body: &mut Vec<u8>, record: &Record, prev: Option<&Record>) {
         self.push_entry(body, record, prev.is_none());
     }
-    fn close_len(&self) -> usize {
-        1
-    }
-    fn close(&self, body: &mut Vec<u8>, _records: &[Record]) {
-        body.push(b']');
-    }
-    fn classify(&self, status: u16, _body: &[u8]) -> Outcome {
-        answer::by_table(RESPONSES, status)
+    fn responses(&self) -> Option<&'static [Rule]> {
+        Some(RESPONSES)
     }
 }
 

@@ -32,7 +32,7 @@ use crate::error::ConfigError;
 use crate::support::http_auth::basic_auth;
 use crate::support::json;
 use crate::support::secret::Secret;
-use crate::vendors::answer::{self, Outcome, Rule};
+use crate::vendors::answer::{Outcome, Rule};
 use crate::vendors::context::Context;
 use crate::vendors::fields::{unique_tags, write_error, write_id, ErrorNames, Naming, Style};
 use crate::vendors::limits::Limits;
@@ -353,8 +353,8 @@ impl Protocol for Encoder {
     fn close(&self, body: &mut Vec<u8>, records: &[Record]) {
         Encoder::close(self, body, records);
     }
-    fn classify(&self, status: u16, _body: &[u8]) -> Outcome {
-        answer::by_table(RESPONSES, status)
+    fn responses(&self) -> Option<&'static [Rule]> {
+        Some(RESPONSES)
     }
     fn fit_line(&self, record: &Record) -> Option<Record> {
         Encoder::fit_line(self, record)

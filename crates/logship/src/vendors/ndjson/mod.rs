@@ -27,7 +27,7 @@ use std::sync::LazyLock;
 use crate::capture::record::{Entry, Record};
 use crate::support::json;
 use crate::vendors::fields::{write_id, write_logger, Naming, ID_NAME};
-use crate::vendors::protocol::{Protocol, JSON};
+use crate::vendors::protocol::{Framing, Protocol};
 
 const RESERVED: [&str; 5] = ["timestamp", "level", "target", "message", "spans"];
 
@@ -139,20 +139,11 @@ impl Protocol for Ndjson {
 }
 
 impl Protocol for JsonArray {
-    fn content_type(&self) -> &'static str {
-        JSON
-    }
-    fn open(&self, body: &mut Vec<u8>) {
-        body.push(b'[');
+    fn framing(&self) -> Framing {
+        Framing::Array
     }
     fn push(&self, body: &mut Vec<u8>, record: &Record, prev: Option<&Record>) {
         push_array_item(body, record, prev.is_none(), self.with_id);
-    }
-    fn close_len(&self) -> usize {
-        1
-    }
-    fn close(&self, body: &mut Vec<u8>, _records: &[Record]) {
-        body.push(b']');
     }
 }
 

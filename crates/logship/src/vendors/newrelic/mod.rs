@@ -13,7 +13,7 @@ use crate::config::hosted::NEWRELIC_REGIONS;
 use crate::config::Config;
 use crate::support::json;
 use crate::support::secret::Secret;
-use crate::vendors::answer::{self, Outcome, Rule};
+use crate::vendors::answer::{Outcome, Rule};
 use crate::vendors::context::Context;
 use crate::vendors::fields::{
     id_name, millis, unique_tags, write_error, write_id, write_logger, write_opt, write_pairs,
@@ -154,8 +154,8 @@ impl Protocol for Encoder {
     fn close(&self, body: &mut Vec<u8>, _records: &[Record]) {
         body.extend_from_slice(Encoder::CLOSE);
     }
-    fn classify(&self, status: u16, _body: &[u8]) -> Outcome {
-        answer::by_table(RESPONSES, status)
+    fn responses(&self) -> Option<&'static [Rule]> {
+        Some(RESPONSES)
     }
 }
 
