@@ -10,12 +10,13 @@
 
 use std::time::{Duration, SystemTime};
 
-use crate::config::{Config, OtlpEncoding, Vendor};
+use crate::config::{Config, Vendor};
+use crate::deliver::backoff::{parse_retry_after, Backoff};
 use crate::error::ConfigError;
-use crate::protocol::{classify::Outcome, Codec};
-use crate::secret::Secret;
-use crate::send::backoff::{parse_retry_after, Backoff};
 pub use crate::spill::fuzzing::*;
+use crate::support::secret::Secret;
+use crate::vendors::answer::Outcome;
+use crate::vendors::codec::Codec;
 
 /// `parse_retry_after` (delta-seconds or an HTTP-date relative to `now`), then the delay
 /// the sender sleeps before retry number `retry` under `backoff` (initial, max).
@@ -74,7 +75,7 @@ pub struct Items {
     pub retry: Vec<usize>,
     /// Indexes rejected for good.
     pub rejected: Vec<usize>,
-    /// Events the intake already held (Elasticsearch's 409 for an existing `_id`).
+    /// Events the intake already held (a 409 for a document id it stores already).
     pub already_delivered: usize,
     /// First retryable failure, for the report.
     pub retry_error: Option<String>,
@@ -89,20 +90,16 @@ pub struct Items {
 pub struct Intake(Codec);
 
 impl Intake {
-    /// The codec for `vendor` (OTLP in `otlp_json` or protobuf) with a loopback endpoint
-    /// and a placeholder key.
-    pub fn new(vendor: Vendor, otlp_json: bool) -> Result<Intake, ConfigError> {
+    /// The codec for `vendor` (in its JSON encoding when `json` and it has one beside a
+    /// binary one) with a loopback endpoint and a placeholder key.
+    pub fn new(vendor: Vendor, json: bool) -> Result<Intake, ConfigError> {
         let mut config = Config {
             vendor,
             endpoint: Some("http://127.0.0.1:9/".to_owned()),
             api_key: Some(Secret::new("fuzz-key")),
             ..Config::default()
         };
-        config.otlp.encoding = if otlp_json {
-            OtlpEncoding::Json
-        } else {
-            OtlpEncoding::Protobuf
-        };
+        crate::vendors::prefer_json(&mut config, json);
         Codec::new(&config).map(Intake)
     }
 

@@ -1,269 +1,190 @@
-//! The library's floor plan, checked: dependencies run one way, no folder hides code from
-//! tools, no file outgrows a screenful of concepts.
+//! The floor plan, checked: no file imports a file that imports it (in any crate of the
+//! workspace), each vendor's name stays in its own folder, no file outgrows 800 lines, and
+//! no folder is named `vendor`.
 //!
-//! Why it exists: "no module imports a module that imports it" is easy to break with one
-//! `use` line and hard to see in review. This test reads the library's sources as text
-//! (no build step, no extra tool), maps every `crate::…` path in non-test code to the
-//! top-level module it names, and fails with the cycle spelled out. Test modules
-//! (`tests.rs`, `tests/`, `testutil.rs`, a trailing `#[cfg(test)] mod tests`) may import
-//! anything and are left out. Paths through the crate root's re-exports (`crate::Name`)
-//! count as an import of the module the name comes from.
+//! Why it exists: "dependencies run one way" is easy to break with one `use` line and
+//! hard to see in review. These checks read the sources as text (no build step, no extra
+//! tool; see `floor_plan/`) and fail with the circle spelled out, file by file, with the
+//! names each file takes from the next.
 
-use std::collections::{BTreeMap, BTreeSet};
+mod floor_plan;
+
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
-/// The largest a library source file may grow (issue #11).
-const MAX_LINES: usize = 800;
+use floor_plan::graph::{circles, Graph};
+use floor_plan::{crate_graph, members, rust_files, workspace_root, Disk, InMemory};
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("read src")
-        .map(|e| e.expect("dir entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
+/// Crates whose circles are reported but do not fail this test: another session is
+/// moving the `logship` binary's settings, lab and intake right now (Renovation 2, issue
+/// 30) and mends their circles there. Empty this list once that work has landed.
+const REPORTED_ONLY: &[&str] = &["logship-cli", "logship-intake"];
 
-/// The path relative to `src/`, with `/` separators.
-fn relative(path: &Path) -> String {
-    path.strip_prefix(SRC)
-        .expect("under src")
-        .to_string_lossy()
-        .replace('\\', "/")
-}
+/// Folders of the library whose own circles (every file of the circle inside the folder)
+/// are reported but do not fail: the lead is rewriting `config/` around the key table
+/// (issue 30, item 1) right now. Empty this list once that rewrite has landed.
+const REPORTED_ONLY_FOLDERS: &[&str] = &["crates/logship/src/config/"];
 
-/// True for files that only tests compile.
-fn is_test_file(rel: &str) -> bool {
-    rel.split('/')
-        .any(|part| part == "tests" || part == "tests.rs" || part == "testutil.rs")
-}
-
-/// The top-level module a file belongs to (`send/deliver.rs` -> `send`); `None` for the
-/// crate root.
-fn module_of(rel: &str) -> Option<String> {
-    if rel == "lib.rs" {
-        return None;
-    }
-    let first = rel.split('/').next().expect("non-empty path");
-    Some(first.trim_end_matches(".rs").to_owned())
-}
-
-/// The file's code without comments (doc links are not imports) and without its trailing
-/// test module.
-fn non_test_code(text: &str) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    let mut code = String::with_capacity(text.len());
-    for (i, line) in lines.iter().enumerate() {
-        let next = lines.get(i + 1).map(|l| l.trim()).unwrap_or("");
-        if line.trim() == "#[cfg(test)]" && next.starts_with("mod tests") {
-            break;
-        }
-        let without_comment = match line.find("//") {
-            Some(at) => &line[..at],
-            None => line,
-        };
-        code.push_str(without_comment);
-        code.push('\n');
-    }
-    code
-}
-
-/// Identifiers after `crate::` in `code`, including those of `crate::{a, b::c}` groups.
-fn crate_paths(code: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = code;
-    while let Some(at) = rest.find("crate::") {
-        let after = &rest[at + "crate::".len()..];
-        if let Some(group) = after.strip_prefix('{') {
-            let end = group.find('}').unwrap_or(group.len());
-            for item in group[..end].split(',') {
-                let name: String = item
-                    .trim()
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                if !name.is_empty() {
-                    out.push(name);
-                }
-            }
-        } else {
-            let name: String = after
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            if !name.is_empty() {
-                out.push(name);
-            }
-        }
-        rest = after;
-    }
-    out
-}
-
-/// Names the crate root re-exports, mapped to the module they come from.
-fn root_reexports(lib: &str) -> BTreeMap<String, String> {
-    let mut map = BTreeMap::new();
-    // Statements, not lines: a re-export may span several lines.
-    let code = non_test_code(lib);
-    for statement in code.split(';') {
-        let statement: String = statement.split_whitespace().collect::<Vec<_>>().join(" ");
-        let Some(at) = statement.find("pub use ") else {
-            continue;
-        };
-        let path = statement[at + "pub use ".len()..].replace(' ', "");
-        let path = path.as_str();
-        let Some((module, _)) = path.split_once("::") else {
-            continue;
-        };
-        let names = match (path.find('{'), path.rfind('}')) {
-            (Some(open), Some(close)) => path[open + 1..close]
-                .split(',')
-                .map(|n| n.trim().rsplit("::").next().unwrap_or("").to_owned())
-                .collect::<Vec<_>>(),
-            _ => vec![path.rsplit("::").next().unwrap_or("").to_owned()],
-        };
-        for name in names.into_iter().filter(|n| !n.is_empty()) {
-            map.insert(name, module.to_owned());
-        }
-    }
-    map
-}
-
-/// Top-level module -> the top-level modules its non-test code imports.
-fn dependency_graph() -> BTreeMap<String, BTreeSet<String>> {
-    let mut files = Vec::new();
-    rust_files(Path::new(SRC), &mut files);
-    let lib = std::fs::read_to_string(Path::new(SRC).join("lib.rs")).expect("lib.rs");
-    let reexports = root_reexports(&lib);
-    let modules: BTreeSet<String> = files
+fn describe(
+    circle: &[(PathBuf, PathBuf, std::collections::BTreeSet<String>)],
+    root: &Path,
+) -> String {
+    let show = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
+    let mut files: Vec<String> = circle.iter().map(|(a, _, _)| show(a)).collect();
+    files.sort();
+    files.dedup();
+    let uses: Vec<String> = circle
         .iter()
-        .filter_map(|f| module_of(&relative(f)))
-        .collect();
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for file in &files {
-        let rel = relative(file);
-        let Some(module) = module_of(&rel) else {
-            continue;
-        };
-        graph.entry(module.clone()).or_default();
-        if is_test_file(&rel) {
-            continue;
-        }
-        let text = std::fs::read_to_string(file).expect("read source");
-        for name in crate_paths(&non_test_code(&text)) {
-            let target = if modules.contains(&name) {
-                Some(name)
-            } else {
-                reexports.get(&name).cloned()
-            };
-            if let Some(target) = target.filter(|t| *t != module) {
-                graph.entry(module.clone()).or_default().insert(target);
-            }
-        }
-    }
-    graph
-}
-
-/// Every cycle's modules (strongly connected components of more than one module).
-fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
-    let reaches = |from: &str, to: &str| -> bool {
-        let mut seen = BTreeSet::new();
-        let mut stack = vec![from.to_owned()];
-        while let Some(m) = stack.pop() {
-            for next in graph.get(&m).into_iter().flatten() {
-                if next == to {
-                    return true;
-                }
-                if seen.insert(next.clone()) {
-                    stack.push(next.clone());
-                }
-            }
-        }
-        false
-    };
-    let mut found: Vec<Vec<String>> = Vec::new();
-    let mut placed = BTreeSet::new();
-    for m in graph.keys() {
-        if placed.contains(m) {
-            continue;
-        }
-        let group: Vec<String> = graph
-            .keys()
-            .filter(|o| *o == m || (reaches(m, o) && reaches(o, m)))
-            .cloned()
-            .collect();
-        if group.len() > 1 {
-            placed.extend(group.iter().cloned());
-            found.push(group);
-        }
-    }
-    found
-}
-
-fn describe(graph: &BTreeMap<String, BTreeSet<String>>) -> String {
-    graph
-        .iter()
-        .map(|(m, deps)| {
-            let deps: Vec<&str> = deps.iter().map(String::as_str).collect();
-            format!("  {m} -> {}", deps.join(", "))
+        .map(|(a, b, names)| {
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            format!("    {} -> {}: {}", show(a), show(b), names.join(", "))
         })
-        .collect::<Vec<_>>()
-        .join("\n")
+        .collect();
+    format!(
+        "  circle of {} files: {}\n{}",
+        files.len(),
+        files.join(", "),
+        uses.join("\n")
+    )
 }
 
 #[test]
-fn no_module_imports_a_module_that_imports_it() {
-    let graph = dependency_graph();
-    let found = cycles(&graph);
+fn no_file_imports_a_file_that_imports_it() {
+    let root = workspace_root();
+    let mut failures = Vec::new();
+    for krate in members(&root) {
+        let name = krate
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let (reported, found): (Vec<_>, Vec<_>) = circles(&crate_graph(&krate, &Disk))
+            .into_iter()
+            .partition(|c| {
+                REPORTED_ONLY_FOLDERS.iter().any(|folder| {
+                    c.iter()
+                        .all(|(a, _, _)| a.strip_prefix(&root).is_ok_and(|r| r.starts_with(folder)))
+                })
+            });
+        for circle in &reported {
+            eprintln!(
+                "reported, not failed (being rewritten elsewhere):\n{}",
+                describe(circle, &root)
+            );
+        }
+        let found: Vec<String> = found.iter().map(|c| describe(c, &root)).collect();
+        if found.is_empty() {
+            continue;
+        }
+        if REPORTED_ONLY.contains(&name.as_str()) {
+            eprintln!(
+                "reported, not failed ({name} is being reworked elsewhere):\n{}",
+                found.join("\n")
+            );
+        } else {
+            failures.push(format!("{name}:\n{}", found.join("\n")));
+        }
+    }
     assert!(
-        found.is_empty(),
-        "import cycles between the library's modules: {found:?}\nthe graph:\n{}",
-        describe(&graph)
+        failures.is_empty(),
+        "files that import each other in a circle (split the shared part into a file both use):\n{}",
+        failures.join("\n")
     );
 }
 
+/// The uses among the files of an in-memory crate whose root is `src/lib.rs`.
+fn graph_of(files: &[(&str, &str)]) -> Graph {
+    let sources = InMemory(
+        files
+            .iter()
+            .map(|(p, t)| (PathBuf::from(p), t.to_string()))
+            .collect(),
+    );
+    let mut graph = Graph::new();
+    let tree = floor_plan::modules::Tree::read(Path::new("src/lib.rs"), &sources);
+    floor_plan::graph::add_uses(&tree, &mut graph);
+    graph
+}
+
+fn uses(graph: &Graph, from: &str) -> Vec<String> {
+    graph
+        .get(Path::new(from))
+        .map(|to| to.keys().map(|p| p.display().to_string()).collect())
+        .unwrap_or_default()
+}
+
 #[test]
-fn the_checker_sees_a_cycle_and_paths_through_root_reexports() {
-    // The checker itself: a cycle is found, and `crate::Name` counts as its module.
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    graph.insert("a".into(), ["b".into()].into());
-    graph.insert("b".into(), ["c".into()].into());
-    graph.insert("c".into(), ["a".into()].into());
-    graph.insert("d".into(), ["a".into()].into());
+fn the_checker_finds_a_circle_through_paths_uses_and_globs() {
+    let graph = graph_of(&[
+        ("src/lib.rs", "mod a;\nmod b;\nmod c;\n"),
+        ("src/a.rs", "use crate::b::B;\npub struct A;\n"),
+        ("src/b.rs", "pub struct B;\nfn f() { crate::c::run(); }\n"),
+        (
+            "src/c/mod.rs",
+            "mod inner;\nuse inner::*;\npub fn run() { let _ = Thing; }\n",
+        ),
+        (
+            "src/c/inner.rs",
+            "pub struct Thing;\nfn g() -> super::super::a::A { todo!() }\n",
+        ),
+    ]);
+    let found = circles(&graph);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let files: std::collections::BTreeSet<&PathBuf> = found[0].iter().map(|(a, _, _)| a).collect();
+    assert_eq!(files.len(), 4, "a, b, c/mod.rs and c/inner.rs: {found:?}");
+}
+
+#[test]
+fn a_reexport_is_the_modules_face_and_paths_land_where_the_item_is_written() {
+    let graph = graph_of(&[
+        ("src/lib.rs", "mod send;\nuse send::Delivery as Renamed;\n"),
+        (
+            "src/send/mod.rs",
+            "mod deliver;\nmod settle;\npub(crate) use deliver::Delivery;\npub struct Job;\n\
+             #[cfg(test)]\nmod tests {\n    use super::*;\n    fn t(_: Job) {}\n}\n",
+        ),
+        ("src/send/deliver.rs", "pub struct Delivery;\n/// super::settle::x in a comment\nconst S: &str = \"super::settle::x\";\n"),
+        ("src/send/settle.rs", "use super::{Delivery, Job};\n"),
+    ]);
     assert_eq!(
-        cycles(&graph),
-        vec![vec!["a".to_owned(), "b".into(), "c".into()]]
+        uses(&graph, "src/send/settle.rs"),
+        ["src/send/deliver.rs", "src/send/mod.rs"]
     );
-    let map = root_reexports(
-        "pub use pipeline::{Builder, Guard};\npub use stats::Stats;\npub use spill::{\n    inspect,\n    SpillFull,\n};\n",
+    assert!(
+        uses(&graph, "src/send/mod.rs").is_empty(),
+        "a re-export and a test module's glob: {graph:?}"
     );
-    assert_eq!(map.get("SpillFull").map(String::as_str), Some("spill"));
-    assert_eq!(map.get("Guard").map(String::as_str), Some("pipeline"));
-    assert_eq!(map.get("Stats").map(String::as_str), Some("stats"));
-    assert_eq!(
-        crate_paths("use crate::{queue::Memory, stats};\nlet x = crate::send::gzip(b);"),
-        vec!["queue", "stats", "send"]
+    assert!(
+        uses(&graph, "src/send/deliver.rs").is_empty(),
+        "comments and strings are not paths"
     );
-    let code = "use crate::a;\n#[cfg(test)]\nmod tests {\n    use crate::b;\n}\n";
-    assert_eq!(crate_paths(&non_test_code(code)), vec!["a"]);
-    assert!(crate_paths(&non_test_code("/// see [`crate::Builder`]\nfn f() {}\n")).is_empty());
+    assert_eq!(uses(&graph, "src/lib.rs"), ["src/send/deliver.rs"]);
+    assert!(circles(&graph).is_empty());
+}
+
+#[test]
+fn path_attributes_and_inline_modules_are_followed() {
+    let graph = graph_of(&[
+        (
+            "src/lib.rs",
+            "mod a;\n#[path = \"other/b_file.rs\"]\nmod b;\nmod outer {\n    mod c;\n}\n",
+        ),
+        ("src/a.rs", "pub fn f() {}\n"),
+        ("src/other/b_file.rs", "use crate::a::f as g;\n"),
+        ("src/outer/c.rs", "fn h() { super::super::a::f(); }\n"),
+    ]);
+    assert_eq!(uses(&graph, "src/other/b_file.rs"), ["src/a.rs"]);
+    assert_eq!(uses(&graph, "src/outer/c.rs"), ["src/a.rs"]);
 }
 
 #[test]
 fn no_folder_is_named_vendor() {
-    let mut files = Vec::new();
-    rust_files(Path::new(SRC), &mut files);
-    let vendored: Vec<String> = files
-        .iter()
-        .map(|f| relative(f))
-        .filter(|rel| rel.split('/').any(|p| p == "vendor"))
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let vendored: Vec<PathBuf> = rust_files(&src)
+        .into_iter()
+        .filter(|f| {
+            f.strip_prefix(&src)
+                .is_ok_and(|r| r.components().any(|c| c.as_os_str() == "vendor"))
+        })
         .collect();
     assert!(
         vendored.is_empty(),
@@ -271,23 +192,118 @@ fn no_folder_is_named_vendor() {
     );
 }
 
+/// The largest a library source file may grow, tests included (issue 11).
+const MAX_LINES: usize = 800;
+
 #[test]
 fn no_library_source_file_is_over_800_lines() {
-    let mut files = Vec::new();
-    rust_files(Path::new(SRC), &mut files);
-    let long: Vec<(String, usize)> = files
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let long: BTreeMap<String, usize> = ["src", "tests", "examples"]
         .iter()
-        .map(|f| {
-            let lines = std::fs::read_to_string(f)
-                .expect("read source")
-                .lines()
-                .count();
-            (relative(f), lines)
+        .flat_map(|d| rust_files(&manifest.join(d)))
+        .filter_map(|f| {
+            let lines = std::fs::read_to_string(&f).ok()?.lines().count();
+            (lines > MAX_LINES).then(|| {
+                (
+                    f.strip_prefix(manifest).unwrap_or(&f).display().to_string(),
+                    lines,
+                )
+            })
         })
-        .filter(|(_, lines)| *lines > MAX_LINES)
         .collect();
     assert!(
         long.is_empty(),
         "split these by concern (at most {MAX_LINES} lines each): {long:?}"
+    );
+}
+
+/// Each vendor: its folder under `src/vendors/`, and how its name may be written
+/// (lower-case; the check ignores case).
+const VENDORS: &[(&str, &[&str])] = &[
+    ("datadog", &["datadog"]),
+    ("splunk", &["splunk"]),
+    (
+        "newrelic",
+        &["newrelic", "new relic", "new_relic", "new-relic"],
+    ),
+    ("dynatrace", &["dynatrace"]),
+    ("otlp", &["otlp"]),
+    ("loki", &["loki"]),
+    ("elasticsearch", &["elasticsearch", "opensearch"]),
+];
+
+/// The files of `src/` where any vendor may be named: the registry, the key table and
+/// the docs index.
+const NAME_EVERY_VENDOR: &[&str] = &["vendors/mod.rs", "config/keys/", "lib.rs"];
+
+/// Files that still name vendors until the lead's rewrite of `config/` (issue 30, item 1)
+/// moves the vendors' options (Splunk's, Loki's, Elasticsearch's, OTLP's, the hosted
+/// sites, the vendors' own environment variables) into the vendor folders and the
+/// builder's setters onto the key table. The lead empties this list.
+const NAMES_VENDORS_UNTIL_CONFIG_MOVES: &[&str] = &[
+    "config/dd_env.rs",
+    "config/elasticsearch.rs",
+    "config/env.rs",
+    "config/example.rs",
+    "config/hosted.rs",
+    "config/key_parts.rs",
+    "config/layered.rs",
+    "config/loki.rs",
+    "config/mod.rs",
+    "config/otel_env.rs",
+    "config/otlp.rs",
+    "config/splunk.rs",
+    "config/tests/every_key.rs",
+    "config/tests/file.rs",
+    "config/tests/layered.rs",
+    "config/validate.rs",
+    "config/vendor.rs",
+    "pipeline/builder.rs",
+];
+
+/// The files under `src` (as paths relative to it) that name `vendor` (any spelling,
+/// any case, in code or comments) outside its own folder and the allowed files.
+fn files_naming_outside(src: &Path, folder: &str, spellings: &[&str]) -> Vec<String> {
+    rust_files(src)
+        .into_iter()
+        .filter_map(|file| {
+            let rel = file
+                .strip_prefix(src)
+                .ok()?
+                .to_string_lossy()
+                .replace('\\', "/");
+            let own = rel.starts_with(&format!("vendors/{folder}/"));
+            let allowed = NAME_EVERY_VENDOR
+                .iter()
+                .chain(NAMES_VENDORS_UNTIL_CONFIG_MOVES)
+                .any(|a| rel == *a || (a.ends_with('/') && rel.starts_with(a)));
+            if own || allowed {
+                return None;
+            }
+            let text = std::fs::read_to_string(&file).ok()?.to_lowercase();
+            spellings.iter().any(|s| text.contains(s)).then_some(rel)
+        })
+        .collect()
+}
+
+#[test]
+fn each_vendor_is_named_only_in_its_folder_the_registry_the_key_table_and_the_docs_index() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = Vec::new();
+    for (folder, spellings) in VENDORS {
+        assert!(
+            src.join("vendors").join(folder).join("mod.rs").is_file(),
+            "vendors/{folder}/ is missing"
+        );
+        let outside = files_naming_outside(&src, folder, spellings);
+        if !outside.is_empty() {
+            found.push(format!("  {folder}: {}", outside.join(", ")));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a vendor named outside vendors/<its folder>/ (word it generically, or move the \
+         logic behind a Protocol method into the vendor's folder):\n{}",
+        found.join("\n")
     );
 }

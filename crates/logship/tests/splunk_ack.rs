@@ -135,13 +135,13 @@ fn with_splunk_ack_events_count_as_delivered_once_confirmed_and_one_query_covers
     let stats = logship.stats();
     assert_eq!(stats.events_delivered as usize, n, "{stats:?}");
     assert_eq!(stats.events_awaiting_ack, 0);
-    assert_eq!(stats.splunk_ack_resends, 0);
+    assert_eq!(stats.ack_resends, 0);
     let batches = event_requests(&intake);
     assert!(batches >= 50, "{batches} requests");
     let acks = intake.stats().splunk_ack;
     assert_eq!(acks.issued as usize, batches);
     assert_eq!(acks.confirmed as usize, batches, "{acks:?}");
-    assert_eq!(stats.splunk_ack_polls, acks.queries);
+    assert_eq!(stats.ack_polls, acks.queries);
     assert!(
         acks.queries * 5 <= batches as u64,
         "{} queries for {batches} batches: polling is not batched",
@@ -168,7 +168,7 @@ fn an_unconfirmed_batch_is_not_delivered_and_at_the_shutdown_deadline_it_is_spil
     assert!(intake.wait_for_events(n, WAIT));
     assert!(wait_for_stats(&logship, WAIT, |s| s.events_awaiting_ack
         == n as u64
-        && s.splunk_ack_polls >= 1));
+        && s.ack_polls >= 1));
     assert!(
         logship.flush(Duration::from_millis(300)).is_err(),
         "a flush cannot succeed without acks"
@@ -218,12 +218,12 @@ fn lost_acks_are_resent_and_every_event_is_delivered_exactly_once_in_the_counts(
     let s: Stats = logship.stats();
     assert_eq!(s.events_delivered as usize, n, "{s:?}");
     assert_eq!((s.events_failed, s.events_abandoned), (0, 0), "{s:?}");
-    assert!(s.splunk_ack_resends > 0, "{s:?}");
+    assert!(s.ack_resends > 0, "{s:?}");
     let received = intake.stats().events;
     let duplicates = received - n as u64;
     assert!(duplicates > 0);
     assert_eq!(
-        duplicates, s.splunk_ack_resends,
+        duplicates, s.ack_resends,
         "each resent event arrives once more, and nothing else does"
     );
     assert_all_arrived(&intake, n);
@@ -259,10 +259,10 @@ fn a_broken_ack_endpoint_is_a_failed_poll_never_a_confirmation_nor_a_panic() {
     let s = logship.stats();
     assert_eq!(s.events_delivered as usize, n, "{s:?}");
     assert!(
-        s.splunk_ack_poll_failures >= garbage.len() as u64,
+        s.ack_poll_failures >= garbage.len() as u64,
         "each bad answer is a failed poll: {s:?}"
     );
-    assert_eq!(s.splunk_ack_resends, 0, "confirmed by a later poll in time");
+    assert_eq!(s.ack_resends, 0, "confirmed by a later poll in time");
     assert_eq!(intake.stats().events as usize, n);
     assert!(intake.violations().is_empty(), "{:?}", intake.violations());
 }
@@ -281,9 +281,9 @@ fn a_hanging_ack_endpoint_costs_a_request_timeout_then_the_batches_are_resent() 
     assert!(started.elapsed() < WAIT, "bounded by the request timeout");
     let s = logship.stats();
     assert_eq!(s.events_delivered as usize, n, "{s:?}");
-    assert!(s.splunk_ack_poll_failures >= 2, "{s:?}");
+    assert!(s.ack_poll_failures >= 2, "{s:?}");
     let received = intake.stats().events;
-    assert_eq!(received - n as u64, s.splunk_ack_resends, "{s:?}");
+    assert_eq!(received - n as u64, s.ack_resends, "{s:?}");
     assert_all_arrived(&intake, n);
 }
 
@@ -310,7 +310,7 @@ fn an_ack_endpoint_failing_for_good_ends_in_the_spill_not_in_a_hang() {
     assert_eq!(s.events_delivered, 0, "never confirmed: {s:?}");
     assert_eq!(s.events_spilled as usize, n, "{s:?}");
     assert_eq!((s.lost(), s.pending()), (0, 0), "{s:?}");
-    assert!(s.splunk_ack_poll_failures > 0);
+    assert!(s.ack_poll_failures > 0);
 }
 
 #[test]

@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 pub(crate) mod thread;
 
-use crate::protocol::Codec;
-use crate::record::Record;
+use crate::capture::record::Record;
+use crate::vendors::codec::Codec;
 
 /// A batch ready to send: the records (kept for retries, splits and reporting) and the
 /// encoded, uncompressed body.
@@ -23,7 +23,8 @@ use crate::record::Record;
 pub(crate) struct Batch {
     pub records: Vec<Record>,
     pub body: Vec<u8>,
-    /// Bytes counted against the memory budget for these records; released when settled.
+    /// Bytes counted against the queue's memory bound for these records; released when
+    /// settled.
     pub held_bytes: usize,
 }
 
@@ -55,7 +56,7 @@ impl Batcher {
         let limits = codec.limits();
         Batcher {
             max_records: limits.max_records.max(1),
-            max_bytes: codec.body_budget(),
+            max_bytes: codec.max_body_now(),
             max_event_bytes,
             max_encoded_event_bytes: limits.max_event_bytes,
             codec,
@@ -94,11 +95,11 @@ impl Batcher {
             .push(&mut self.body, &record, self.records.last());
         // The vendor's per-event cap applies to the encoded event, which escaping can make
         // several times larger than the record: cut until it fits.
-        let mut budget = self.max_encoded_event_bytes;
-        while self.body.len() - before > self.max_encoded_event_bytes && budget > 1024 {
+        let mut allowed = self.max_encoded_event_bytes;
+        while self.body.len() - before > self.max_encoded_event_bytes && allowed > 1024 {
             effects.truncated = true;
-            budget /= 2;
-            record = record.truncated(budget);
+            allowed /= 2;
+            record = record.truncated(allowed);
             self.body.truncate(before);
             self.codec
                 .push(&mut self.body, &record, self.records.last());
@@ -149,7 +150,7 @@ impl Batcher {
 
     fn start(&mut self, now: Instant) {
         self.opened_at = Some(now);
-        self.max_bytes = self.codec.body_budget();
+        self.max_bytes = self.codec.max_body_now();
         // Room for the last batch's size (plus a little), never more than a batch may be.
         let (bytes, records) = self.last_shape;
         let bytes = (bytes + bytes / 8).max(64 * 1024).min(self.max_bytes);
@@ -162,8 +163,8 @@ impl Batcher {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::capture::record::Level;
     use crate::config::{Config, Vendor};
-    use crate::record::Level;
 
     fn batcher(vendor: Vendor, max_records: usize, max_bytes: usize) -> Batcher {
         let config = Config {

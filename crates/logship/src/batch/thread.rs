@@ -1,12 +1,12 @@
 //! The batcher thread: drains the queue, cuts batches, hands them to the senders.
 //!
 //! Why it exists: batching needs one owner of the "current batch" and its linger
-//! deadline. This thread blocks on the queue, a control channel and the linger deadline
+//! deadline. This thread blocks on the queue, a command channel and the linger deadline
 //! together (`select!`), so an idle pipeline uses no CPU, and it never does network I/O:
 //! when every sender is busy it waits for one, and the queue absorbs the burst.
 //!
 //! While records keep coming, it does not wait on the queue between them: it naps on the
-//! control channel alone for at most [`NAP`] and then takes everything queued at once.
+//! command channel alone for at most [`NAP`] and then takes everything queued at once.
 //! A log call whose record lands in a queue nobody waits on costs no wake-up; waking this
 //! thread for every record (a futex call, and on a busy machine a context switch that
 //! preempts the caller) was the largest part of the log call's tail latency. A nap that
@@ -20,15 +20,17 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{select, Receiver, Sender, TryRecvError};
 
 use super::{Batch, Batcher};
-use crate::control::notice::{Ticker, ROOM_NEEDED};
-use crate::record::Record;
-use crate::send::settle;
-use crate::send::Job;
-use crate::shared::Shared;
-use crate::stats::{Counters, Health};
+use crate::admit::control::notice::{Ticker, ROOM_NEEDED};
+use crate::capture::record::Record;
+use crate::deliver::job::Job;
+use crate::deliver::settle;
+use crate::observe::health::Health;
+use crate::observe::stats::Counters;
+use crate::pipeline::shared::Shared;
 
-/// Requests from the handle to the batcher.
-pub(crate) enum Control {
+/// Requests from the handle to the batcher (the pipeline's commands: not to be confused
+/// with `admit::control`, the burst limits and sampling).
+pub(crate) enum Command {
     /// Ship everything queued now; reply with the last batch's sequence number.
     Flush(Sender<u64>),
     /// Ship everything queued, then stop.
@@ -51,7 +53,7 @@ pub(crate) fn run(
     mut batcher: Batcher,
     linger: Duration,
     records: Receiver<Record>,
-    control: Receiver<Control>,
+    commands: Receiver<Command>,
     jobs: Sender<Job>,
 ) {
     let mut backlogged = false;
@@ -74,23 +76,23 @@ pub(crate) fn run(
             Some(at) if at <= now => Event::Linger,
             // A batch's worth is already waiting: no nap, take it now (a nap would only
             // leave the queue full, and a blocked reader waiting, for its length).
-            Some(_) if napping && records.len() >= NO_NAP_FROM => match control.try_recv() {
-                Ok(c) => Event::Control(Some(c)),
+            Some(_) if napping && records.len() >= NO_NAP_FROM => match commands.try_recv() {
+                Ok(c) => Event::Command(Some(c)),
                 Err(TryRecvError::Empty) => Event::Nap,
-                Err(TryRecvError::Disconnected) => Event::Control(None),
+                Err(TryRecvError::Disconnected) => Event::Command(None),
             },
             Some(at) if napping => select! {
-                recv(control) -> c => Event::Control(c.ok()),
+                recv(commands) -> c => Event::Command(c.ok()),
                 default(NAP.min(at - now)) => Event::Nap,
             },
             Some(at) => select! {
                 recv(records) -> r => Event::Record(r.ok()),
-                recv(control) -> c => Event::Control(c.ok()),
+                recv(commands) -> c => Event::Command(c.ok()),
                 default(at - now) => Event::Linger,
             },
             None => select! {
                 recv(records) -> r => Event::Record(r.ok()),
-                recv(control) -> c => Event::Control(c.ok()),
+                recv(commands) -> c => Event::Command(c.ok()),
             },
         };
         match event {
@@ -114,7 +116,7 @@ pub(crate) fn run(
                     batcher.cut(&mut emit);
                 }
             }
-            Event::Control(Some(Control::Flush(reply))) => {
+            Event::Command(Some(Command::Flush(reply))) => {
                 // Only what is queued now (everything queued before the call is): a
                 // producer that keeps the queue full would otherwise keep the drain,
                 // and so the flush, from ever finishing.
@@ -123,8 +125,8 @@ pub(crate) fn run(
                 batcher.cut(&mut emit);
                 let _ = reply.send(shared.tracker.last_seq());
             }
-            Event::Control(Some(Control::Shutdown))
-            | Event::Control(None)
+            Event::Command(Some(Command::Shutdown))
+            | Event::Command(None)
             | Event::Record(None) => {
                 drain(&shared, &mut batcher, &records, &mut emit);
                 if let Some(t) = ticker.as_mut() {
@@ -141,7 +143,7 @@ pub(crate) fn run(
 
 enum Event {
     Record(Option<Record>),
-    Control(Option<Control>),
+    Command(Option<Command>),
     Linger,
     /// A nap ended: take what was queued meanwhile.
     Nap,
@@ -173,7 +175,7 @@ fn add(
 
 /// Adds the synthetic events the ticker has due to the batch, straight past the queue
 /// (never refused, never counted as enqueued or dropped: counted in `notices`). Their
-/// bytes are reserved like a queued record's; the ticker builds nothing while the budget
+/// bytes are reserved like a queued record's; the ticker builds nothing while the memory bound
 /// lacks room, except at shutdown (`last`), when the last counts must not be lost.
 fn add_notices(
     shared: &Shared,

@@ -150,7 +150,7 @@ pub(crate) struct Meta {
     pub name: &'static str,
     /// How its value is read, and its range.
     pub kind: Kind,
-    /// Whether the vendor's own API-key variable (`DD_API_KEY`, ...) is read before
+    /// Whether the vendor's own API-key variable (its `Vendor::api_key_env`) is read before
     /// `LOGSHIP_<NAME>`.
     pub vendor_env: bool,
     /// When `validate` checks its range.

@@ -1,7 +1,7 @@
 //! The stall alarm: nothing delivered for a while although events keep arriving.
 //!
 //! Why it exists: the worst failure of a shipper is the quiet one ("shipping silently
-//! stopped", tracing-loki issue 40): an intake that accepts connections and never answers
+//! stopped", as a peer's users reported it): an intake that accepts connections and never answers
 //! leaves health `healthy` (no request has failed yet) while the queue fills. The watch is
 //! pure (the time and the counters are arguments) so its rules are tested without
 //! waiting; the observer thread feeds it. Must never: fire twice for one stall, or fire

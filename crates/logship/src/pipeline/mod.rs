@@ -1,10 +1,16 @@
-//! The pipeline's public face: the builder, the cloneable handle, and the guard.
+//! The assembly: the builder, the cloneable handle, the guard, and the state the
+//! pipeline's threads share.
 //!
 //! Why it exists: users need one obvious way to start shipping and one obvious way to stop
 //! without losing what is queued. [`Builder::build`] validates everything and starts the
-//! threads; [`Logship`] is a cheap handle for log calls, `flush`, `shutdown` and `stats`;
-//! [`Guard`] flushes on drop within a bounded time, so a program that returns from `main`
-//! does not lose its last logs, and one whose intake is down still exits on time.
+//! threads (`start`); [`Logship`] is a cheap handle for log calls (through admission and
+//! the queue), `flush`, `shutdown` and `stats`; [`Guard`] flushes on drop within a
+//! bounded time, so a program that returns from `main` does not lose its last logs, and
+//! one whose intake is down still exits on time. `shared` is what every thread of one
+//! pipeline shares, `tracker` which batches have not settled yet.
+//!
+//! Must never: block a log call on I/O, or let `flush` or `shutdown` wait past their
+//! bound.
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -12,20 +18,24 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::Sender;
 
-use crate::batch::thread::Control;
+use crate::admit::control::{Site, Verdict};
+use crate::batch::thread::Command;
+use crate::capture::record::{Level, Record};
 use crate::config::Overflow;
-use crate::control::{Site, Verdict};
+use crate::deliver::acks::Acks;
+use crate::deliver::job::Job;
+use crate::deliver::pool::Pool;
+use crate::deliver::settle;
 use crate::error::FlushTimeout;
+use crate::observe::stats::{Counters, Stats};
 use crate::queue::{Queue, Rejected};
-use crate::record::{Level, Record};
-use crate::send::{settle, Job, Pool};
-use crate::shared::Shared;
 use crate::spill::handover;
-use crate::stats::Counters;
-use crate::stats::Stats;
+use shared::Shared;
 
 mod builder;
+pub(crate) mod shared;
 mod start;
+pub(crate) mod tracker;
 
 pub use builder::Builder;
 
@@ -48,10 +58,12 @@ pub struct Logship {
 
 struct Inner {
     queue: Queue,
-    control: Sender<Control>,
+    commands: Sender<Command>,
     shared: Arc<Shared>,
     /// The senders' concurrency limit (for stats, and to wake waiters at shutdown).
     pool: Arc<Pool>,
+    /// Batches waiting for the intake's acknowledgement, when it confirms storage later.
+    acks: Option<Arc<Acks>>,
     shutdown_timeout: Duration,
     report: OnceLock<ShutdownReport>,
     shutting_down: Mutex<()>,
@@ -235,7 +247,7 @@ impl Logship {
             stats.events_redacted = r.events();
             stats.redactions = r.counts();
         }
-        if let Some(acks) = &self.inner.pool.acks {
+        if let Some(acks) = &self.inner.acks {
             stats.events_awaiting_ack = acks.awaiting_records();
         }
         stats
@@ -245,7 +257,7 @@ impl Logship {
     /// or given up on), at most `timeout`. Log calls may continue meanwhile.
     pub fn flush(&self, timeout: Duration) -> Result<(), FlushTimeout> {
         let deadline = Instant::now() + timeout;
-        if let Some(acks) = &self.inner.pool.acks {
+        if let Some(acks) = &self.inner.acks {
             acks.hurry(deadline); // acknowledgements are asked for at a short period
         }
         let timed_out = || FlushTimeout {
@@ -253,7 +265,7 @@ impl Logship {
             pending: self.stats().pending(),
         };
         let (reply_tx, reply_rx) = crossbeam_channel::bounded(1);
-        if self.inner.control.send(Control::Flush(reply_tx)).is_err() {
+        if self.inner.commands.send(Command::Flush(reply_tx)).is_err() {
             // The batcher has stopped (after shutdown): wait for what is still out.
             let ok = self
                 .inner
@@ -295,7 +307,7 @@ impl Logship {
             budget.save(&shared.reporter);
         }
         self.inner.pool.wake_watch();
-        let _ = self.inner.control.send(Control::Shutdown);
+        let _ = self.inner.commands.send(Command::Shutdown);
         if let Some(spill) = &shared.spill {
             spill.wake(); // the replayer stops: shutdown began
         }

@@ -8,21 +8,27 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::shared::Shared;
+use super::tracker::Tracker;
 use crate::batch::thread::{self as batcher_thread};
 use crate::batch::Batcher;
 use crate::config::{is_loopback_url, redact_url};
+use crate::deliver::acks::{self, Acks};
+use crate::deliver::backoff::Backoff;
+use crate::deliver::concurrency::Limiter;
+use crate::deliver::http::Client;
+use crate::deliver::network::{Network, VERIFY_OFF_WARNING};
+use crate::deliver::pool::Pool;
+use crate::deliver::sender::Sender;
+use crate::deliver::thread::{spawn_sender, SenderThread};
+use crate::deliver::{replayer, watch};
 use crate::error::BuildError;
-use crate::protocol::Codec;
+use crate::observe::reporter::Reporter;
+use crate::observe::scrub::Scrubber;
 use crate::queue::{Memory, Queue};
-use crate::reporter::Reporter;
-use crate::send::ack::Acks;
-use crate::send::backoff::Backoff;
-use crate::send::concurrency::Limiter;
-use crate::send::Pool;
-use crate::shared::Shared;
 use crate::spill::startup;
-use crate::sync::Signal;
-use crate::tracker::Tracker;
+use crate::support::sync::Signal;
+use crate::vendors::codec::Codec;
 
 use super::{Builder, Guard, Inner, Logship, PANIC_FLUSH_TIMEOUT};
 
@@ -33,14 +39,13 @@ impl Builder {
         config.api_key = config.resolve_api_key(|var| std::env::var(var).ok());
         config.validate()?;
         // Compiled once, here (user regexes included), never on the caller's thread.
-        let redaction = crate::privacy::Redaction::new(&config.redaction)?.map(Arc::new);
+        let redaction = crate::admit::redaction::Redaction::new(&config.redaction)?.map(Arc::new);
         let codec = Arc::new(Codec::new(&config)?);
         // Certificates and the proxy are read here, so a bad file fails the build.
-        let network =
-            crate::send::network::Network::load(&config, codec.url(), &|k| std::env::var(k).ok())?;
+        let network = Network::load(&config, codec.url(), &|k| std::env::var(k).ok())?;
         let mut secret_urls: Vec<&str> = config.endpoint.iter().map(String::as_str).collect();
         secret_urls.push(codec.url());
-        let redactor = crate::redact::Redactor::for_pipeline(
+        let scrubber = Scrubber::for_pipeline(
             codec.headers(),
             config.api_key.as_ref(),
             config.password.as_ref(),
@@ -48,9 +53,9 @@ impl Builder {
             &network.secrets(),
         );
         let reporter =
-            Reporter::new(config.report_to_stderr, self.on_error).with_redactor(redactor);
+            Reporter::new(config.report_to_stderr, self.on_error).with_scrubber(scrubber);
         if !config.tls_verify {
-            reporter.notice(crate::send::network::VERIFY_OFF_WARNING);
+            reporter.notice(VERIFY_OFF_WARNING);
         }
         if let Some(url) = &config.endpoint {
             let has_secret =
@@ -90,13 +95,13 @@ impl Builder {
                 spill
                     .as_ref()
                     .and_then(|s| s.dir())
-                    .map(|d| d.join(crate::budget::STATE_FILE))
+                    .map(|d| d.join(crate::admit::budget::STATE_FILE))
             });
             let clock = self
                 .budget_clock
                 .clone()
-                .unwrap_or_else(crate::budget::system_clock);
-            crate::budget::Budget::start(config.budget.clone(), file, clock, &reporter)
+                .unwrap_or_else(crate::admit::budget::system_clock);
+            crate::admit::budget::Budget::start(config.budget.clone(), file, clock, &reporter)
         });
         let shared = Arc::new(Shared {
             counters: Default::default(),
@@ -110,24 +115,22 @@ impl Builder {
             spill_unavailable,
             told_closed: Default::default(),
             redaction,
-            control: crate::control::Control::new(&config.control),
+            control: crate::admit::control::Control::new(&config.control),
             budget,
             stalled: Default::default(),
         });
-        let mut pool = Pool::new(Limiter::new(
+        let pool = Arc::new(Pool::new(Limiter::new(
             config.max_in_flight,
             config.adaptive_concurrency,
-        ));
-        pool.acks = codec
-            .ack_url()
-            .map(|url| Arc::new(Acks::new(url, config.splunk.ack_timeout)));
-        let pool = Arc::new(pool);
+        )));
+        // Acknowledgements after acceptance, when the intake confirms storage later.
+        let acks = codec.ack().map(|endpoint| Arc::new(Acks::new(endpoint)));
         let (queue, records) = Queue::bounded(config.queue_capacity, config.overflow);
-        let (control_tx, control_rx) = crossbeam_channel::unbounded();
+        let (commands_tx, commands_rx) = crossbeam_channel::unbounded();
         let (jobs_tx, jobs_rx) = crossbeam_channel::bounded(config.max_in_flight);
-        let client = crate::send::http::Client::new(&config, &network);
+        let client = Client::new(&config, &network);
         // Live senders and the replayer differ only in how often they retry.
-        let new_sender = |max_retries: u32| crate::send::Sender {
+        let new_sender = |max_retries: u32| Sender {
             shared: shared.clone(),
             pool: pool.clone(),
             codec: codec.clone(),
@@ -138,52 +141,61 @@ impl Builder {
                 initial: config.retry_initial_backoff,
                 max: config.retry_max_backoff,
             },
+            awaits_ack: acks.is_some(),
         };
         // The first few sender threads; the senders start more as the concurrency limit
         // grows (all of them at once when it is fixed).
         let first = pool.concurrency.threads_wanted();
         for i in 0..first {
-            crate::send::spawn_sender(new_sender(config.max_retries), jobs_rx.clone(), i).map_err(
-                |source| BuildError::Spawn {
-                    thread: format!("logship-sender-{i}"),
-                    source,
-                },
-            )?;
+            let thread = SenderThread {
+                sender: new_sender(config.max_retries),
+                acks: acks.clone(),
+            };
+            spawn_sender(thread, jobs_rx.clone(), i).map_err(|source| BuildError::Spawn {
+                thread: format!("logship-sender-{i}"),
+                source,
+            })?;
         }
         pool.threads.store(first, Ordering::Release);
         if shared.spill.is_some() {
             // A failed replay stays on disk and is tried again later: one retry is enough.
             let replayer = new_sender(config.max_retries.min(1));
-            let (queue, capacity) = (queue.clone(), config.queue_capacity);
+            let (queue, capacity, acks) = (queue.clone(), config.queue_capacity, acks.clone());
             spawn("logship-replayer".into(), move || {
-                crate::send::replayer::run(replayer, queue, capacity)
+                replayer::run(replayer, acks, queue, capacity)
             })?;
         }
-        if let Some(acks) = pool.acks.clone() {
+        if let Some(acks) = acks.clone() {
             let poller = new_sender(config.max_retries);
-            spawn("logship-acks".into(), move || {
-                crate::send::ack::run(acks, poller)
-            })?;
+            spawn("logship-acks".into(), move || acks::run(acks, poller))?;
         }
         if shared.spill.is_some() {
             let (shared, pool) = (shared.clone(), pool.clone());
             let after = config.spill_in_flight_after;
             spawn("logship-watch".into(), move || {
-                crate::send::watch::run(shared, pool, after)
+                watch::run(shared, pool, after)
             })?;
         }
         let batcher = Batcher::new(codec, config.max_event_bytes);
         let linger = config.linger;
         let worker_shared = shared.clone();
         spawn("logship-batcher".into(), move || {
-            batcher_thread::run(worker_shared, batcher, linger, records, control_rx, jobs_tx)
+            batcher_thread::run(
+                worker_shared,
+                batcher,
+                linger,
+                records,
+                commands_rx,
+                jobs_tx,
+            )
         })?;
         let logship = Logship {
             inner: Arc::new(Inner {
                 queue,
-                control: control_tx,
+                commands: commands_tx,
                 shared,
                 pool,
+                acks,
                 shutdown_timeout: config.shutdown_timeout,
                 report: OnceLock::new(),
                 shutting_down: Mutex::new(()),
@@ -194,7 +206,7 @@ impl Builder {
         if config.flush_on_panic {
             let weak = Arc::downgrade(&logship.inner);
             let bound = config.shutdown_timeout.min(PANIC_FLUSH_TIMEOUT);
-            crate::panic_hook::register(Arc::new(move || match weak.upgrade() {
+            crate::capture::panic_hook::register(Arc::new(move || match weak.upgrade() {
                 Some(inner) => {
                     let _ = Logship { inner }.flush(bound);
                     true
@@ -219,7 +231,7 @@ fn start_observer(
         Arc::downgrade(&logship.inner),
         Arc::downgrade(&logship.inner),
     );
-    let observer = crate::observe::Observer {
+    let observer = crate::observe::observer::Observer {
         shared: logship.inner.shared.clone(),
         stats: Box::new(move || stats_of.upgrade().map(|inner| Logship { inner }.stats())),
         ship_notices: Box::new(move || {
@@ -237,9 +249,9 @@ fn start_observer(
     Ok(())
 }
 
-/// Starts one of the pipeline's threads (see `threads::spawn`).
+/// Starts one of the pipeline's threads (see `support::threads::spawn`).
 fn spawn(name: String, f: impl FnOnce() + Send + 'static) -> Result<(), BuildError> {
-    crate::threads::spawn(name.clone(), f).map_err(|source| BuildError::Spawn {
+    crate::support::threads::spawn(name.clone(), f).map_err(|source| BuildError::Spawn {
         thread: name,
         source,
     })

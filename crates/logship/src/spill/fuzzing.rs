@@ -7,8 +7,8 @@
 use std::io;
 use std::path::Path;
 
-use super::{ack, segment, Spill, SpillConfig};
-use crate::record::Record;
+use super::{progress, segment, Spill, SpillConfig};
+use crate::capture::record::Record;
 
 /// The spill segment file header (`b"LGSHSPIL"` then version 1, little-endian).
 pub const SEGMENT_FILE_MAGIC: &[u8; 8] = segment::FILE_MAGIC;
@@ -69,7 +69,7 @@ pub fn record_from_bytes(bytes: &[u8]) -> Option<Record> {
 
 /// The ACK file parser: `(segment id, frames, offset)` per accepted line.
 pub fn parse_ack(bytes: &[u8]) -> Vec<(u64, u64, u64)> {
-    ack::parse(bytes)
+    progress::parse(bytes)
         .into_iter()
         .map(|(id, e)| (id, e.frames, e.offset))
         .collect()

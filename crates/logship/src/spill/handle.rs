@@ -13,9 +13,9 @@ use std::time::Duration;
 use super::count::CountJob;
 use super::reader::Step;
 use super::{ReplayBatch, Spill, SpillError, SpillStats};
-use crate::record::Record;
-use crate::reporter::{DeliveryError, Reporter};
-use crate::stats::Counters;
+use crate::capture::record::Record;
+use crate::observe::reporter::{DeliveryError, Reporter};
+use crate::observe::stats::Counters;
 
 /// A spill shared by the pipeline's threads.
 pub(crate) struct SpillHandle {

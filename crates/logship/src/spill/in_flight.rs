@@ -17,7 +17,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::segment::{self, SegmentWriter};
-use crate::record::Record;
+use crate::capture::record::Record;
 
 /// The subdirectory holding insurance copies.
 pub(crate) const IN_FLIGHT_DIR: &str = "inflight";

@@ -12,8 +12,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::ack::{self, ACK_FILE, ACK_TMP};
 use super::lock::DirLock;
+use super::progress::{self, ACK_FILE, ACK_TMP};
 use super::segment::{self, FrameReader, HEADER_LEN};
 use super::{SpillError, DEAD_DIR};
 
@@ -49,7 +49,7 @@ pub struct SegmentInfo {
 /// it works while a logship process is using the directory (a segment being written may
 /// then show a torn tail). A missing directory has no segments.
 pub fn inspect(dir: &Path) -> Result<Vec<SegmentInfo>, SpillError> {
-    let acks = match ack::load(dir) {
+    let acks = match progress::load(dir) {
         Ok(a) => a,
         Err(e) if e.kind() == io::ErrorKind::NotFound => Default::default(),
         Err(e) => return Err(SpillError::io(dir, "read the ACK file", e)),
@@ -168,7 +168,8 @@ pub fn remove_all(dir: &Path) -> Result<u64, SpillError> {
                 Err(e) => return Err(SpillError::io(dir, "remove a spill file", e)),
             }
         }
-        ack::sync_dir(&sub).map_err(|e| SpillError::io(dir, "sync the directory", e))?;
+        crate::support::durable::sync_dir(&sub)
+            .map_err(|e| SpillError::io(dir, "sync the directory", e))?;
     }
     Ok(removed)
 }

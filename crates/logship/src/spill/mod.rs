@@ -2,7 +2,7 @@
 //!
 //! Why it exists: when the intake is down or slow, the in-memory queue fills and records
 //! would be dropped. Instead the worker appends them to rotating segment files under a
-//! byte budget, and a replayer ships them later, at-least-once, even across a crash or a
+//! byte cap, and a replayer ships them later, at-least-once, even across a crash or a
 //! restart. Records that the intake rejects for good go to `dead/` so they can be looked
 //! at instead of vanishing.
 //!
@@ -10,7 +10,7 @@
 //!
 //! ```text
 //! <dir>/LOCK                        exclusive lock of the owning `Spill`
-//! <dir>/ACK                         replay progress (see `ack`)
+//! <dir>/ACK                         replay progress (see `progress`)
 //! <dir>/<20-digit id>.seg           segments, oldest id first (see `segment`)
 //! <dir>/<20-digit id>.seg.bad       quarantined segments whose header was damaged
 //! <dir>/dead/<20-digit id>.seg      dead letters, same format
@@ -22,8 +22,9 @@
 //! delete a segment before its acknowledgement is durable; or hold a whole segment in
 //! memory.
 
-pub(crate) mod ack;
+mod config;
 mod count;
+mod error;
 #[cfg(feature = "fuzzing")]
 pub(crate) mod fuzzing;
 pub(crate) mod handle;
@@ -31,9 +32,11 @@ pub(crate) mod handover;
 mod in_flight;
 mod inspect;
 mod lock;
+pub(crate) mod progress;
 mod reader;
 mod segment;
 pub(crate) mod startup;
+mod stats;
 mod store;
 #[cfg(test)]
 mod tests;
@@ -44,122 +47,19 @@ use std::collections::VecDeque;
 use std::io;
 use std::path::{Path, PathBuf};
 
-pub use crate::stats::SpillStats;
+pub use config::{SpillConfig, SpillFsync, SpillFull};
+pub use error::SpillError;
 pub use inspect::{inspect, remove_all, SegmentInfo};
 pub use reader::ReplayBatch;
+pub use stats::SpillStats;
 
-use crate::record::Record;
+use crate::capture::record::Record;
 use lock::DirLock;
 use segment::{FrameReader, HEADER_LEN, QUARANTINE_SUFFIX};
-use store::{Caps, Evicted, Seg, SegmentStore};
+use store::{AppendOutcome, Caps, Evicted, Seg, SegmentStore};
 
 /// Name of the dead-letter subdirectory.
 pub(crate) const DEAD_DIR: &str = "dead";
-
-/// What to do when an append would push the spill past `max_total_bytes`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SpillFull {
-    /// Delete the oldest segment (its unreplayed records are counted as dropped). Keeps the
-    /// most recent logs, which are usually the ones wanted after an outage.
-    #[default]
-    DropOldest,
-    /// Refuse the new records (counted as dropped) and keep what is on disk.
-    DropNewest,
-}
-
-/// When spilled data is forced to the device.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SpillFsync {
-    /// When a segment is sealed (rotation, `seal`, shutdown): a crash can lose the segment
-    /// being written, but costs one sync per segment.
-    #[default]
-    OnSegmentClose,
-    /// After every append call: survives power loss, at one sync per call.
-    Always,
-    /// Never for segments (the OS writes them back eventually). The ACK file is always
-    /// synced, because deleting segments depends on it.
-    Never,
-}
-
-/// Where and how much to spill.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct SpillConfig {
-    /// The spill directory, created (0700) if missing. One process at a time.
-    pub dir: PathBuf,
-    /// Size at which the segment being written is sealed and a new one started (default
-    /// 16 MiB). Keep it well below `max_total_bytes`: eviction works a segment at a time.
-    pub segment_max_bytes: u64,
-    /// Budget for all live segments (default 1 GiB). Dead letters get a separate budget of
-    /// an eighth of this.
-    pub max_total_bytes: u64,
-    /// What happens when the budget is reached.
-    pub full: SpillFull,
-    /// When data is synced to the device.
-    pub fsync: SpillFsync,
-}
-
-impl SpillConfig {
-    /// Default segment size: 16 MiB.
-    pub const DEFAULT_SEGMENT_MAX_BYTES: u64 = 16 * 1024 * 1024;
-    /// Default budget: 1 GiB.
-    pub const DEFAULT_MAX_TOTAL_BYTES: u64 = 1024 * 1024 * 1024;
-
-    /// A configuration for `dir` with the defaults.
-    pub fn new(dir: impl Into<PathBuf>) -> SpillConfig {
-        SpillConfig {
-            dir: dir.into(),
-            segment_max_bytes: Self::DEFAULT_SEGMENT_MAX_BYTES,
-            max_total_bytes: Self::DEFAULT_MAX_TOTAL_BYTES,
-            full: SpillFull::default(),
-            fsync: SpillFsync::default(),
-        }
-    }
-}
-
-/// Why the spill could not be used.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum SpillError {
-    /// Another `Spill` (in this or another process) holds the directory's lock.
-    #[error("spill directory {} is in use by another logship process (or another logship pipeline in this process); give each process its own spill_dir", dir.display())]
-    Locked {
-        /// The spill directory.
-        dir: PathBuf,
-    },
-    /// The operating system refused a file operation.
-    #[error("could not {action} in spill directory {}: {source} (check that the directory is writable by this user and the disk is not full, or point spill_dir elsewhere)", dir.display())]
-    Io {
-        /// The spill directory.
-        dir: PathBuf,
-        /// What was being done, e.g. "write a segment file".
-        action: &'static str,
-        /// The OS error.
-        source: io::Error,
-    },
-}
-
-impl SpillError {
-    pub(crate) fn io(dir: &Path, action: &'static str, source: io::Error) -> SpillError {
-        SpillError::Io {
-            dir: dir.to_path_buf(),
-            action,
-            source,
-        }
-    }
-}
-
-/// What one append call did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct AppendOutcome {
-    /// Records of this call written to disk.
-    pub(crate) written: usize,
-    /// Records lost because of this call: refused new ones (`DropNewest`, or a record too
-    /// large for the whole budget) plus the unreplayed records of evicted segments.
-    pub(crate) dropped_records: u64,
-    /// Segments deleted to make room (`DropOldest`).
-    pub(crate) dropped_segments: u64,
-}
 
 /// The owner of a spill directory: appends, replay, acknowledgements, dead letters.
 ///
@@ -209,8 +109,9 @@ impl Spill {
         let dead_dir = dir.join(DEAD_DIR);
         lock::create_dir(&dead_dir)?;
         lock::create_dir(&dir.join(in_flight::IN_FLIGHT_DIR))?;
-        let _ = std::fs::remove_file(dir.join(ack::ACK_TMP));
-        let acks = ack::load(&dir).map_err(|e| SpillError::io(&dir, "read the ACK file", e))?;
+        let _ = std::fs::remove_file(dir.join(progress::ACK_TMP));
+        let acks =
+            progress::load(&dir).map_err(|e| SpillError::io(&dir, "read the ACK file", e))?;
 
         let mut stats = SpillStats::default();
         let quarantined = segment::max_quarantined_id(&dir)
@@ -372,13 +273,13 @@ impl Spill {
     /// Writes the ACK file from the in-memory progress of every live segment.
     fn persist_acks(&self) -> Result<(), SpillError> {
         let entries = self.store.sealed.iter().filter(|s| s.acked > 0).map(|s| {
-            let e = ack::AckEntry {
+            let e = progress::SegmentProgress {
                 frames: s.acked,
                 offset: s.acked_offset,
             };
             (s.id, e)
         });
-        ack::store(&self.dir, entries)
+        progress::store(&self.dir, entries)
             .map_err(|e| SpillError::io(&self.dir, "write the ACK file", e))
     }
 }
@@ -394,7 +295,11 @@ impl Drop for Spill {
 /// damaged, else the segment with its acknowledged prefix applied. Its records are not
 /// counted (`records_known` false, see `count`) unless the acknowledged prefix reaches the
 /// end of the file, when it is known to be finished.
-fn open_existing(path: &Path, acked: Option<ack::AckEntry>, id: u64) -> io::Result<Option<Seg>> {
+fn open_existing(
+    path: &Path,
+    acked: Option<progress::SegmentProgress>,
+    id: u64,
+) -> io::Result<Option<Seg>> {
     let mut reader = FrameReader::open(path)?;
     if reader.check_header()?.is_err() {
         return Ok(None);

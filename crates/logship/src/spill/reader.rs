@@ -13,7 +13,7 @@
 use super::count::CountJob;
 use super::segment::{FrameReader, Item};
 use super::{Spill, SpillError};
-use crate::record::Record;
+use crate::capture::record::Record;
 
 /// Records handed out for delivery, from one segment. Give it back with `Spill::ack` or
 /// `Spill::nack`; it cannot be cloned, so it cannot be settled twice.
@@ -332,7 +332,7 @@ impl Spill {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Level;
+    use crate::capture::record::Level;
 
     fn batch(n: u64) -> ReplayBatch {
         ReplayBatch {

@@ -28,7 +28,7 @@ use std::io::{self, Write};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use crate::record::Record;
+use crate::capture::record::Record;
 
 /// First eight bytes of every segment file.
 pub(crate) const FILE_MAGIC: &[u8; 8] = b"LGSHSPIL";
@@ -514,12 +514,12 @@ pub(crate) fn scan_until(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Level;
+    use crate::capture::record::Level;
     use crate::spill::testutil::TempDir;
 
     fn rec(i: u64) -> Record {
         let mut r = Record::new(Level::Info, "seg::test");
-        r.set_id(Some(crate::record::EventId::from_parts(7, i)))
+        r.set_id(Some(crate::capture::record::EventId::from_parts(7, i)))
             .set_timestamp_nanos(1_000 + i)
             .message(&format!("record number {i}"))
             .field("i", i);

@@ -15,9 +15,22 @@ use std::collections::{BTreeMap, VecDeque};
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::config::{SpillFsync, SpillFull};
+use super::error::SpillError;
 use super::segment::{self, encode_frame, FrameReader, SegmentWriter, HEADER_LEN};
-use super::{AppendOutcome, SpillError, SpillFsync, SpillFull};
-use crate::record::Record;
+use crate::capture::record::Record;
+
+/// What one append call did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct AppendOutcome {
+    /// Records of this call written to disk.
+    pub(crate) written: usize,
+    /// Records lost because of this call: refused new ones (`DropNewest`, or a record too
+    /// large for the whole cap) plus the unreplayed records of evicted segments.
+    pub(crate) dropped_records: u64,
+    /// Segments deleted to make room (`DropOldest`).
+    pub(crate) dropped_segments: u64,
+}
 
 /// Size limits and policies of one store.
 #[derive(Debug, Clone, Copy)]
@@ -274,7 +287,9 @@ impl SegmentStore {
         }
         let synced = match self.caps.fsync {
             SpillFsync::Never => Ok(()),
-            _ => w.sync().and_then(|()| super::ack::sync_dir(&self.dir)),
+            _ => w
+                .sync()
+                .and_then(|()| crate::support::durable::sync_dir(&self.dir)),
         };
         self.sealed.push_back(Seg::new(w.id, w.bytes, w.frames));
         synced.map_err(|e| self.err("sync a segment file", e))

@@ -83,11 +83,11 @@ fn ack_file_is_replaced_by_rename_and_stale_entries_do_not_skip_new_segments() {
     let dir = TempDir::new("ackfile");
     let c = cfg(dir.path());
     // An ACK entry for a segment that no longer exists (deleted after the ACK was written).
-    ack::store(
+    progress::store(
         dir.path(),
         [(
             5,
-            ack::AckEntry {
+            progress::SegmentProgress {
                 frames: 3,
                 offset: 999,
             },
@@ -105,15 +105,15 @@ fn ack_file_is_replaced_by_rename_and_stale_entries_do_not_skip_new_segments() {
     assert_eq!(ids, vec![6], "ids continue past those in the ACK file");
     let b = spill.next_batch(2, usize::MAX).unwrap().unwrap();
     spill.ack(b).unwrap();
-    assert!(!dir.path().join(ack::ACK_TMP).exists());
-    let entries = ack::load(dir.path()).unwrap();
+    assert!(!dir.path().join(progress::ACK_TMP).exists());
+    let entries = progress::load(dir.path()).unwrap();
     assert_eq!(entries.keys().copied().collect::<Vec<_>>(), vec![6]);
     assert_eq!(entries[&6].frames, 2);
     drop(spill);
     // A leftover temp file from a crash is ignored and removed.
-    std::fs::write(dir.path().join(ack::ACK_TMP), b"junk").unwrap();
+    std::fs::write(dir.path().join(progress::ACK_TMP), b"junk").unwrap();
     let mut spill = Spill::open(c).unwrap();
-    assert!(!dir.path().join(ack::ACK_TMP).exists());
+    assert!(!dir.path().join(progress::ACK_TMP).exists());
     assert_eq!(drain(&mut spill, 10), recs(2..4));
 }
 
@@ -127,11 +127,11 @@ fn fully_acknowledged_leftovers_are_deleted_at_open() {
     let path = segment_files(dir.path()).remove(0);
     let len = std::fs::metadata(&path).unwrap().len();
     // As if the process died between writing the ACK file and unlinking the segment.
-    ack::store(
+    progress::store(
         dir.path(),
         [(
             1,
-            ack::AckEntry {
+            progress::SegmentProgress {
                 frames: 3,
                 offset: len,
             },

@@ -30,8 +30,8 @@ fn append_seal_replay_ack_returns_every_record_in_order_and_deletes_segments() {
     let s = spill.stats();
     assert_eq!((s.segments, s.pending_records, s.bytes), (0, 0, 0));
     assert_eq!((s.acked_records, s.corrupt_records), (95, 0));
-    assert!(dir.path().join(ack::ACK_FILE).exists());
-    assert!(!dir.path().join(ack::ACK_TMP).exists());
+    assert!(dir.path().join(progress::ACK_FILE).exists());
+    assert!(!dir.path().join(progress::ACK_TMP).exists());
 }
 
 #[test]

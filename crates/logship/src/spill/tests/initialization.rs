@@ -34,7 +34,7 @@ fn directories_are_0700_and_files_0600() {
     assert_eq!(mode(&dir), 0o700);
     assert_eq!(mode(&dir.join(DEAD_DIR)), 0o700);
     assert_eq!(mode(&dir.join(lock::LOCK_FILE)), 0o600);
-    assert_eq!(mode(&dir.join(ack::ACK_FILE)), 0o600);
+    assert_eq!(mode(&dir.join(progress::ACK_FILE)), 0o600);
     for p in segment_files(&dir)
         .iter()
         .chain(&segment_files(&dir.join(DEAD_DIR)))
@@ -178,8 +178,8 @@ fn the_handle_counts_the_backlog_and_stops_when_asked() {
     let dir = TempDir::new("lazy-handle");
     let c = backlog_of_earlier_run(dir.path());
     let handle = handle::SpillHandle::new(Spill::open(c).unwrap());
-    let counters = crate::stats::Counters::default();
-    let reporter = crate::reporter::Reporter::new(false, None);
+    let counters = crate::observe::stats::Counters::default();
+    let reporter = crate::observe::reporter::Reporter::new(false, None);
     assert!(!handle.count_backlog(&|| true, &counters, &reporter));
     assert_eq!(
         handle.stats().pending_records,

@@ -10,7 +10,7 @@
 use super::segment::{self, encode_frame, FRAME_HEADER_LEN, HEADER_LEN};
 use super::testutil::TempDir;
 use super::*;
-use crate::record::Level;
+use crate::capture::record::Level;
 use std::collections::HashSet;
 use std::os::unix::fs::PermissionsExt;
 
@@ -25,7 +25,7 @@ mod size_limits;
 
 fn rec(i: u64) -> Record {
     let mut r = Record::new(Level::Info, "spill::test");
-    r.set_id(Some(crate::record::EventId::from_parts(7, i)))
+    r.set_id(Some(crate::capture::record::EventId::from_parts(7, i)))
         .set_timestamp_nanos(1_000_000 + i)
         .message(&format!("record {i:06}"))
         .field("i", i);

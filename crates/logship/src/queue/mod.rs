@@ -1,0 +1,346 @@
+//! The bounded hand-off from log calls to the batcher.
+//!
+//! Why it exists: the caller path must never wait on the network. A push is a memory-bound
+//! reservation plus a `try_send` on a bounded channel; when either bound is hit the event
+//! is dropped and counted (or, with the opt-in `Block` policy, waited for up to a bound).
+//! It never performs I/O, and holds no lock on the way in. Overflow is decided here on
+//! the caller side; diverting overflow to disk is the batcher's job, never the caller's.
+//!
+//! Overload: once a push finds the queue full, later calls are refused at once (counted,
+//! their record never built) until the batcher has made room, and a thread that has been
+//! refused without a break for a moment waits, bounded, until it has (see `back_off::refuse`):
+//! without that, threads logging flat out take the cores from the threads that ship and
+//! delivery collapses. An accepted call never waits; a refused one at most
+//! `BACK_OFF_MAX`, and only while the queue is short of CPU rather than stuck.
+//!
+//! The memory bound ([`Memory`], in `memory`) lives here because the queue is where it
+//! is reserved: a record holds its bytes from the moment it is queued until its batch
+//! settles, and the settlement (in `deliver::settle`) releases them. Counting a refused
+//! call, and resting a thread that keeps being refused, is `back_off`.
+
+mod back_off;
+mod memory;
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use crossbeam_channel::{Receiver, Sender, TrySendError};
+
+use back_off::{end_drop_run, refuse};
+pub(crate) use memory::Memory;
+
+use crate::capture::record::Record;
+use crate::config::Overflow;
+use crate::observe::stats::Counters;
+
+/// The producer side of the queue, cloned into every handle.
+#[derive(Clone)]
+pub(crate) struct Queue {
+    tx: Sender<Record>,
+    overflow: Overflow,
+}
+
+/// Why a record was not accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Rejected {
+    /// The queue was full (in records or in bytes).
+    QueueFull,
+    /// The pipeline is shut down.
+    Closed,
+    /// Held back by the user's own policy (a burst limit or sampling): counted in
+    /// `Stats::suppressed`, not lost. Do not retry it.
+    Suppressed,
+    /// A volume budget held it back (counted in `budget_dropped_level`,
+    /// `budget_sampled_out` or `budget_dropped`): the user's policy, not a loss.
+    OverBudget,
+}
+
+impl Queue {
+    /// A queue of at most `capacity` records and the receiver the batcher drains.
+    pub(crate) fn bounded(capacity: usize, overflow: Overflow) -> (Queue, Receiver<Record>) {
+        let (tx, rx) = crossbeam_channel::bounded(capacity);
+        (Queue { tx, overflow }, rx)
+    }
+
+    /// Records waiting right now.
+    pub(crate) fn len(&self) -> usize {
+        self.tx.len()
+    }
+
+    /// Hands a record to the batcher, reserving its bytes in `memory` and applying the
+    /// overflow policy; counts the outcome in `counters`. Never performs I/O.
+    #[cfg(test)]
+    pub(crate) fn push(
+        &self,
+        memory: &Memory,
+        counters: &Counters,
+        record: Record,
+    ) -> Result<(), Rejected> {
+        self.push_with(memory, counters, record, None)
+    }
+
+    /// [`Queue::push`] with `overflow`, when given, in place of the queue's own policy, for
+    /// a caller that must decide per call (a listener answers 503 rather than wait).
+    pub(crate) fn push_with(
+        &self,
+        memory: &Memory,
+        counters: &Counters,
+        record: Record,
+        overflow: Option<Overflow>,
+    ) -> Result<(), Rejected> {
+        let overflow = overflow.unwrap_or(self.overflow);
+        if matches!(overflow, Overflow::DropNewest) && memory.is_saturated() {
+            refuse(memory, counters, true);
+            return Err(Rejected::QueueFull);
+        }
+        let size = record.size();
+        let mut slot = Some(record);
+        let by_bytes = Cell::new(false);
+        let attempt = |slot: &mut Option<Record>| -> bool {
+            if !memory.try_reserve(size) {
+                by_bytes.set(true);
+                return false;
+            }
+            let Some(record) = slot.take() else {
+                return true;
+            };
+            match self.tx.try_send(record) {
+                Ok(()) => true,
+                Err(TrySendError::Full(r)) | Err(TrySendError::Disconnected(r)) => {
+                    memory.unreserve(size);
+                    *slot = Some(r);
+                    false
+                }
+            }
+        };
+        let accepted = attempt(&mut slot)
+            || match overflow {
+                Overflow::DropNewest => false,
+                Overflow::Block(bound) => {
+                    memory.wait_for_room(Instant::now() + bound, || attempt(&mut slot))
+                }
+            };
+        if accepted {
+            end_drop_run();
+            counters.enqueued.add(1);
+            Ok(())
+        } else {
+            let dropping = matches!(overflow, Overflow::DropNewest);
+            if dropping {
+                memory.mark_saturated(by_bytes.get());
+                // The batcher (or a settled batch) may have made room between the failed
+                // attempt and the mark, and only its next take (or release) clears a mark:
+                // re-check, so that a mark never outlives a queue with room, which would
+                // refuse every later call while the batcher waits for records.
+                std::sync::atomic::fence(Ordering::SeqCst);
+                if !self.tx.is_full() && memory.has_room(size) {
+                    memory.end_saturation();
+                }
+            }
+            refuse(memory, counters, dropping);
+            Err(Rejected::QueueFull)
+        }
+    }
+
+    /// Queues one of logship's own notices when there is room, counted in `enqueued` and
+    /// in `notices`; gives it back otherwise. Never waits, never counts a drop (the
+    /// notice is tried again later), never marks the queue full: a notice can never
+    /// cause a drop, nor be dropped in a loop.
+    pub(crate) fn push_notice(
+        &self,
+        memory: &Memory,
+        counters: &Counters,
+        notices: &AtomicU64,
+        record: Record,
+    ) -> Result<(), Record> {
+        let size = record.size();
+        if !memory.try_reserve(size) {
+            return Err(record);
+        }
+        match self.tx.try_send(record) {
+            Ok(()) => {
+                counters.enqueued.add(1);
+                Counters::add(notices, 1);
+                Ok(())
+            }
+            Err(TrySendError::Full(r)) | Err(TrySendError::Disconnected(r)) => {
+                memory.unreserve(size);
+                Err(r)
+            }
+        }
+    }
+
+    /// Refuses (and counts) a log call without trying the queue while it is known to be
+    /// full, so that an integration can skip building a record that would be dropped.
+    /// Never refuses under the `Block` policy. True when the call was refused.
+    #[inline]
+    pub(crate) fn shed(&self, memory: &Memory, counters: &Counters) -> bool {
+        if !memory.is_saturated() || !matches!(self.overflow, Overflow::DropNewest) {
+            return false;
+        }
+        refuse(memory, counters, true);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::back_off::*;
+    use super::*;
+    use crate::capture::record::Level;
+    use std::sync::atomic::AtomicBool;
+    use std::time::Duration;
+
+    /// Pushes refused records for `run` (a run of drops without a break).
+    fn drop_for(queue: &Queue, memory: &Memory, counters: &Counters, run: Duration) -> u64 {
+        let started = Instant::now();
+        let mut refused = 0;
+        while started.elapsed() < run {
+            assert_eq!(
+                queue.push(memory, counters, Record::new(Level::Info, "t")),
+                Err(Rejected::QueueFull)
+            );
+            refused += 1;
+        }
+        refused
+    }
+
+    fn full_queue(overflow: Overflow) -> (Queue, Receiver<Record>, Memory, Counters) {
+        let (queue, rx) = Queue::bounded(1, overflow);
+        let (memory, counters) = (Memory::new(1 << 20), Counters::default());
+        assert!(queue
+            .push(&memory, &counters, Record::new(Level::Info, "t"))
+            .is_ok());
+        (queue, rx, memory, counters)
+    }
+
+    #[test]
+    fn a_mark_never_outlives_a_queue_the_batcher_emptied_meanwhile() {
+        // A batcher that takes the one queued record (and says so) while callers are being
+        // refused: whatever the interleaving, once it has taken everything and the callers
+        // stop, the queue must not stay marked full, or every later call would be refused
+        // while the batcher waits for records that never come.
+        for _ in 0..200 {
+            let (queue, rx, memory, counters) = full_queue(Overflow::DropNewest);
+            let refusing = AtomicBool::new(true);
+            std::thread::scope(|s| {
+                for _ in 0..2 {
+                    s.spawn(|| {
+                        while refusing.load(Ordering::Relaxed) {
+                            let _ = queue.push(&memory, &counters, Record::new(Level::Info, "t"));
+                        }
+                    });
+                }
+                s.spawn(|| {
+                    // The batcher's take, with the bytes released at once (as a settled
+                    // batch would), so only the record count can be what is full.
+                    let take = || match rx.try_recv() {
+                        Ok(r) => {
+                            memory.notify_room();
+                            memory.release(r.size());
+                            true
+                        }
+                        Err(_) => {
+                            memory.notify_room();
+                            false
+                        }
+                    };
+                    while take() || !memory.is_saturated() {
+                        std::hint::spin_loop();
+                    }
+                    take();
+                    refusing.store(false, Ordering::Relaxed);
+                });
+            });
+            // Records still queued would be taken by the batcher, which clears a mark; an
+            // empty queue gets no more takes, so it must not be marked.
+            assert!(
+                !rx.is_empty() || !memory.is_saturated(),
+                "an empty queue is marked full: every later call would be refused"
+            );
+        }
+    }
+
+    #[test]
+    fn a_thread_dropped_without_a_break_backs_off_and_every_drop_is_counted() {
+        let (queue, _rx, memory, counters) = full_queue(Overflow::DropNewest);
+        let refused = drop_for(&queue, &memory, &counters, BACK_OFF_AFTER * 3);
+        assert!(memory.back_offs.load(Ordering::Relaxed) >= 1);
+        assert_eq!(counters.dropped_queue_full.get(), refused);
+        assert_eq!(counters.enqueued.get(), 1);
+    }
+
+    #[test]
+    fn room_ends_a_back_off_and_an_accepted_call_ends_the_run_of_drops() {
+        let (queue, rx, memory, counters) = full_queue(Overflow::DropNewest);
+        assert!(queue
+            .push(&memory, &counters, Record::new(Level::Info, "t"))
+            .is_err());
+        assert!(memory.is_saturated());
+        // The batcher takes the record and says so: the queue is no longer full.
+        assert!(rx.try_recv().is_ok());
+        memory.notify_room();
+        assert!(!memory.is_saturated());
+        assert!(queue
+            .push(&memory, &counters, Record::new(Level::Info, "t"))
+            .is_ok());
+        assert!(DROPPING_SINCE.with(|d| d.get()).is_none());
+    }
+
+    #[test]
+    fn a_settled_batch_ends_only_a_saturation_of_the_byte_bound() {
+        // Full by record count: bytes released by a settling batch change nothing.
+        let (queue, _rx, memory, counters) = full_queue(Overflow::DropNewest);
+        assert!(queue
+            .push(&memory, &counters, Record::new(Level::Info, "t"))
+            .is_err());
+        memory.release(0);
+        assert!(
+            memory.is_saturated(),
+            "woken into a queue that is still full"
+        );
+        memory.notify_room();
+        assert!(!memory.is_saturated());
+        // Full by bytes: releasing them is what makes room.
+        let (queue, _rx) = Queue::bounded(100, Overflow::DropNewest);
+        let memory = Memory::new(1);
+        assert!(queue
+            .push(&memory, &counters, Record::new(Level::Info, "t"))
+            .is_err());
+        assert!(memory.is_saturated());
+        memory.release(0);
+        assert!(!memory.is_saturated());
+    }
+
+    #[test]
+    fn nobody_backs_off_while_the_queue_is_stuck_rather_than_starved() {
+        let (queue, _rx, memory, counters) = full_queue(Overflow::DropNewest);
+        assert!(queue
+            .push(&memory, &counters, Record::new(Level::Info, "t"))
+            .is_err());
+        // Full for longer than a starved batcher would leave it: its senders are stuck.
+        std::thread::sleep(BACK_OFF_WHILE_FULL_FOR);
+        drop_for(&queue, &memory, &counters, BACK_OFF_AFTER * 3);
+        assert_eq!(memory.back_offs.load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn the_block_policy_never_adds_a_back_off() {
+        let (queue, _rx, memory, counters) = full_queue(Overflow::Block(Duration::from_micros(50)));
+        drop_for(&queue, &memory, &counters, BACK_OFF_AFTER * 3);
+        assert_eq!(memory.back_offs.load(Ordering::Relaxed), 0);
+        assert!(!memory.is_saturated(), "Block never sheds calls unseen");
+    }
+
+    #[test]
+    fn the_memory_bound_is_exact() {
+        let m = Memory::new(100);
+        assert!(m.try_reserve(60));
+        assert!(!m.try_reserve(41));
+        assert!(m.try_reserve(40));
+        m.release(60);
+        assert!(m.try_reserve(60));
+    }
+}

@@ -1,0 +1,201 @@
+//! The vendors: what each intake wants on the wire, one folder per vendor, and this file,
+//! the registry, the one place that lists them all.
+//!
+//! Why it exists: an intake is a URL, an auth header, a body shape, hard limits, and a
+//! meaning for each answer; everything else in the pipeline (queue, batching, sending,
+//! retries, spill) is shared. Each vendor folder holds everything about one destination:
+//! its encoder, its answer classification (its `RESPONSES` table, as data, citing
+//! `docs/wire-formats.md`), its limits, its URL rules and its field names. Beside them:
+//! the [`protocol::Protocol`] trait they implement (with defaults: a new NDJSON-like
+//! vendor is about one file), the [`codec::Codec`] the batcher and the senders talk to,
+//! answer classification ([`answer`]), limits, the per-pipeline [`context`] and the field
+//! conventions every encoder shares ([`fields`]).
+//!
+//! This file maps a [`Vendor`] to its encoder and dispatches to it statically (a `match`
+//! per call, no `dyn`: the batcher calls `push` once per event). Adding a vendor is one
+//! folder, one arm of [`Format`], one line of [`Format::new`] and one of `each!`.
+//!
+//! Must never: perform I/O, or hold logic of a vendor's own (that lives in its folder).
+
+pub(crate) mod answer;
+pub(crate) mod codec;
+pub(crate) mod context;
+mod datadog;
+mod dynatrace;
+mod elasticsearch;
+pub(crate) mod fields;
+pub(crate) mod limits;
+mod loki;
+mod ndjson;
+mod newrelic;
+mod otlp;
+pub(crate) mod protocol;
+mod splunk;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod testutil;
+
+use answer::Rule;
+use answer::{ItemResults, Outcome};
+use context::Context;
+use limits::Limits;
+use protocol::{AckEndpoint, Framing, Protocol};
+
+use crate::capture::record::Record;
+use crate::config::{Config, Vendor};
+use crate::error::ConfigError;
+use crate::support::secret::Secret;
+
+/// The request format of one configured intake: one arm per vendor.
+#[derive(Debug)]
+pub(crate) enum Format {
+    Ndjson(ndjson::Ndjson),
+    JsonArray(ndjson::JsonArray),
+    Datadog(datadog::Encoder),
+    Splunk(splunk::Encoder),
+    NewRelic(newrelic::Encoder),
+    Dynatrace(dynatrace::Encoder),
+    Loki(loki::Encoder),
+    Elasticsearch(elasticsearch::Encoder),
+    Otlp(otlp::Encoder),
+}
+
+impl Format {
+    /// The encoder of the configured vendor, with what every event of the pipeline shares
+    /// precomputed.
+    pub(crate) fn new(config: &Config, ctx: &Context) -> Result<Format, ConfigError> {
+        Ok(match config.vendor {
+            Vendor::Ndjson => Format::Ndjson(ndjson::Ndjson {
+                with_id: ctx.event_id,
+            }),
+            Vendor::JsonArray => Format::JsonArray(ndjson::JsonArray {
+                with_id: ctx.event_id,
+            }),
+            Vendor::Datadog => Format::Datadog(datadog::Encoder::new(ctx)),
+            Vendor::Splunk => Format::Splunk(splunk::Encoder::new(ctx, config)),
+            Vendor::NewRelic => Format::NewRelic(newrelic::Encoder::new(ctx)),
+            Vendor::Dynatrace => Format::Dynatrace(dynatrace::Encoder::new(ctx)),
+            Vendor::Loki => Format::Loki(loki::Encoder::new(ctx, config)?),
+            Vendor::Elasticsearch => {
+                Format::Elasticsearch(elasticsearch::Encoder::new(ctx, config)?)
+            }
+            Vendor::Otlp => Format::Otlp(otlp::Encoder::new(ctx, config)),
+        })
+    }
+}
+
+/// For a vendor with a JSON and a binary body encoding (OTLP), picks JSON when `json`,
+/// else the binary one; other vendors have one encoding. For the fuzz targets' codecs
+/// and the tests that run over every vendor.
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) fn prefer_json(config: &mut Config, json: bool) {
+    config.otlp.encoding = if json {
+        crate::config::OtlpEncoding::Json
+    } else {
+        crate::config::OtlpEncoding::Protobuf
+    };
+}
+
+/// What each vendor's bodies look like, for the tests that run over every vendor: each
+/// vendor folder states its own (`tests::FACTS`).
+#[cfg(test)]
+pub(crate) fn test_facts(vendor: Vendor) -> testutil::TestFacts {
+    match vendor {
+        Vendor::Ndjson | Vendor::JsonArray => ndjson::tests::FACTS,
+        Vendor::Datadog => datadog::tests::FACTS,
+        Vendor::Splunk => splunk::tests::FACTS,
+        Vendor::NewRelic => newrelic::tests::FACTS,
+        Vendor::Dynatrace => dynatrace::tests::FACTS,
+        Vendor::Loki => loki::tests::FACTS,
+        Vendor::Elasticsearch => elasticsearch::tests::FACTS,
+        Vendor::Otlp => otlp::tests::FACTS,
+    }
+}
+
+/// Calls `$call` on the encoder inside `$format`, whichever it is.
+macro_rules! each {
+    ($format:expr, $p:ident => $call:expr) => {
+        match $format {
+            Format::Ndjson($p) => $call,
+            Format::JsonArray($p) => $call,
+            Format::Datadog($p) => $call,
+            Format::Splunk($p) => $call,
+            Format::NewRelic($p) => $call,
+            Format::Dynatrace($p) => $call,
+            Format::Loki($p) => $call,
+            Format::Elasticsearch($p) => $call,
+            Format::Otlp($p) => $call,
+        }
+    };
+}
+
+impl Protocol for Format {
+    fn path(&self) -> Option<&'static str> {
+        each!(self, p => Protocol::path(p))
+    }
+    fn default_url(&self, config: &Config) -> Option<String> {
+        each!(self, p => Protocol::default_url(p, config))
+    }
+    fn finish_url(&self, url: String) -> String {
+        each!(self, p => Protocol::finish_url(p, url))
+    }
+    fn headers(&self, config: &Config, key: &Secret) -> Vec<(String, Secret)> {
+        each!(self, p => Protocol::headers(p, config, key))
+    }
+    fn limits(&self) -> Limits {
+        each!(self, p => Protocol::limits(p))
+    }
+    fn framing(&self) -> Framing {
+        each!(self, p => Protocol::framing(p))
+    }
+    fn content_type(&self) -> &'static str {
+        each!(self, p => Protocol::content_type(p))
+    }
+    fn open(&self, body: &mut Vec<u8>) {
+        each!(self, p => Protocol::open(p, body))
+    }
+    fn push(&self, body: &mut Vec<u8>, record: &Record, prev: Option<&Record>) {
+        each!(self, p => Protocol::push(p, body, record, prev))
+    }
+    fn close_len(&self) -> usize {
+        each!(self, p => Protocol::close_len(p))
+    }
+    fn close(&self, body: &mut Vec<u8>, records: &[Record]) {
+        each!(self, p => Protocol::close(p, body, records))
+    }
+    fn fit_line(&self, record: &Record) -> Option<Record> {
+        each!(self, p => Protocol::fit_line(p, record))
+    }
+    fn responses(&self) -> Option<&'static [Rule]> {
+        each!(self, p => Protocol::responses(p))
+    }
+    fn classify(&self, status: u16, body: &[u8]) -> Outcome {
+        each!(self, p => Protocol::classify(p, status, body))
+    }
+    fn items(&self, body: &str, sent: usize) -> Option<ItemResults> {
+        each!(self, p => Protocol::items(p, body, sent))
+    }
+    fn max_response_bytes(&self) -> u64 {
+        each!(self, p => Protocol::max_response_bytes(p))
+    }
+    fn error_text(&self, status: u16, body: &[u8]) -> Option<String> {
+        each!(self, p => Protocol::error_text(p, status, body))
+    }
+    fn ack_endpoint(&self, url: &str) -> Result<Option<AckEndpoint>, ConfigError> {
+        each!(self, p => Protocol::ack_endpoint(p, url))
+    }
+    fn ack_id(&self, answer: &str) -> Option<u64> {
+        each!(self, p => Protocol::ack_id(p, answer))
+    }
+    fn ack_query(&self, ids: &[u64]) -> Vec<u8> {
+        each!(self, p => Protocol::ack_query(p, ids))
+    }
+    fn acked(&self, answer: &[u8]) -> Option<Vec<u64>> {
+        each!(self, p => Protocol::acked(p, answer))
+    }
+    fn missing_ack_id(&self) -> &'static str {
+        each!(self, p => Protocol::missing_ack_id(p))
+    }
+}
