@@ -160,10 +160,10 @@ pub(crate) struct Meta {
     pub attribute: Option<&'static str>,
     /// Its command-line flag.
     pub flag: Flag,
-    /// The typed builder setter that sets it (`Builder::linger`, `SplunkOptions::index`),
+    /// The typed builder setter that sets it (`Builder::linger`, `LokiOptions::tenant_id`),
     /// generated or hand-written; empty for a key of a section (the CLI's).
     pub setter: &'static str,
-    /// The type `setter` is a method of (`Builder`, `SplunkOptions`).
+    /// The type `setter` is a method of (`Builder`, an option group).
     pub setters_on: &'static str,
     /// The default, as documented.
     pub default: &'static str,
