@@ -160,7 +160,7 @@ pub(crate) struct Meta {
     pub attribute: Option<&'static str>,
     /// Its command-line flag.
     pub flag: Flag,
-    /// The typed builder setter that sets it (`Builder::linger`, `LokiOptions::tenant_id`),
+    /// The typed builder setter that sets it (`Builder::linger`, or a method of an option group),
     /// generated or hand-written; empty for a key of a section (the CLI's).
     pub setter: &'static str,
     /// The type `setter` is a method of (`Builder`, an option group).

@@ -125,7 +125,7 @@ impl KeySpec {
         matches!(self.0.kind, Kind::Bool)
     }
 
-    /// The typed setter that sets it in code (`Builder::linger`, `SplunkOptions::index`;
+    /// The typed setter that sets it in code (`Builder::linger`, `LokiOptions::tenant_id`;
     /// every key can also be set by name with `Builder::set`); `None` for a key of a section.
     pub fn setter(&self) -> Option<String> {
         (!self.0.setter.is_empty()).then(|| format!("{}::{}", self.0.setters_on, self.0.setter))
