@@ -422,13 +422,6 @@ mod spill;
 mod support;
 mod vendors;
 
-// Transitional: `config/` and the builder (the lead's rewrite, issue 30 item 1) still name
-// these rooms by their old paths (`crate::record::Level`, `crate::secret::Secret`, ...).
-// Remove each line once nothing names the old path any more.
-use capture::record;
-use observe::reporter;
-use support::{json, secret};
-
 #[doc(hidden)]
 pub use admit::budget::BudgetClock;
 #[cfg(feature = "log")]
@@ -443,10 +436,9 @@ pub use config::did_you_mean;
 /// The shape of a key's command-line flag ([`KeySpec::flag`]).
 pub use config::Flag as CliFlag;
 pub use config::{
-    default_spill_dir, example_toml, keys, BudgetConfig, Config, ControlConfig,
-    ElasticsearchOptions, FollowOptions, Given, KeySpec, Layered, ListenOptions, LokiOptions,
-    ObserveConfig, Origin, OtlpEncoding, OtlpOptions, Overflow, RedactAction, RedactionConfig,
-    Resolved, SpanFields, SplunkOptions, Vendor,
+    default_spill_dir, example_toml, keys, BudgetConfig, Config, ControlConfig, FollowOptions,
+    Given, KeySpec, Layered, ListenOptions, ObserveConfig, Origin, Overflow, RedactAction,
+    RedactionConfig, Resolved, SpanFields, Vendor,
 };
 pub use deliver::NetworkSummary;
 pub use error::{BuildError, ConfigError, FlushTimeout};
@@ -464,6 +456,10 @@ pub use spill::{
 };
 pub use support::secret::Secret;
 pub use support::threads::is_logship_thread;
+pub use vendors::elasticsearch::options::ElasticsearchOptions;
+pub use vendors::loki::options::LokiOptions;
+pub use vendors::otlp::options::{OtlpEncoding, OtlpOptions};
+pub use vendors::splunk::options::SplunkOptions;
 
 /// The `User-Agent` header logship sends (`logship/<version>`).
 pub const USER_AGENT: &str = deliver::http::USER_AGENT;

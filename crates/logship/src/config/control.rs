@@ -3,7 +3,7 @@
 //!
 //! Why it exists: the rows of `keys/control.rs` store raw text here (so that `config
 //! check` shows back what was written); [`ControlConfig::limits`] and
-//! [`ControlConfig::sample_ppm`] turn it into the numbers `crate::control` uses, and
+//! [`ControlConfig::sample_ppm`] turn it into the numbers `crate::admit::control` uses, and
 //! validation reports a bad item naming the key and the fix. Everything is off by default.
 
 use std::time::Duration;
@@ -12,8 +12,8 @@ use super::key::{Flag::*, Kind};
 use super::key_parts::*;
 use super::options::options;
 use super::value::list;
+use crate::capture::record::Level;
 use crate::error::ConfigError;
-use crate::record::Level;
 
 const LIMITS: Kind = Kind::List {
     item: "level=rate/burst",

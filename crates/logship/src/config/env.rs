@@ -1,24 +1,45 @@
-//! Configuration from the environment: `LOGSHIP_<KEY>` variables, the OpenTelemetry
-//! SDK's variables for `vendor = otlp`, and Datadog's unified service tagging variables
-//! (`DD_SERVICE`, `DD_ENV`, `DD_VERSION`, `DD_TAGS`, `DD_SITE`) for `vendor = datadog`.
+//! Configuration from the environment: `LOGSHIP_<KEY>` variables, and the variables a
+//! vendor's own SDKs and agents already read (each vendor folder translates its own, see
+//! `Vendor::env_values`).
 //!
 //! Why it exists: containers are configured by their environment. Every key of
 //! [`super::keys::all`] has a `LOGSHIP_<KEY>` variable read by the same parser as files,
 //! so a bad value fails the same way, naming the variable. The API key is read from the
-//! vendor's own variable first (`DD_API_KEY`, ...). A variable's secret value is never
+//! vendor's own variable first (`Vendor::api_key_env`). A variable's secret value is never
 //! shown in an error.
 
 use std::collections::BTreeMap;
 
-use super::dd_env;
 use super::keys;
-use super::otel_env::{self, OtelSetting};
 use super::parse::{self, Raw};
-use super::{Config, Origin, Vendor};
+use super::{Config, Origin};
 use crate::error::ConfigError;
+use crate::support::secret::Secret;
+
+/// One option set from a variable of the vendor's own SDKs and agents.
+#[derive(Debug)]
+pub(crate) struct EnvValue {
+    /// The logship key it sets.
+    pub key: &'static str,
+    /// The variable it came from (shown as the value's origin).
+    pub var: &'static str,
+    /// The value.
+    pub value: EnvSetting,
+}
+
+/// A value in the form its logship option takes.
+#[derive(Debug)]
+pub(crate) enum EnvSetting {
+    /// Text checked and applied like a `LOGSHIP_<KEY>` variable's.
+    Text(String),
+    /// Request headers (`headers`).
+    Headers(Vec<(String, Secret)>),
+    /// `key:value` tags, merged into `tags` (these win per key).
+    Tags(Vec<String>),
+}
 
 /// Applies every `LOGSHIP_<KEY>` variable that is set (and not empty). The API key is
-/// read from the vendor's own variable (`DD_API_KEY`, ...) first, then `LOGSHIP_API_KEY`,
+/// read from the vendor's own variable first, then `LOGSHIP_API_KEY`,
 /// as [`Config::resolve_api_key`] does. Returns the keys it set.
 pub(crate) fn apply_logship_env(
     config: &mut Config,
@@ -47,40 +68,35 @@ pub(crate) fn apply_logship_env(
     Ok(from_logship)
 }
 
-/// With `vendor = otlp`, sets from the OpenTelemetry SDK's variables (`otel_env`), and with
-/// `vendor = datadog` from Datadog's (`dd_env`), every key not in `skip` (the keys set by
-/// `LOGSHIP_*` variables or explicitly, which win). Both sit over configuration files.
-pub(crate) fn apply_otel_env(
+/// Sets from the configured vendor's own variables (`Vendor::env_values`: those its SDKs
+/// and agents already read) every key not in `skip` (the
+/// keys set by `LOGSHIP_*` variables or explicitly, which win). They sit over files.
+pub(crate) fn apply_vendor_env(
     config: &mut Config,
     origins: &mut BTreeMap<&'static str, Origin>,
     env: &dyn Fn(&str) -> Option<String>,
     skip: &[&'static str],
 ) -> Result<(), ConfigError> {
-    let values = match config.vendor {
-        Vendor::Otlp => otel_env::read(env)?,
-        Vendor::Datadog => dd_env::read(env),
-        _ => Vec::new(),
-    };
-    for otel in values {
-        if skip.contains(&otel.key) {
+    let values = config.vendor.env_values(env)?;
+    for value in values {
+        if skip.contains(&value.key) {
             continue;
         }
-        let origin = Origin::Env(otel.var.to_owned());
-        match otel.value {
-            OtelSetting::Text(text) => {
-                let key = keys::find(otel.key).expect("otel_env sets known keys");
+        let origin = Origin::Env(value.var.to_owned());
+        match value.value {
+            EnvSetting::Text(text) => {
+                let key = keys::find(value.key).expect("a vendor's variables set known keys");
                 parse::set(config, key, &Raw::Env(&text)).map_err(|e| e.origin(&origin))?;
             }
-            OtelSetting::Headers(headers) => config.headers = headers,
-            OtelSetting::Encoding(encoding) => config.otlp.encoding = encoding,
-            OtelSetting::Tags(tags) => {
+            EnvSetting::Headers(headers) => config.headers = headers,
+            EnvSetting::Tags(tags) => {
                 let key_of = |t: &str| t.split_once(':').map_or(t, |(k, _)| k).to_owned();
                 let theirs: Vec<String> = tags.iter().map(|t| key_of(t)).collect();
                 config.tags.retain(|t| !theirs.contains(&key_of(t)));
                 config.tags.extend(tags);
             }
         }
-        origins.insert(otel.key, origin);
+        origins.insert(value.key, origin);
     }
     Ok(())
 }
@@ -97,6 +113,6 @@ impl Config {
     pub fn apply_env(&mut self, env: impl Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
         let mut origins = BTreeMap::new();
         let set = apply_logship_env(self, &mut origins, &env)?;
-        apply_otel_env(self, &mut origins, &env, &set)
+        apply_vendor_env(self, &mut origins, &env, &set)
     }
 }

@@ -18,7 +18,7 @@ use super::{Config, Vendor};
 pub(crate) const PLACEHOLDER_KEY: &str = "replace-with-your-key";
 
 /// Appends `# key = default` for each key, the default read from the table.
-fn defaults(out: &mut String, names: &[&str]) {
+pub(crate) fn defaults(out: &mut String, names: &[&str]) {
     let config = Config::default();
     for name in names {
         let key = keys::find(name).expect("example keys are in the table");
@@ -40,62 +40,7 @@ pub fn example_toml(vendor: Vendor) -> String {
     );
     out.push_str("# Strings may use ${env:VAR} or ${env:VAR:-default}.\n\n");
     out.push_str(&format!("vendor = {}\n", quote(vendor.name())));
-    match vendor {
-        Vendor::Ndjson | Vendor::JsonArray => {
-            out.push_str("# Required for generic intakes: the URL batches are POSTed to.\n");
-            out.push_str("endpoint = \"http://127.0.0.1:8080/logs\"\n");
-        }
-        Vendor::Datadog => {
-            out.push_str("# Datadog site: datadoghq.com, datadoghq.eu, us3.datadoghq.com, ...\n");
-            out.push_str("site = \"datadoghq.com\"\n");
-        }
-        Vendor::NewRelic => {
-            out.push_str("# New Relic region: us, eu, jp, fedramp.\n");
-            out.push_str("region = \"us\"\n");
-        }
-        Vendor::Splunk => {
-            out.push_str("# Required: your HTTP Event Collector (the standard path is added).\n");
-            out.push_str("endpoint = \"https://splunk.example.com:8088\"\n");
-            out.push_str("# splunk_index = \"main\"\n# splunk_sourcetype = \"_json\"\n# splunk_channel = \"auto\"\n");
-            out.push_str("# splunk_ack = true  # the token has indexer acknowledgement on\n# splunk_ack_timeout_ms = 300000\n");
-            out.push_str("# max_request_bytes = 1000000    # the server's max_content_length\n");
-        }
-        Vendor::Dynatrace => {
-            out.push_str("# Required: your environment's URL (the standard path is added).\n");
-            out.push_str("endpoint = \"https://abc12345.live.dynatrace.com\"\n");
-        }
-        Vendor::Loki => {
-            out.push_str("# Required: your Loki or gateway (the standard path is added).\n");
-            out.push_str("endpoint = \"http://loki:3100\"\n");
-            out.push_str("# Static stream labels besides service and level: keep them few and\n");
-            out.push_str("# low-cardinality (fields travel as structured metadata).\n");
-            out.push_str("loki_labels = [\"env=prod\"]\n");
-            out.push_str("# tenant_id = \"team-a\"    # sent as X-Scope-OrgID\n");
-            out.push_str("# username = \"123456\"    # basic auth, e.g. Grafana Cloud\n");
-            out.push_str("# password: set LOGSHIP_PASSWORD (a secret, never printed)\n");
-            defaults(&mut out, &["max_line_bytes"]);
-        }
-        Vendor::Elasticsearch => {
-            out.push_str("# Required: the cluster (or a coordinating node); /_bulk is added.\n");
-            out.push_str("endpoint = \"https://es.example.internal:9200\"\n");
-            out.push_str(
-                "# A data stream or index; a UTC date pattern (%Y %m %d %H) is allowed.\n",
-            );
-            out.push_str("# index = \"logs-logship-default\"\n");
-            out.push_str(
-                "# Basic auth (the password is a secret), or api_key for `ApiKey` auth.\n",
-            );
-            out.push_str("# username = \"logship\"\n");
-            out.push_str("# password = \"${env:LOGSHIP_PASSWORD}\"\n");
-            out.push_str("# api_key = \"${env:LOGSHIP_API_KEY}\"\n");
-        }
-        Vendor::Otlp => {
-            out.push_str("# Required: your OpenTelemetry Collector's OTLP/HTTP receiver (/v1/logs is added).\n");
-            out.push_str("endpoint = \"http://otel-collector:4318\"\n");
-            out.push_str("# protobuf (application/x-protobuf) or json (application/json).\n");
-            out.push_str("otlp_encoding = \"protobuf\"\n");
-        }
-    }
+    vendor.write_example(&mut out);
     if let Some(var) = vendor.api_key_env() {
         out.push_str(
             "# The API key: a secret, never printed. Prefer the environment to the file.\n",
@@ -107,13 +52,13 @@ pub fn example_toml(vendor: Vendor) -> String {
     out.push_str("\nservice = \"checkout\"\n");
     out.push_str("tags = [\"env:prod\", \"team:payments\"]\n");
     out.push_str(
-        "# The environment and version in each vendor's own fields (Datadog: DD_ENV, DD_VERSION).\n# env = \"prod\"\n# version = \"1.4.2\"\n",
+        "# The environment and version in each vendor's own fields (or its SDK's variables).\n# env = \"prod\"\n# version = \"1.4.2\"\n",
     );
     out.push_str(
         "# Span fields at the event's root (innermost span wins), or \"prefixed\" <span>.<field>.\n# span_fields = \"root\"\n",
     );
     out.push_str(
-        "# Each event's id: Elasticsearch `_id` (replays are not stored twice), `logship.id` elsewhere.\n# event_id = true\n",
+        "# Each event's id: a document `_id` where the intake takes one (replays are not stored twice), `logship.id` elsewhere.\n# event_id = true\n",
     );
     out.push_str("# source = \"rust\"\n# hostname = \"(this machine's)\"\n");
     out.push_str(

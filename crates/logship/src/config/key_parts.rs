@@ -11,52 +11,47 @@ use super::key::Kind;
 use super::value::quote;
 use crate::spill::{SpillFsync, SpillFull};
 
-pub(super) const MS: &str = " milliseconds";
-pub(super) const BYTES: &str = " bytes";
+pub(crate) const MS: &str = " milliseconds";
+pub(crate) const BYTES: &str = " bytes";
 
-pub(super) const fn int(min: u64, max: u64, unit: &'static str) -> Kind {
+pub(crate) const fn int(min: u64, max: u64, unit: &'static str) -> Kind {
     Kind::Int { min, max, unit }
 }
 
-pub(super) const TAGS: Kind = Kind::List {
+pub(crate) const TAGS: Kind = Kind::List {
     item: "key:value",
     fix: "write tags = [\"env:prod\", \"team:payments\"]",
 };
-pub(super) const LABELS: Kind = Kind::List {
-    item: "name=value",
-    fix: "write loki_labels = [\"env=prod\", \"team=core\"]",
-};
 
-pub(super) const SPILL_FULL_NAMES: &[&str] = &["drop_oldest", "drop_newest"];
-pub(super) const SPILL_FULL: [SpillFull; 2] = [SpillFull::DropOldest, SpillFull::DropNewest];
-pub(super) const SPILL_FSYNC_NAMES: &[&str] = &["on_segment_close", "always", "never"];
-pub(super) const SPILL_FSYNC: [SpillFsync; 3] = [
+pub(crate) const SPILL_FULL_NAMES: &[&str] = &["drop_oldest", "drop_newest"];
+pub(crate) const SPILL_FULL: [SpillFull; 2] = [SpillFull::DropOldest, SpillFull::DropNewest];
+pub(crate) const SPILL_FSYNC_NAMES: &[&str] = &["on_segment_close", "always", "never"];
+pub(crate) const SPILL_FSYNC: [SpillFsync; 3] = [
     SpillFsync::OnSegmentClose,
     SpillFsync::Always,
     SpillFsync::Never,
 ];
-pub(super) const OTLP_ENCODING_NAMES: &[&str] = &["protobuf", "json"];
 
-pub(super) fn text(s: &Option<String>) -> Option<String> {
+pub(crate) fn text(s: &Option<String>) -> Option<String> {
     s.as_deref().map(quote)
 }
 
-pub(super) fn millis(d: Duration) -> Option<String> {
+pub(crate) fn millis(d: Duration) -> Option<String> {
     Some(d.as_millis().to_string())
 }
 
-pub(super) fn ms(n: u64) -> Duration {
+pub(crate) fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
 }
 
-pub(super) fn path(p: &Option<std::path::PathBuf>) -> Option<String> {
+pub(crate) fn path(p: &Option<std::path::PathBuf>) -> Option<String> {
     p.as_ref().map(|p| quote(&p.display().to_string()))
 }
 
-pub(super) fn redacted<T>(v: &Option<T>) -> Option<String> {
+pub(crate) fn redacted<T>(v: &Option<T>) -> Option<String> {
     v.as_ref().map(|_| quote("[redacted]"))
 }
 
-pub(super) fn choice<T: PartialEq>(names: &[&str], values: &[T], v: &T) -> Option<String> {
+pub(crate) fn choice<T: PartialEq>(names: &[&str], values: &[T], v: &T) -> Option<String> {
     values.iter().position(|x| x == v).map(|i| quote(names[i]))
 }

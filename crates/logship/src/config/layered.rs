@@ -11,45 +11,20 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use super::env::{apply_logship_env, apply_otel_env, process_env};
+use super::env::{apply_logship_env, apply_vendor_env, process_env};
 use super::file::{apply_table, parse_toml, read_file, Surface};
 use super::parse::{self, Raw};
-use super::Config;
 use super::{keys, suggest::unknown_key};
+use super::{Config, Origin};
 use crate::error::ConfigError;
-
-/// Where an option's effective value came from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Origin {
-    /// Nobody set it.
-    Default,
-    /// A config file (its path as given).
-    File(String),
-    /// An environment variable (its name).
-    Env(String),
-    /// An explicit setting (builder call or command-line flag).
-    Explicit,
-}
-
-impl fmt::Display for Origin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Origin::Default => f.write_str("default"),
-            Origin::File(p) => write!(f, "file {p}"),
-            Origin::Env(v) => write!(f, "env {v}"),
-            Origin::Explicit => f.write_str("explicit"),
-        }
-    }
-}
 
 type Explicit = Box<dyn FnOnce(&mut Config)>;
 type EnvLookup = Box<dyn Fn(&str) -> Option<String>>;
 
 /// Builds a [`Config`] from layers applied in precedence order, whatever the call order:
-/// defaults (or a base config) < file < environment < explicit settings. With the final
-/// vendor `otlp`, the OpenTelemetry SDK's variables (`OTEL_EXPORTER_OTLP_*`,
-/// `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`) are read too, between the file and
-/// the `LOGSHIP_*` variables.
+/// defaults (or a base config) < file < environment < explicit settings. The final
+/// vendor's own variables (its SDK's endpoint, headers, service name: docs/vendors.md) are
+/// read too, between the file and the `LOGSHIP_*` variables.
 ///
 /// ```no_run
 /// let (logship, _guard) = logship::Layered::new()
@@ -272,7 +247,7 @@ impl Layered {
             }
         }
         // Last, because whether they apply depends on the final vendor (often a flag).
-        apply_otel_env(&mut config, &mut origins, &*env, &set)?;
+        apply_vendor_env(&mut config, &mut origins, &*env, &set)?;
         Ok(Resolved { config, origins })
     }
 }

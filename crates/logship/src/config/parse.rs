@@ -13,7 +13,7 @@ use super::suggest::suggest;
 use super::value::Value;
 use super::{Config, Vendor};
 use crate::error::ConfigError;
-use crate::secret::Secret;
+use crate::support::secret::Secret;
 
 /// One raw value: from a TOML file, or an environment variable's text.
 pub(crate) enum Raw<'a> {

@@ -2,7 +2,7 @@
 //! patterns are redacted before an event leaves the process or reaches the spill, and how.
 //!
 //! Why it exists: one sub-struct of [`super::Config`] for one concern, with its defaults and
-//! its validation in one place; the rules themselves run in `crate::privacy`. Must never:
+//! its validation in one place; the rules themselves run in `crate::admit::redaction`. Must never:
 //! show the hash key (it is a [`Secret`]), or accept a rule it cannot run (a bad regex or an
 //! unknown pattern name fails `validate`, naming the option).
 
@@ -11,7 +11,7 @@ use super::key_parts::*;
 use super::options::options;
 use super::value::list;
 use crate::error::ConfigError;
-use crate::secret::Secret;
+use crate::support::secret::Secret;
 
 /// Field names redacted by default when redaction is on (compared case-insensitively, with
 /// `-`, `.` and camelCase read as `_`, and matching a name's last `_` parts too: `db.password`,

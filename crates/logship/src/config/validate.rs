@@ -4,14 +4,14 @@
 //! checks that files and the environment make when they read a value, so the same
 //! ranges are checked again here, read from the table ([`super::keys::all`]), together
 //! with the rules that span keys (backoff order, spill sizes) and each intake's own rules
-//! (the option groups' modules and [`super::hosted`]). Errors never show a secret: header
+//! (each vendor's own, from its folder). Errors never show a secret: header
 //! values and API keys appear as `[redacted]`, URLs without query or user-info.
 
 use super::example::PLACEHOLDER_KEY;
 use super::keys::{self, Kind, When};
-use super::{elasticsearch, hosted, loki, redact_url, Config, Vendor};
+use super::{redact_url, Config};
 use crate::error::ConfigError;
-use crate::secret::Secret;
+use crate::support::secret::Secret;
 
 impl Config {
     /// Checks every option; the first unusable one is returned as an error naming it.
@@ -93,8 +93,7 @@ impl Config {
         Ok(())
     }
 
-    /// Vendor-specific checks: the API key, the site or region, the Splunk channel, Loki's
-    /// labels and tenant, Elasticsearch's target and credentials.
+    /// Vendor-specific checks: the API key, then the vendor's own rules (from its folder).
     fn validate_intake(&self) -> Result<(), ConfigError> {
         if let Some(var) = self.vendor.api_key_env() {
             if self.api_key.as_ref().is_none_or(Secret::is_empty) {
@@ -117,14 +116,7 @@ impl Config {
                 )));
             }
         }
-        match self.vendor {
-            Vendor::Datadog => hosted::validate_site(self),
-            Vendor::NewRelic => hosted::validate_region(self),
-            Vendor::Splunk => self.splunk.validate(),
-            Vendor::Loki => loki::validate(self),
-            Vendor::Elasticsearch => elasticsearch::validate(self),
-            Vendor::Ndjson | Vendor::JsonArray | Vendor::Dynatrace | Vendor::Otlp => Ok(()),
-        }
+        self.vendor.validate(self)
     }
 
     /// Each integer key's range, from the table: checked when its getter shows a value

@@ -7,7 +7,7 @@
 //! secret keys show `[redacted]`.
 
 use super::Vendor;
-use crate::secret::Secret;
+use crate::support::secret::Secret;
 
 /// A parsed value, of the kind its key declares.
 #[derive(Debug)]

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use crate::config::{Config, Layered};
 use crate::error::ConfigError;
-use crate::reporter::{DeliveryError, ErrorCallback};
-use crate::secret::Secret;
+use crate::observe::reporter::{DeliveryError, ErrorCallback};
+use crate::support::secret::Secret;
 
 /// Configures and starts a pipeline. Every setter names its default.
 #[derive(Default)]
@@ -70,8 +70,8 @@ impl Builder {
         &self.config
     }
 
-    /// HTTP basic auth (Loki behind a gateway, Grafana Cloud: instance ID and token;
-    /// Elasticsearch / OpenSearch). The password is a secret, never printed.
+    /// HTTP basic auth, for intakes that take it (behind a gateway, or a cluster's own
+    /// users: docs/vendors.md). The password is a secret, never printed.
     pub fn basic_auth(mut self, username: impl Into<String>, password: impl Into<Secret>) -> Self {
         self.config.username = Some(username.into());
         self.config.password = Some(password.into());

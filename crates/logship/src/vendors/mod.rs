@@ -20,17 +20,17 @@
 pub(crate) mod answer;
 pub(crate) mod codec;
 pub(crate) mod context;
-mod datadog;
-mod dynatrace;
-mod elasticsearch;
+pub(crate) mod datadog;
+pub(crate) mod dynatrace;
+pub(crate) mod elasticsearch;
 pub(crate) mod fields;
 pub(crate) mod limits;
-mod loki;
-mod ndjson;
-mod newrelic;
-mod otlp;
+pub(crate) mod loki;
+pub(crate) mod ndjson;
+pub(crate) mod newrelic;
+pub(crate) mod otlp;
 pub(crate) mod protocol;
-mod splunk;
+pub(crate) mod splunk;
 
 #[cfg(test)]
 mod tests;
@@ -60,6 +60,100 @@ pub(crate) enum Format {
     Loki(loki::Encoder),
     Elasticsearch(elasticsearch::Encoder),
     Otlp(otlp::Encoder),
+}
+
+/// What configuration needs to know about each vendor, from its folder's `facts.rs` (and
+/// its own rules and variables).
+impl Vendor {
+    /// The environment variable this vendor's own users already set for the API key
+    /// (`LOGSHIP_API_KEY` is also read, after it).
+    pub fn api_key_env(self) -> Option<&'static str> {
+        match self {
+            Vendor::Ndjson | Vendor::JsonArray => ndjson::facts::API_KEY_ENV,
+            Vendor::Datadog => datadog::facts::API_KEY_ENV,
+            Vendor::Splunk => splunk::facts::API_KEY_ENV,
+            Vendor::NewRelic => newrelic::facts::API_KEY_ENV,
+            Vendor::Dynatrace => dynatrace::facts::API_KEY_ENV,
+            Vendor::Loki => loki::facts::API_KEY_ENV,
+            Vendor::Elasticsearch => elasticsearch::facts::API_KEY_ENV,
+            Vendor::Otlp => otlp::facts::API_KEY_ENV,
+        }
+    }
+
+    /// An example endpoint, `None` when the vendor has a public default URL.
+    fn endpoint_example_url(self) -> Option<&'static str> {
+        match self {
+            Vendor::Ndjson | Vendor::JsonArray => ndjson::facts::ENDPOINT_EXAMPLE,
+            Vendor::Datadog => datadog::facts::ENDPOINT_EXAMPLE,
+            Vendor::Splunk => splunk::facts::ENDPOINT_EXAMPLE,
+            Vendor::NewRelic => newrelic::facts::ENDPOINT_EXAMPLE,
+            Vendor::Dynatrace => dynatrace::facts::ENDPOINT_EXAMPLE,
+            Vendor::Loki => loki::facts::ENDPOINT_EXAMPLE,
+            Vendor::Elasticsearch => elasticsearch::facts::ENDPOINT_EXAMPLE,
+            Vendor::Otlp => otlp::facts::ENDPOINT_EXAMPLE,
+        }
+    }
+
+    /// True when the vendor has no default URL (the host is the customer's own).
+    pub(crate) fn needs_endpoint(self) -> bool {
+        self.endpoint_example_url().is_some()
+    }
+
+    /// The fix of the error that says an endpoint is missing.
+    pub(crate) fn endpoint_example(self) -> String {
+        let example = self
+            .endpoint_example_url()
+            .unwrap_or("http://127.0.0.1:8080/logs");
+        let also = if self == Vendor::Otlp {
+            " or OTEL_EXPORTER_OTLP_ENDPOINT"
+        } else {
+            ""
+        };
+        format!(
+            "set endpoint{also} to the intake's URL, e.g. {example} (vendor {})",
+            self.name()
+        )
+    }
+
+    /// The options this vendor's own SDKs and agents already set through their variables
+    /// (applied under `LOGSHIP_*` and explicit settings, over files).
+    pub(crate) fn env_values(
+        self,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Vec<crate::config::env::EnvValue>, ConfigError> {
+        Ok(match self {
+            Vendor::Otlp => otlp::env::read(env)?,
+            Vendor::Datadog => datadog::env::read(env),
+            _ => Vec::new(),
+        })
+    }
+
+    /// This vendor's own rules on the configuration (sites, regions, channels, labels,
+    /// targets and credentials).
+    pub(crate) fn validate(self, config: &Config) -> Result<(), ConfigError> {
+        match self {
+            Vendor::Datadog => datadog::site::validate_site(config),
+            Vendor::NewRelic => newrelic::region::validate_region(config),
+            Vendor::Splunk => config.splunk.validate(),
+            Vendor::Loki => loki::labels::validate(config),
+            Vendor::Elasticsearch => elasticsearch::target::validate(config),
+            Vendor::Ndjson | Vendor::JsonArray | Vendor::Dynatrace | Vendor::Otlp => Ok(()),
+        }
+    }
+
+    /// This vendor's lines of `logship config example`.
+    pub(crate) fn write_example(self, out: &mut String) {
+        match self {
+            Vendor::Ndjson | Vendor::JsonArray => ndjson::facts::write_example(out),
+            Vendor::Datadog => datadog::facts::write_example(out),
+            Vendor::Splunk => splunk::facts::write_example(out),
+            Vendor::NewRelic => newrelic::facts::write_example(out),
+            Vendor::Dynatrace => dynatrace::facts::write_example(out),
+            Vendor::Loki => loki::facts::write_example(out),
+            Vendor::Elasticsearch => elasticsearch::facts::write_example(out),
+            Vendor::Otlp => otlp::facts::write_example(out),
+        }
+    }
 }
 
 impl Format {
@@ -92,9 +186,9 @@ impl Format {
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn prefer_json(config: &mut Config, json: bool) {
     config.otlp.encoding = if json {
-        crate::config::OtlpEncoding::Json
+        otlp::options::OtlpEncoding::Json
     } else {
-        crate::config::OtlpEncoding::Protobuf
+        otlp::options::OtlpEncoding::Protobuf
     };
 }
 

@@ -20,6 +20,9 @@ pub use super::key::Flag;
 pub(crate) use super::key::{Kind, When};
 
 mod pipeline;
+#[cfg(test)]
+mod tests;
+pub(crate) mod vendor;
 
 pub use pipeline::Config;
 pub(crate) use pipeline::{all, pipeline_setters, AnyKey};

@@ -14,8 +14,8 @@ use crate::config::key_parts::*;
 use crate::config::options::options;
 use crate::config::value::{list, quote};
 use crate::config::{redact_url, Overflow, SpanFields, Vendor};
-use crate::secret::Secret;
 use crate::spill::{SpillConfig, SpillFsync, SpillFull};
+use crate::support::secret::Secret;
 
 options! {
     /// The full configuration of a pipeline. Build it with [`crate::Builder`], a file
@@ -29,13 +29,13 @@ options! {
         debug: generated,
         groups: [
             /// Splunk HTTP Event Collector options (keys `splunk_*`).
-            splunk: crate::config::SplunkOptions => fn splunk,
+            splunk: crate::vendors::splunk::options::SplunkOptions => fn splunk,
             /// Grafana Loki options (keys `tenant_id`, `loki_labels`, `max_line_bytes`).
-            loki: crate::config::LokiOptions => fn loki,
+            loki: crate::vendors::loki::options::LokiOptions => fn loki,
             /// Elasticsearch / OpenSearch options (key `index`).
-            elasticsearch: crate::config::ElasticsearchOptions => fn elasticsearch,
+            elasticsearch: crate::vendors::elasticsearch::options::ElasticsearchOptions => fn elasticsearch,
             /// OpenTelemetry OTLP/HTTP options (key `otlp_encoding`).
-            otlp: crate::config::OtlpOptions => fn otlp,
+            otlp: crate::vendors::otlp::options::OtlpOptions => fn otlp,
             /// Redaction of secrets and personal data before events leave the process
             /// (keys `redact*`). Default: off.
             redaction: crate::config::RedactionConfig,

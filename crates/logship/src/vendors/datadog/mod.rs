@@ -5,8 +5,11 @@
 //! `service`, `ddsource`, `ddtags` (one comma-separated string), `hostname`, `logger.name`,
 //! and the event's fields as attributes.
 
+pub(crate) mod env;
+pub(crate) mod facts;
+pub(crate) mod site;
+
 use crate::capture::record::{Level, Record};
-use crate::config::hosted::DATADOG_SITES;
 use crate::config::Config;
 use crate::support::json;
 use crate::support::secret::Secret;
@@ -18,6 +21,7 @@ use crate::vendors::fields::{
 };
 use crate::vendors::limits::Limits;
 use crate::vendors::protocol::{Framing, Protocol};
+use site::DATADOG_SITES;
 
 /// The standard path, appended to an `endpoint` given without one.
 pub(crate) const PATH: &str = "/api/v2/logs";

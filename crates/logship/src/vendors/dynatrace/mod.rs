@@ -8,6 +8,8 @@
 //! never override what logship sets. A 200 (not 204) is a partial success: counted, not
 //! resent.
 
+pub(crate) mod facts;
+
 use crate::capture::record::{Level, Record};
 use crate::config::Config;
 use crate::support::json;

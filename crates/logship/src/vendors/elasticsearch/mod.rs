@@ -20,12 +20,15 @@
 //! `_version`, `_shards`, ...). The reading does not depend on it: a full answer (a proxy
 //! that drops the query string, an older server) is read the same way.
 
+pub(crate) mod facts;
+pub(crate) mod options;
+pub(crate) mod target;
+
 use std::borrow::Cow;
 
 use serde::Deserialize;
 
 use crate::capture::record::Record;
-use crate::config::elasticsearch::IndexName;
 use crate::config::Config;
 use crate::error::ConfigError;
 use crate::support::http_auth::basic_auth;
@@ -39,6 +42,7 @@ use crate::vendors::fields::{
 };
 use crate::vendors::limits::Limits;
 use crate::vendors::protocol::{Protocol, NDJSON};
+use target::IndexName;
 
 /// The standard path, appended to an `endpoint` given without one.
 const PATH: &str = "/_bulk";

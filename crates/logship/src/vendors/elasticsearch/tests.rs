@@ -136,7 +136,7 @@ fn auth_is_basic_or_api_key_or_none_and_never_shown() {
 #[test]
 fn date_patterns_name_the_index_per_event() {
     let c = Config {
-        elasticsearch: crate::config::ElasticsearchOptions {
+        elasticsearch: crate::vendors::elasticsearch::options::ElasticsearchOptions {
             index: Some("logs-%Y.%m.%d".into()),
         },
         ..with_endpoint(Vendor::Elasticsearch, "http://es:9200")
@@ -162,7 +162,7 @@ fn date_patterns_name_the_index_per_event() {
         ]
     );
     let bad = Config {
-        elasticsearch: crate::config::ElasticsearchOptions {
+        elasticsearch: crate::vendors::elasticsearch::options::ElasticsearchOptions {
             index: Some("Logs-%Y".into()),
         },
         ..c

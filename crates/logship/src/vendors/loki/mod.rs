@@ -23,10 +23,13 @@
 //! encoding of each event (cheap next to compression) and keeps the encoder stateless,
 //! so the splitting path (`Codec::encode`) produces exactly the same format.
 
+pub(crate) mod facts;
+pub(crate) mod labels;
+pub(crate) mod options;
+
 use std::fmt::Write as _;
 
 use crate::capture::record::{cut, Entry, Level, Record, Value};
-use crate::config::loki::static_labels;
 use crate::config::Config;
 use crate::error::ConfigError;
 use crate::support::http_auth::basic_auth;
@@ -37,6 +40,7 @@ use crate::vendors::context::Context;
 use crate::vendors::fields::{unique_tags, write_error, write_id, ErrorNames, Naming, Style};
 use crate::vendors::limits::Limits;
 use crate::vendors::protocol::{Protocol, JSON};
+use labels::static_labels;
 
 /// The standard path, appended to an `endpoint` given without one.
 const PATH: &str = "/loki/api/v1/push";

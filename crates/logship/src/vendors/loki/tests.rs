@@ -4,13 +4,14 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::labels::is_label_name;
 use super::*;
 use crate::batch::Batcher;
-use crate::config::loki::is_label_name;
-use crate::config::{LokiOptions, Vendor};
+use crate::config::Vendor;
 use crate::support::secret::Secret;
 use crate::vendors::codec::Codec;
 use crate::vendors::testutil::TestFacts;
+use crate::LokiOptions;
 
 /// How this vendor's bodies look, for the tests that run over every vendor.
 pub(crate) const FACTS: TestFacts = TestFacts {

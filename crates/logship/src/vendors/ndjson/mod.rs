@@ -22,6 +22,8 @@
 //! `span_fields`: it keeps each span apart, which is what a collector downstream needs
 //! to apply any mapping it likes.
 
+pub(crate) mod facts;
+
 use std::sync::LazyLock;
 
 use crate::capture::record::{Entry, Record};

@@ -8,8 +8,10 @@
 //! 1,000,000-byte limit applies to the body as sent (compressed): senders split a batch
 //! whose compressed body is over it before sending, and split again on 413.
 
+pub(crate) mod facts;
+pub(crate) mod region;
+
 use crate::capture::record::Record;
-use crate::config::hosted::NEWRELIC_REGIONS;
 use crate::config::Config;
 use crate::support::json;
 use crate::support::secret::Secret;
@@ -21,6 +23,7 @@ use crate::vendors::fields::{
 };
 use crate::vendors::limits::Limits;
 use crate::vendors::protocol::{Protocol, JSON};
+use region::NEWRELIC_REGIONS;
 
 /// The standard path, appended to an `endpoint` given without one.
 const PATH: &str = "/log/v1";

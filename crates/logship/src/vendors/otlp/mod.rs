@@ -25,18 +25,23 @@
 //! retryable set: 500 is not retryable in OTLP); 413 is not retryable either, so the
 //! batch is split into smaller requests; everything else is permanent.
 
+pub(crate) mod env;
+pub(crate) mod facts;
+pub(crate) mod options;
+
 mod json_mapping;
 mod model;
 mod protobuf;
 
 use crate::capture::record::Record;
-use crate::config::{Config, OtlpEncoding};
+use crate::config::Config;
 use crate::vendors::answer::{self, Outcome, Rule};
 use crate::vendors::context::Context;
 use crate::vendors::fields::{id_name, ErrorNames, Naming, Style};
 use crate::vendors::limits::Limits;
 use crate::vendors::protocol::{Protocol, JSON};
 use model::UID_NAME;
+use options::OtlpEncoding;
 
 /// The standard path, appended to an `endpoint` given without one.
 const PATH: &str = "/v1/logs";

@@ -11,10 +11,11 @@ use prost::Message;
 
 use crate::batch::Batcher;
 use crate::capture::record::{Level, Record};
-use crate::config::{Config, OtlpEncoding, Vendor};
+use crate::config::{Config, Vendor};
 use crate::vendors::answer::Outcome;
 use crate::vendors::codec::Codec;
 use crate::vendors::testutil::TestFacts;
+use crate::OtlpEncoding;
 
 /// How this vendor's bodies look, for the tests that run over every vendor.
 pub(crate) const FACTS: TestFacts = TestFacts {
@@ -31,7 +32,7 @@ fn codec(encoding: OtlpEncoding) -> Codec {
         hostname: Some("web-1".into()),
         service: Some("checkout".into()),
         tags: vec!["env:prod".into(), "team:pay".into()],
-        otlp: crate::config::OtlpOptions { encoding },
+        otlp: crate::vendors::otlp::options::OtlpOptions { encoding },
         ..Config::default()
     })
     .unwrap()
@@ -185,7 +186,7 @@ fn batches_are_exact_and_within_the_byte_limit() {
         let config = Config {
             vendor: Vendor::Otlp,
             endpoint: Some("http://127.0.0.1:1".into()),
-            otlp: crate::config::OtlpOptions { encoding },
+            otlp: crate::vendors::otlp::options::OtlpOptions { encoding },
             max_batch_bytes: 4096,
             max_batch_records: 10_000,
             ..Config::default()

@@ -6,6 +6,9 @@
 //! and the event's fields), and `fields` (flat, string values: the service and tags).
 //! A 400 naming an `invalid-event-number` rejects just that event: the others are resent.
 
+pub(crate) mod facts;
+pub(crate) mod options;
+
 mod ack;
 mod stats_names;
 

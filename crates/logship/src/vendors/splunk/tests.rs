@@ -1,8 +1,8 @@
 //! The Splunk HEC encoder, channel and answers, checked against docs/wire-formats.md
 //! section 2.
 
+use super::options::is_guid;
 use super::{channel, classify, new_guid};
-use crate::config::splunk::is_guid;
 use crate::config::{Config, Vendor};
 use crate::vendors::answer::Outcome;
 use crate::vendors::testutil::TestFacts;

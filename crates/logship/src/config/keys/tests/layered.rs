@@ -3,8 +3,9 @@
 use std::time::Duration;
 
 use super::{env_of, from_file};
-use crate::config::{Config, Layered, Origin, OtlpEncoding, Vendor};
-use crate::secret::Secret;
+use crate::config::{Config, Layered, Origin, Vendor};
+use crate::support::secret::Secret;
+use crate::OtlpEncoding;
 
 #[test]
 fn precedence_is_default_then_file_then_env_then_explicit() {

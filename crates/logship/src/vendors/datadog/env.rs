@@ -4,13 +4,13 @@
 //! tracers) sets `DD_SERVICE`, `DD_ENV`, `DD_VERSION` and `DD_TAGS`, and `DD_SITE` names
 //! the account's site; logship reads them so its logs carry the same `service`, `env` and
 //! `version` as the application's traces and metrics, which is what links them in
-//! Datadog. Like [`super::otel_env`] for `OTEL_*`, this module only translates the
+//! Datadog. Like every vendor's `env.rs`, this module only translates the
 //! variables into logship options; the layering (`LOGSHIP_*` and explicit settings over
-//! these, these over files) is [`super::env`]'s. `DD_API_KEY` is the vendor's key
-//! variable, read with `api_key` itself ([`super::Vendor::api_key_env`]). It must never
+//! these, these over files) is `config/env.rs`'s. `DD_API_KEY` is the vendor's key
+//! variable, read with `api_key` itself (`Vendor::api_key_env`). It must never
 //! fail on a variable Datadog itself would accept.
 
-use super::otel_env::{OtelSetting, OtelValue};
+use crate::config::env::{EnvSetting, EnvValue};
 
 /// Each option and the variable it is read from.
 const TEXT: [(&str, &str); 4] = [
@@ -21,27 +21,27 @@ const TEXT: [(&str, &str); 4] = [
 ];
 
 /// Reads every unified-service-tagging variable that is set and not blank.
-pub(crate) fn read(env: &dyn Fn(&str) -> Option<String>) -> Vec<OtelValue> {
+pub(crate) fn read(env: &dyn Fn(&str) -> Option<String>) -> Vec<EnvValue> {
     let mut out = Vec::new();
     for (key, var) in TEXT {
         if let Some(value) = env(var)
             .map(|v| v.trim().to_owned())
             .filter(|v| !v.is_empty())
         {
-            out.push(OtelValue {
+            out.push(EnvValue {
                 key,
                 var,
-                value: OtelSetting::Text(value),
+                value: EnvSetting::Text(value),
             });
         }
     }
     if let Some(text) = env("DD_TAGS") {
         let tags = tags(&text);
         if !tags.is_empty() {
-            out.push(OtelValue {
+            out.push(EnvValue {
                 key: "tags",
                 var: "DD_TAGS",
-                value: OtelSetting::Tags(tags),
+                value: EnvSetting::Tags(tags),
             });
         }
     }
@@ -71,8 +71,8 @@ mod tests {
             .into_iter()
             .map(|v| {
                 let shown = match v.value {
-                    OtelSetting::Text(t) => t,
-                    OtelSetting::Tags(t) => t.join("|"),
+                    EnvSetting::Text(t) => t,
+                    EnvSetting::Tags(t) => t.join("|"),
                     other => format!("{other:?}"),
                 };
                 (v.key, v.var, shown)

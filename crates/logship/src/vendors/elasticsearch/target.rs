@@ -1,55 +1,13 @@
-//! Elasticsearch / OpenSearch options and the rules for targets and credentials.
+//! The rules for targets (data streams, indices, date patterns) and credentials, checked at
+//! start-up; [`IndexName`] is the parsed target the encoder renders per event.
 //!
-//! Why it exists: the options that only the `_bulk` intake reads travel together, so the
-//! builder has one typed setter for them, and a target name Elasticsearch would refuse
-//! (upper case, forbidden characters, an unknown date directive) fails at start-up with
-//! the option and the fix. [`IndexName`] is the parsed target; the encoder
-//! renders it per event. This module must never build a
-//! request, and never shows a password or an API key.
+//! Why it exists: a target name the cluster would refuse (upper case, forbidden
+//! characters, an unknown date directive) fails at start-up with the option and the fix.
+//! Must never build a request, and never show a password or an API key.
 
-use super::key::{Flag::*, Kind};
-use super::key_parts::*;
-use super::options::options;
-use super::Config;
+use crate::config::Config;
 use crate::error::ConfigError;
-use crate::json;
-
-options! {
-    /// Options of the Elasticsearch / OpenSearch `_bulk` intake (`vendor = elasticsearch`).
-    /// Key `index`.
-    ///
-    /// ```
-    /// let es = logship::ElasticsearchOptions::default().index("logs-%Y.%m.%d");
-    /// let builder = logship::Logship::builder().elasticsearch(es);
-    /// assert_eq!(builder.config().elasticsearch.index.as_deref(), Some("logs-%Y.%m.%d"));
-    /// ```
-    #[derive(Clone, PartialEq, Eq)]
-    #[non_exhaustive]
-    pub struct ElasticsearchOptions {
-        setters: elasticsearch_setters,
-        setters_on: "ElasticsearchOptions",
-        debug: generated,
-        rows: [
-            /// The data stream or index, optionally with a UTC date pattern taken from each
-            /// event's timestamp (`%Y`, `%m`, `%d`, `%H`, e.g. `logs-%Y.%m.%d`). Unset: the
-            /// data stream `logs-logship-default`.
-            index: Option<String> = None => {
-                name: "index",
-                kind: Kind::Str,
-                flag: Value("--index"),
-                default: "`logs-logship-default`",
-                doc: "Elasticsearch/OpenSearch data stream or index; `%Y %m %d %H` expand from each event's UTC timestamp",
-                set: |c, v| c.index = v.text(),
-                get: |c| text(&c.index),
-                setter: fn index(index: impl Into<String>) |f| *f = Some(index.into()),
-            },
-        ]
-    }
-}
-
-impl ElasticsearchOptions {
-    elasticsearch_setters!();
-}
+use crate::support::json;
 
 /// Characters an index or data stream name may not contain (besides upper case).
 const FORBIDDEN_IN_INDEX: &[char] = &['\\', '/', '*', '?', '"', '<', '>', '|', ' ', ',', '#', ':'];

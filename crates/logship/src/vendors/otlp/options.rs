@@ -1,13 +1,12 @@
-//! OpenTelemetry (OTLP/HTTP) options.
+//! OpenTelemetry (OTLP/HTTP) options: the body encoding, as a row of the key table.
 //!
 //! Why it exists: the options that only the `otlp` vendor reads travel together, so the
 //! builder has one typed setter for them. This module must never encode a body: the
 //! encoder reads the encoding chosen here.
 
-use super::key::{Flag::*, Kind};
-use super::key_parts::*;
-use super::options::options;
-use super::value::quote;
+use crate::config::key::{Flag::*, Kind};
+use crate::config::options::options;
+use crate::config::value::quote;
 use crate::error::ConfigError;
 
 /// The body encoding of [`crate::Vendor::Otlp`] requests.
@@ -19,6 +18,9 @@ pub enum OtlpEncoding {
     /// The OTLP JSON mapping (`application/json`).
     Json,
 }
+
+/// The encodings' names, in the order of [`OtlpEncoding::ALL`].
+pub(crate) const OTLP_ENCODING_NAMES: &[&str] = &["protobuf", "json"];
 
 impl OtlpEncoding {
     /// Every encoding, in the order messages list them.

@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use super::{env_of, from_file, Check};
 use crate::config::keys;
-use crate::config::{Config, Origin, OtlpEncoding, Overflow, SpanFields, Vendor};
-use crate::secret::Secret;
+use crate::config::{Config, Origin, Overflow, SpanFields, Vendor};
 use crate::spill::{SpillFsync, SpillFull};
+use crate::support::secret::Secret;
+use crate::OtlpEncoding;
 
 /// Every key: its TOML value, the same as an environment variable, and the field.
 pub(super) const EVERY_KEY: &[(&str, &str, &str, Check)] = &[

@@ -8,7 +8,7 @@ use super::{from_file, Check};
 use crate::config::keys;
 use crate::config::suggest::{distance, suggest};
 use crate::config::{example_toml, Config, Vendor};
-use crate::secret::Secret;
+use crate::support::secret::Secret;
 
 #[test]
 fn java_appender_names_are_aliases() {

@@ -5,14 +5,15 @@
 //! `OTEL_RESOURCE_ATTRIBUTES` (often injected by a Kubernetes operator). logship reads
 //! the same variables so its logs go where the SDK's telemetry goes without a second
 //! configuration. This module only translates the variables into logship options; the
-//! layering (`LOGSHIP_*` over these, these over files) lives in [`super::env`] and
-//! [`super::layered`]. It must never show a header value (they carry tokens).
+//! layering (`LOGSHIP_*` over these, these over files) lives in `config/env.rs` and
+//! `config/layered.rs`. It must never show a header value (they carry tokens).
 
 use percent_encoding::percent_decode_str;
 
-use crate::config::OtlpEncoding;
+use super::options::OtlpEncoding;
+use crate::config::env::{EnvSetting, EnvValue};
 use crate::error::ConfigError;
-use crate::secret::Secret;
+use crate::support::secret::Secret;
 
 /// The path the specification appends to `OTEL_EXPORTER_OTLP_ENDPOINT` for logs.
 const LOGS_PATH: &str = "v1/logs";
@@ -46,30 +47,6 @@ const COMPRESSION: [&str; 2] = [
     "OTEL_EXPORTER_OTLP_COMPRESSION",
 ];
 
-/// One logship option set from an OpenTelemetry variable.
-#[derive(Debug)]
-pub(crate) struct OtelValue {
-    /// The logship key it sets.
-    pub key: &'static str,
-    /// The variable it came from (shown as the value's origin).
-    pub var: &'static str,
-    /// The value.
-    pub value: OtelSetting,
-}
-
-/// A value in the form its logship option takes.
-#[derive(Debug)]
-pub(crate) enum OtelSetting {
-    /// Text checked and applied like a `LOGSHIP_<KEY>` variable's.
-    Text(String),
-    /// Request headers (`headers`).
-    Headers(Vec<(String, Secret)>),
-    /// The body encoding (`otlp_encoding`).
-    Encoding(OtlpEncoding),
-    /// Resource attributes as `key:value` tags, merged into `tags` (these win per key).
-    Tags(Vec<String>),
-}
-
 /// The first of `vars` that is set and not blank, with its value.
 fn first(
     env: &dyn Fn(&str) -> Option<String>,
@@ -85,39 +62,39 @@ fn first(
 
 /// Reads every supported OpenTelemetry variable that is set. Values that cannot mean
 /// anything (a header without `=`, an unknown protocol) fail here, naming the variable.
-pub(crate) fn read(env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<OtelValue>, ConfigError> {
+pub(crate) fn read(env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<EnvValue>, ConfigError> {
     let mut out = Vec::new();
-    let mut push = |key, var, value| out.push(OtelValue { key, var, value });
+    let mut push = |key, var, value| out.push(EnvValue { key, var, value });
     if let Some((var, url)) = first(env, &["OTEL_EXPORTER_OTLP_LOGS_ENDPOINT"]) {
         // The signal's own endpoint is used as given.
-        push("endpoint", var, OtelSetting::Text(url));
+        push("endpoint", var, EnvSetting::Text(url));
     } else if let Some((var, base)) = first(env, &["OTEL_EXPORTER_OTLP_ENDPOINT"]) {
         // The base endpoint gets the signal's path appended to whatever path it has.
         let url = format!("{}/{LOGS_PATH}", base.trim_end_matches('/'));
-        push("endpoint", var, OtelSetting::Text(url));
+        push("endpoint", var, EnvSetting::Text(url));
     }
     if let Some((var, text)) = first(env, &HEADERS) {
         let headers = pairs("headers", var, &text, true)?
             .into_iter()
             .map(|(k, v)| (k, Secret::new(v)))
             .collect();
-        push("headers", var, OtelSetting::Headers(headers));
+        push("headers", var, EnvSetting::Headers(headers));
     }
     if let Some((var, protocol)) = first(env, &PROTOCOL) {
         push(
             "otlp_encoding",
             var,
-            OtelSetting::Encoding(encoding(var, &protocol)?),
+            EnvSetting::Text(encoding(var, &protocol)?.name().into()),
         );
     }
     if let Some((var, ms)) = first(env, &TIMEOUT) {
-        push("request_timeout_ms", var, OtelSetting::Text(ms));
+        push("request_timeout_ms", var, EnvSetting::Text(ms));
     }
     if let Some((var, compression)) = first(env, &COMPRESSION) {
         push(
             "gzip",
             var,
-            OtelSetting::Text(gzip(var, &compression)?.into()),
+            EnvSetting::Text(gzip(var, &compression)?.into()),
         );
     }
     // TLS files, as the SDK reads them: the CA bundle, the client certificate and key.
@@ -127,7 +104,7 @@ pub(crate) fn read(env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<OtelValue
         ("tls_client_key", &CLIENT_KEY),
     ] {
         if let Some((var, path)) = first(env, vars) {
-            push(key, var, OtelSetting::Text(path));
+            push(key, var, EnvSetting::Text(path));
         }
     }
     let mut service = first(env, &["OTEL_SERVICE_NAME"]);
@@ -141,11 +118,11 @@ pub(crate) fn read(env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<OtelValue
             }
         }
         if !tags.is_empty() {
-            push("tags", var, OtelSetting::Tags(tags));
+            push("tags", var, EnvSetting::Tags(tags));
         }
     }
     if let Some((var, name)) = service {
-        push("service", var, OtelSetting::Text(name));
+        push("service", var, EnvSetting::Text(name));
     }
     Ok(out)
 }
@@ -230,7 +207,7 @@ fn gzip(var: &'static str, compression: &str) -> Result<&'static str, ConfigErro
 mod tests {
     use super::*;
 
-    fn read_env(vars: &[(&str, &str)]) -> Result<Vec<OtelValue>, ConfigError> {
+    fn read_env(vars: &[(&str, &str)]) -> Result<Vec<EnvValue>, ConfigError> {
         let vars: Vec<(String, String)> = vars
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -238,12 +215,12 @@ mod tests {
         read(&move |name: &str| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()))
     }
 
-    fn text_of(values: &[OtelValue], key: &str) -> Option<(String, &'static str)> {
+    fn text_of(values: &[EnvValue], key: &str) -> Option<(String, &'static str)> {
         values
             .iter()
             .find(|v| v.key == key)
             .map(|v| match &v.value {
-                OtelSetting::Text(t) => (t.clone(), v.var),
+                EnvSetting::Text(t) => (t.clone(), v.var),
                 other => panic!("{key} is not text: {other:?}"),
             })
     }
@@ -296,7 +273,7 @@ mod tests {
         .unwrap();
         let headers = values.iter().find(|v| v.key == "headers").unwrap();
         assert_eq!(headers.var, "OTEL_EXPORTER_OTLP_LOGS_HEADERS");
-        let OtelSetting::Headers(h) = &headers.value else {
+        let EnvSetting::Headers(h) = &headers.value else {
             panic!("{headers:?}")
         };
         let plain: Vec<(&str, &str)> = h.iter().map(|(k, v)| (k.as_str(), v.expose())).collect();
@@ -326,7 +303,7 @@ mod tests {
         let enc = |p| match read_env(&[("OTEL_EXPORTER_OTLP_PROTOCOL", p)])
             .map(|v| v.into_iter().next().map(|v| v.value))
         {
-            Ok(Some(OtelSetting::Encoding(e))) => Ok(e),
+            Ok(Some(EnvSetting::Text(e))) => Ok(e.parse::<OtlpEncoding>().expect("a name")),
             Ok(other) => panic!("{other:?}"),
             Err(e) => Err(e.to_string()),
         };
@@ -360,7 +337,7 @@ mod tests {
         );
         let tags = values.iter().find(|v| v.key == "tags").unwrap();
         assert!(
-            matches!(&tags.value, OtelSetting::Tags(t) if t == &["deployment.environment:prod", "team:pay ments"])
+            matches!(&tags.value, EnvSetting::Tags(t) if t == &["deployment.environment:prod", "team:pay ments"])
         );
         let values = read_env(&[attrs, ("OTEL_SERVICE_NAME", "checkout")]).unwrap();
         assert_eq!(

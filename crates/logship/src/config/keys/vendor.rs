@@ -1,10 +1,9 @@
-//! The intakes logship speaks, by name, and the facts about each that configuration needs.
+//! The `vendor` key's choices: the intakes logship speaks, by name.
 //!
-//! Why it exists: choosing a vendor decides which options are required (an endpoint, an
-//! API key) and what an error tells the user to set. Those facts live here, beside the
-//! name, so that validation never has to ask the wire-format code, which
-//! depends on configuration and not the other way round. This module must never encode
-//! or send anything: it only names intakes and describes what they need.
+//! Why it exists: the key table names every vendor once, here; what each vendor needs
+//! (its key variable, its endpoint, its own rules and variables) is in its folder under
+//! `vendors/`, which the registry (`vendors/mod.rs`) adds to [`Vendor`] as methods. This
+//! module must never encode or send anything.
 
 use crate::error::ConfigError;
 
@@ -63,57 +62,6 @@ impl Vendor {
         Vendor::Elasticsearch,
         Vendor::Otlp,
     ];
-
-    /// The environment variable this vendor's own users already set for the API key
-    /// (`LOGSHIP_API_KEY` is also read, after it).
-    pub fn api_key_env(self) -> Option<&'static str> {
-        match self {
-            Vendor::Ndjson | Vendor::JsonArray | Vendor::Loki | Vendor::Otlp => None,
-            Vendor::Datadog => Some("DD_API_KEY"),
-            Vendor::Splunk => Some("SPLUNK_HEC_TOKEN"),
-            Vendor::NewRelic => Some("NEW_RELIC_LICENSE_KEY"),
-            Vendor::Dynatrace => Some("DT_API_TOKEN"),
-            // Optional: a cluster may take basic auth, an API key, or nothing.
-            Vendor::Elasticsearch => None,
-        }
-    }
-
-    /// True when the vendor has no default URL (the host is the customer's own).
-    pub(crate) fn needs_endpoint(self) -> bool {
-        match self {
-            Vendor::Datadog | Vendor::NewRelic => false,
-            Vendor::Ndjson
-            | Vendor::JsonArray
-            | Vendor::Splunk
-            | Vendor::Dynatrace
-            | Vendor::Loki
-            | Vendor::Elasticsearch
-            | Vendor::Otlp => true,
-        }
-    }
-
-    /// An example endpoint, for the error that says one is missing.
-    pub(crate) fn endpoint_example(self) -> String {
-        let example = match self {
-            Vendor::Splunk => "https://splunk.example.com:8088",
-            Vendor::Dynatrace => "https://abc12345.live.dynatrace.com",
-            Vendor::Loki => "http://loki:3100",
-            Vendor::Elasticsearch => "http://es.example.internal:9200",
-            Vendor::Otlp => "http://otel-collector:4318",
-            Vendor::Ndjson | Vendor::JsonArray | Vendor::Datadog | Vendor::NewRelic => {
-                "http://127.0.0.1:8080/logs"
-            }
-        };
-        let also = if self == Vendor::Otlp {
-            " or OTEL_EXPORTER_OTLP_ENDPOINT"
-        } else {
-            ""
-        };
-        format!(
-            "set endpoint{also} to the intake's URL, e.g. {example} (vendor {})",
-            self.name()
-        )
-    }
 }
 
 impl std::str::FromStr for Vendor {

@@ -13,7 +13,7 @@ mod surfaces;
 
 use std::collections::HashMap;
 
-use super::{Config, Layered, Resolved};
+use crate::config::{Config, Layered, Resolved};
 use crate::error::ConfigError;
 
 pub(super) fn env_of(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + 'static {

@@ -1,15 +1,15 @@
-//! Splunk HTTP Event Collector options and their rules.
+//! Splunk HTTP Event Collector options and their rules, as rows of the key table.
 //!
 //! Why it exists: the options that only Splunk reads travel together, so the builder has
 //! one typed setter for them and validation of the channel lives next to its field. This
-//! module must never build a request: the encoder reads these
-//! values, it does not decide whether they are valid.
+//! module must never build a request: the encoder reads these values, it does not decide
+//! whether they are valid.
 
+use crate::config::key::{Flag::*, Kind};
+use crate::config::key_parts::*;
+use crate::config::options::options;
 use std::time::Duration;
 
-use super::key::{Flag::*, Kind};
-use super::key_parts::*;
-use super::options::options;
 use crate::error::ConfigError;
 
 /// Default [`SplunkOptions::ack_timeout`]: Splunk's documentation suggests treating data

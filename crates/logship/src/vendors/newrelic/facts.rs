@@ -1,0 +1,20 @@
+//! What configuration needs to know about New Relic: the variable its users already
+//! set for the key, an example endpoint for the error that says one is missing, and its
+//! part of `logship config example`.
+//!
+//! Why it exists: these facts are the vendor's, so they live in its folder; the registry
+//! (`vendors/mod.rs`) hands them to configuration. Must never hold a real secret.
+
+/// The environment variable this vendor's own users set for the API key, read before
+/// `LOGSHIP_API_KEY` (`None`: no key of its own).
+pub(crate) const API_KEY_ENV: Option<&str> = Some("NEW_RELIC_LICENSE_KEY");
+
+/// An example endpoint for the error that says one is missing (`None`: the vendor has a
+/// public default URL, so none is required).
+pub(crate) const ENDPOINT_EXAMPLE: Option<&str> = None;
+
+/// This vendor's lines of `logship config example`.
+pub(crate) fn write_example(out: &mut String) {
+    out.push_str("# New Relic region: us, eu, jp, fedramp.\n");
+    out.push_str("region = \"us\"\n");
+}
