@@ -24,9 +24,12 @@ use logship_http::{
     decoded_body, find_header, read_request, write_response, ReadError, Request, Response,
 };
 
+use super::ack;
+use super::counters::Counters;
+use super::generic;
+use super::options::{Ack, Options};
+use super::token::Token;
 use super::vendor::{self, Decoded, Vendor};
-use super::{ack, generic, Counters, Options, Token};
-use crate::listen::settings::Ack;
 
 /// How long a request being read when the listener stops may still take.
 const STOP_GRACE: Duration = Duration::from_secs(2);

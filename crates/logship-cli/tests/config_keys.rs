@@ -1,0 +1,152 @@
+//! The key table on the command's surfaces: `logship config keys` lists every key with
+//! every field, and keys that had no hand-written flag before the flags were generated
+//! (`--gzip-level`, `--connect-timeout-ms`, `--spill-fsync`, `LOGSHIP_FOLLOW_*`) work end
+//! to end, against the real binary and the in-process strict intake over loopback.
+
+mod common;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::{logship, run_with_stdin, temp_path, watchdog, StderrLines};
+use logship_intake::{Intake, IntakeConfig};
+use serde_json::Value;
+
+/// Generous bound for things that take seconds, so a hang fails instead of stalling.
+const WAIT: Duration = Duration::from_secs(90);
+
+fn run(args: &[&str], stdin: &[u8]) -> std::process::Output {
+    run_with_stdin(logship().args(args), stdin, WAIT)
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn config_keys_json_lists_every_key_with_every_field() {
+    let out = run(&["config", "keys", "--format", "json"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let all: Vec<Value> = serde_json::from_slice(&out.stdout).expect("a JSON array");
+    let names: Vec<&str> = logship::keys().map(|k| k.name()).collect();
+    assert_eq!(all.len(), names.len());
+    let fields = [
+        "name",
+        "type",
+        "default",
+        "doc",
+        "env",
+        "flag",
+        "file_key",
+        "log4rs_key",
+        "attribute",
+        "section",
+    ];
+    for (object, key) in all.iter().zip(logship::keys()) {
+        assert_eq!(object["name"], key.name(), "in the table's order");
+        for field in fields {
+            assert!(object.get(field).is_some(), "{}: no {field}", key.name());
+        }
+        for field in ["type", "default", "doc", "env", "flag", "file_key"] {
+            let value = object[field].as_str().unwrap_or_default();
+            assert!(!value.is_empty(), "{}: empty {field}", key.name());
+        }
+        assert!(object["flag"].as_str().is_some_and(|f| f.starts_with("--")));
+        assert_eq!(object["env"], key.env());
+        // A key of the command's sections has no log4rs key and no attribute.
+        assert_eq!(object["section"].is_null(), key.section().is_none());
+        assert_eq!(object["attribute"].is_null(), key.section().is_some());
+    }
+    let table = run(&["config", "keys"], b"");
+    assert_eq!(table.status.code(), Some(0));
+    let table = text(&table.stdout);
+    for key in logship::keys() {
+        assert!(
+            table
+                .lines()
+                .any(|l| l.split_whitespace().next() == Some(key.name())
+                    && l.contains(key.flag().long())
+                    && l.contains(&key.env())),
+            "{} missing from\n{table}",
+            key.name()
+        );
+    }
+}
+
+#[test]
+fn flags_of_keys_that_never_had_one_ship_like_any_other() {
+    let intake = Intake::start(IntakeConfig::default()).expect("start intake");
+    let url = intake.url("/logs");
+    let out = run(
+        &[
+            "ship",
+            "--endpoint",
+            &url,
+            "--no-spill",
+            "--gzip-level",
+            "9",
+            "--connect-timeout-ms",
+            "2500",
+            "--request-timeout-ms",
+            "20000",
+            "--retry-initial-backoff-ms",
+            "20",
+            "--retry-max-backoff-ms",
+            "50",
+            "--spill-fsync",
+            "always",
+            "--max-event-bytes",
+            "4096",
+            "--block-timeout-ms",
+            "1000",
+        ],
+        b"one\ntwo\nthree\n",
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("shipped 3 of 3 events"), "{stderr}");
+    assert_eq!(intake.stats().events, 3);
+    let bad = run(&["ship", "--endpoint", &url, "--gzip-level", "10"], b"");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains("gzip_level = 10: must be 0..=9 (set gzip_level to a whole number from 0 to 9) [from flag --gzip-level]"),
+        "{}",
+        text(&bad.stderr)
+    );
+}
+
+#[test]
+fn logship_follow_variables_make_ship_follow() {
+    let intake = Intake::start(IntakeConfig::default()).expect("start intake");
+    let dir = temp_path("follow-env");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(dir.join("app.log"), "alpha\nbeta\ngamma\n").expect("write");
+    let pattern = dir.join("*.log").display().to_string();
+    let mut child = logship()
+        .env("LOGSHIP_FOLLOW_PATHS", &pattern)
+        .env("LOGSHIP_FOLLOW_CHECKPOINT", "false")
+        .env("LOGSHIP_FOLLOW_POLL_INTERVAL_MS", "20")
+        .args(["ship", "--endpoint", &intake.url("/logs"), "--no-spill"])
+        .args(["--linger-ms", "20"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn logship ship");
+    let done = watchdog(&child, Duration::from_secs(240));
+    let stderr = StderrLines::collect(&mut child);
+    stderr.expect(
+        &format!("logship: following {pattern} (no checkpoint)"),
+        WAIT,
+    );
+    assert!(intake.wait_for_events(3, WAIT), "{:?}", stderr.lines());
+    let kill = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(kill.success());
+    let status = child.wait().expect("wait");
+    let _ = done.send(());
+    stderr.expect("logship: shipped 3 of 3 events", WAIT);
+    assert_eq!(status.code(), Some(0), "{:?}", stderr.lines());
+}
