@@ -15,6 +15,7 @@
 //! bind, or let a stopped listener keep a thread (every input returns soon after `stop`).
 
 pub(crate) mod http;
+mod stop;
 pub(crate) mod stream;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, UdpSocket};

@@ -16,7 +16,7 @@
 
 use logship::{Level, Record};
 
-use super::{Answer, Decoded, Request};
+use super::exchange::{Answer, Decoded, Request};
 use crate::lines::{self, Json, Members};
 
 /// The v2 path.

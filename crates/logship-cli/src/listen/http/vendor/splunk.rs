@@ -24,7 +24,7 @@ use logship_http::answers::strip_scheme;
 
 pub(super) use logship_http::answers::splunk::code;
 
-use super::{Answer, Decoded, Request, Vendor};
+use super::exchange::{Answer, Decoded, Request, Vendor};
 use crate::lines::{self, Json, Members};
 
 /// The `/event` paths.
