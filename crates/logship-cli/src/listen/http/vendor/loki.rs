@@ -291,7 +291,7 @@ fn entry_record(
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .chain(metadata.iter().copied())
             .filter(|(k, _)| matches!(*k, "level" | "detected_level" | "severity"))
-            .find_map(|(_, v)| lines::parse_level(v));
+            .find_map(|(_, v)| lines::level::parse_level(v));
         let mut record = Record::with_capacity(
             level.unwrap_or(Level::Info),
             lines::TARGET,

@@ -166,7 +166,8 @@ fn success(encoding: Encoding, warning: Option<String>) -> Answer {
 
 /// One log record as an event, and whether its ids were well-formed.
 fn log_record(log: &LogRecord, scope: &str, resource: &[KeyValue]) -> (Record, bool) {
-    let level = level_of(log.severity_number).or_else(|| lines::parse_level(&log.severity_text));
+    let level =
+        level_of(log.severity_number).or_else(|| lines::level::parse_level(&log.severity_text));
     let level_value = level.unwrap_or(Level::Info);
     let target = if scope.is_empty() {
         lines::TARGET

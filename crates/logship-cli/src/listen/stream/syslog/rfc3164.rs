@@ -15,7 +15,7 @@
 //! read as a timestamp, host and tag is the MSG, as RFC 3164 section 4.3.3 tells a relay).
 
 use super::message::{pri, token, Message};
-use crate::lines::{days_from_civil, parse_rfc3339};
+use crate::lines::time::{days_from_civil, parse_rfc3339};
 
 const MONTHS: [&[u8; 3]; 12] = [
     b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec",

@@ -8,7 +8,8 @@
 //! fields longer than the RFC's maxima are accepted (the event is already capped).
 
 use super::message::{nil, pri, token, Message};
-use crate::lines::{parse_rfc3339, utf8_lossy};
+use crate::lines::time::parse_rfc3339;
+use crate::lines::utf8_lossy;
 
 /// The UTF-8 byte order mark a sender may put before MSG.
 const BOM: &[u8] = b"\xef\xbb\xbf";
