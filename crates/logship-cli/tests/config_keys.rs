@@ -8,25 +8,17 @@ mod common;
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::{logship, run_with_stdin, temp_path, watchdog, StderrLines};
+use common::{logship, run, stderr, stdout, temp_path, watchdog, StderrLines};
 use logship_intake::{Intake, IntakeConfig};
 use serde_json::Value;
 
 /// Generous bound for things that take seconds, so a hang fails instead of stalling.
 const WAIT: Duration = Duration::from_secs(90);
 
-fn run(args: &[&str], stdin: &[u8]) -> std::process::Output {
-    run_with_stdin(logship().args(args), stdin, WAIT)
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 #[test]
 fn config_keys_json_lists_every_key_with_every_field() {
     let out = run(&["config", "keys", "--format", "json"], b"");
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let all: Vec<Value> = serde_json::from_slice(&out.stdout).expect("a JSON array");
     let names: Vec<&str> = logship::keys().map(|k| k.name()).collect();
     assert_eq!(all.len(), names.len());
@@ -59,7 +51,7 @@ fn config_keys_json_lists_every_key_with_every_field() {
     }
     let table = run(&["config", "keys"], b"");
     assert_eq!(table.status.code(), Some(0));
-    let table = text(&table.stdout);
+    let table = stdout(&table);
     for key in logship::keys() {
         assert!(
             table
@@ -102,16 +94,16 @@ fn flags_of_keys_that_never_had_one_ship_like_any_other() {
         ],
         b"one\ntwo\nthree\n",
     );
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("shipped 3 of 3 events"), "{stderr}");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("shipped 3 of 3 events"), "{err}");
     assert_eq!(intake.stats().events, 3);
     let bad = run(&["ship", "--endpoint", &url, "--gzip-level", "10"], b"");
     assert_eq!(bad.status.code(), Some(2));
     assert!(
-        text(&bad.stderr).contains("gzip_level = 10: must be 0..=9 (set gzip_level to a whole number from 0 to 9) [from flag --gzip-level]"),
+        stderr(&bad).contains("gzip_level = 10: must be 0..=9 (set gzip_level to a whole number from 0 to 9) [from flag --gzip-level]"),
         "{}",
-        text(&bad.stderr)
+        stderr(&bad)
     );
 }
 
