@@ -72,6 +72,7 @@ pub fn messages(intake: &logship_intake::Intake) -> Vec<String> {
     m
 }
 
+pub mod follow;
 pub mod hostile;
 
 /// A child's stderr, collected line by line on a thread of its own, so a test can wait for
