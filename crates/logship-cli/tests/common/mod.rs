@@ -74,6 +74,7 @@ pub fn messages(intake: &logship_intake::Intake) -> Vec<String> {
 
 pub mod follow;
 pub mod hostile;
+pub mod listen;
 
 /// A child's stderr, collected line by line on a thread of its own, so a test can wait for
 /// a line without polling.
