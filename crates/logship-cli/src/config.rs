@@ -92,6 +92,20 @@ pub fn run(cmd: ConfigCommand) -> Result<ExitCode, Failure> {
     }
 }
 
+/// Widest a type or default is shown in `config keys`' table (longer ones end in `...`;
+/// `--format json` has them whole).
+const CELL: usize = 32;
+
+/// `text`, cut to [`CELL`] characters.
+fn cell(text: &str) -> String {
+    if text.chars().count() <= CELL {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(CELL - 3).collect();
+    cut.push_str("...");
+    cut
+}
+
 /// The key table in aligned columns: key, flag, variable, type, default, what it does.
 fn table(keys: &[KeySpec]) -> String {
     let flag = |k: &KeySpec| match k.flag().off() {
@@ -105,8 +119,8 @@ fn table(keys: &[KeySpec]) -> String {
                 k.name().to_owned(),
                 flag(k),
                 k.env(),
-                k.type_name(),
-                k.default_value().replace('`', ""),
+                cell(&k.type_name()),
+                cell(&k.default_value().replace('`', "")),
                 k.doc().replace('`', ""),
             ]
         })

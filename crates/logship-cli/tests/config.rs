@@ -234,7 +234,7 @@ fn ship_with_config_delivers_and_flags_beat_env_beat_file() {
     let file = config_file(
         "vendor = \"datadog\"\nendpoint = \"http://127.0.0.1:9\"\napi_key = \"${env:MY_KEY}\"\n\
          service = \"from-file\"\nhostname = \"file-host\"\ntags = [\"env:file\"]\n\
-         max_batch_records = 2\nspill_enabled = false\n",
+         max_batch_records = 2\nspill_enabled = false\ngzip = false\n",
     );
     let endpoint = intake.url("");
     let out = run(
@@ -255,6 +255,8 @@ fn ship_with_config_delivers_and_flags_beat_env_beat_file() {
     let stderr = text(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("shipped 3 of 3 events"), "{stderr}");
+    // The summary tells the file's `gzip = false`, not only a --no-gzip flag.
+    assert!(stderr.contains(" uncompressed) in "), "{stderr}");
     assert!(!stderr.contains(key));
     assert_eq!(intake.stats().events, 3);
     assert_eq!(intake.stats().auth_failures, 0);

@@ -46,6 +46,15 @@ fn long_lines_are_cut_and_invalid_utf8_replaced_and_both_are_counted() {
         serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
     assert_eq!(stats["invalid_utf8"], 1, "{stats}");
     assert!(stats["truncated"].as_u64().unwrap() >= 1, "{stats}");
+    // The summary names the follower's real limit (max_event_bytes), not stdin's 8 MiB.
+    let summary = stderr
+        .iter()
+        .find(|l| l.contains("shipped"))
+        .expect("summary");
+    assert!(
+        summary.contains("1 of them line over 1.0 MiB cut while reading"),
+        "{summary}"
+    );
 }
 
 #[test]
