@@ -5,15 +5,10 @@
 
 mod common;
 
-use std::process::Stdio;
-use std::time::Duration;
-
-use common::{logship, run, stderr, stdout, temp_path, watchdog, StderrLines};
+use common::follow::{summary, wait_events, Follower, WAIT};
+use common::{run, stderr, stdout, temp_path};
 use logship_intake::{Intake, IntakeConfig};
 use serde_json::Value;
-
-/// Generous bound for things that take seconds, so a hang fails instead of stalling.
-const WAIT: Duration = Duration::from_secs(90);
 
 #[test]
 fn config_keys_json_lists_every_key_with_every_field() {
@@ -114,31 +109,21 @@ fn logship_follow_variables_make_ship_follow() {
     std::fs::create_dir_all(&dir).expect("mkdir");
     std::fs::write(dir.join("app.log"), "alpha\nbeta\ngamma\n").expect("write");
     let pattern = dir.join("*.log").display().to_string();
-    let mut child = logship()
-        .env("LOGSHIP_FOLLOW_PATHS", &pattern)
-        .env("LOGSHIP_FOLLOW_CHECKPOINT", "false")
-        .env("LOGSHIP_FOLLOW_POLL_INTERVAL_MS", "20")
-        .args(["ship", "--endpoint", &intake.url("/logs"), "--no-spill"])
-        .args(["--linger-ms", "20"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn logship ship");
-    let done = watchdog(&child, Duration::from_secs(240));
-    let stderr = StderrLines::collect(&mut child);
-    stderr.expect(
+    // No --follow and no config file: the paths and the checkpoint come from variables.
+    let env = [
+        ("LOGSHIP_FOLLOW_PATHS", pattern.as_str()),
+        ("LOGSHIP_FOLLOW_CHECKPOINT", "false"),
+    ];
+    let follower = Follower::start_with_env(&intake, 20, &env, &["--no-spill"]);
+    follower.stderr.expect(
         &format!("logship: following {pattern} (no checkpoint)"),
         WAIT,
     );
-    assert!(intake.wait_for_events(3, WAIT), "{:?}", stderr.lines());
-    let kill = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(kill.success());
-    let status = child.wait().expect("wait");
-    let _ = done.send(());
-    stderr.expect("logship: shipped 3 of 3 events", WAIT);
-    assert_eq!(status.code(), Some(0), "{:?}", stderr.lines());
+    wait_events(&intake, 3);
+    let (code, stderr) = follower.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    assert!(
+        summary(&stderr).contains("shipped 3 of 3 events"),
+        "{stderr:?}"
+    );
 }

@@ -147,14 +147,7 @@ pub fn follow(config: &Config, origin: impl Fn(&str) -> Origin) -> Result<Follow
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn config(set: &[(&str, &str)]) -> Config {
-        let mut c = Config::default();
-        for (k, v) in set {
-            c.set(k, v).expect("a valid value");
-        }
-        c
-    }
+    use crate::settings::test_config::config;
 
     fn problems(set: &[(&str, &str)]) -> Vec<String> {
         let origin = |_: &str| Origin::Env("LOGSHIP_X".into());

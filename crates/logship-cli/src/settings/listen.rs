@@ -79,14 +79,7 @@ pub fn listen(config: &Config, origin: impl Fn(&str) -> Origin) -> Result<Listen
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn config(set: &[(&str, &str)]) -> Config {
-        let mut c = Config::default();
-        for (k, v) in set {
-            c.set(k, v).expect("a valid value");
-        }
-        c
-    }
+    use crate::settings::test_config::config;
 
     #[test]
     fn the_keys_become_the_listeners_options() {

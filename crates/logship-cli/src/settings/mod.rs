@@ -31,4 +31,6 @@ pub use problem::invalid;
 pub use resolve::Settings;
 
 #[cfg(test)]
+mod test_config;
+#[cfg(test)]
 mod tests;
