@@ -95,7 +95,7 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
         return Err(settings.problem(
             "follow.format",
             "reads container log files: use it with --follow",
-            "--format docker and --format cri follow container log files; stdin and --input take text or json",
+            "stdin and --input are read as text or json",
         ));
     }
     // Open every input first, so a typo fails before anything is shipped.
