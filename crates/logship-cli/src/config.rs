@@ -1,19 +1,20 @@
-//! `logship config`: check a config file, or print an annotated example.
+//! `logship config`: check a config file, print an annotated example, or list every key.
 //!
-//! `check` resolves the file with the `LOGSHIP_*` environment over it, validates the result
-//! as `logship ship --config FILE` would, and prints every option's effective value with
-//! where it came from (secrets as `[redacted]`), then the `[follow]` section the same way.
-//! `example` prints a commented TOML file for a vendor that passes `check` as it is.
+//! `check` resolves the file with the `LOGSHIP_*` environment over it exactly as
+//! `logship ship --config FILE` would (the command's own defaults included), validates the
+//! result, and prints every key's effective value with where it came from (secrets as
+//! `[redacted]`), the `[follow]` and `[listen]` sections too. `example` prints the
+//! library's commented TOML file for a vendor, which passes `check` as it is. `keys` prints
+//! the key table, as a table or as JSON.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Subcommand};
-use logship::{Layered, Vendor};
+use clap::{Args, Subcommand, ValueEnum};
+use logship::{KeySpec, Vendor};
+use logship_cli::exit::Failure;
 
-use crate::exit::Failure;
-use crate::follow::cli::default_checkpoint;
-use crate::follow::settings::{ConfigFile, Resolved};
+use crate::settings::{default_checkpoint, invalid, AllKeys, Settings, SettingsArgs};
 
 /// The `config` subcommands.
 #[derive(Debug, Subcommand)]
@@ -23,6 +24,9 @@ pub enum ConfigCommand {
     Check(CheckArgs),
     /// Print an annotated example config file for a vendor.
     Example(ExampleArgs),
+    /// List every configuration key: its type, default, variable, flag, file key and
+    /// attribute.
+    Keys(KeysArgs),
 }
 
 /// Options of `logship config check`.
@@ -36,9 +40,28 @@ pub struct CheckArgs {
 /// Options of `logship config example`.
 #[derive(Debug, Args)]
 pub struct ExampleArgs {
-    /// ndjson, json, datadog, splunk, newrelic, dynatrace, loki or elasticsearch.
+    /// ndjson, json, datadog, splunk, newrelic, dynatrace, loki, elasticsearch or otlp.
     #[arg(long, value_name = "VENDOR", default_value = "ndjson", value_parser = parse_vendor)]
     pub vendor: Vendor,
+}
+
+/// Options of `logship config keys`.
+#[derive(Debug, Args)]
+pub struct KeysArgs {
+    /// `table` (aligned columns, for people) or `json` (an array of objects with the
+    /// fields name, type, default, doc, env, flag, file_key, log4rs_key, attribute,
+    /// section).
+    #[arg(long, value_enum, default_value_t = KeysFormat::Table)]
+    pub format: KeysFormat,
+}
+
+/// How `config keys` prints the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum KeysFormat {
+    /// Aligned columns.
+    Table,
+    /// A JSON array, one object per key.
+    Json,
 }
 
 fn parse_vendor(s: &str) -> Result<Vendor, logship::ConfigError> {
@@ -48,34 +71,87 @@ fn parse_vendor(s: &str) -> Result<Vendor, logship::ConfigError> {
 /// Runs `logship config`.
 pub fn run(cmd: ConfigCommand) -> Result<ExitCode, Failure> {
     match cmd {
-        ConfigCommand::Check(args) => check(&args),
+        ConfigCommand::Check(args) => check(args),
         ConfigCommand::Example(args) => {
-            print!(
-                "{}{}{}",
-                logship::example_toml(args.vendor),
-                crate::follow::settings::example(),
-                crate::listen::settings::example()
-            );
+            print!("{}", logship::example_toml(args.vendor));
+            Ok(ExitCode::SUCCESS)
+        }
+        ConfigCommand::Keys(args) => {
+            let keys: Vec<KeySpec> = logship::keys().collect();
+            match args.format {
+                KeysFormat::Json => {
+                    let all: Vec<serde_json::Value> = keys.iter().map(KeySpec::to_json).collect();
+                    let json = serde_json::to_string_pretty(&all)
+                        .map_err(|e| Failure::runtime(format!("cannot encode the keys: {e}")))?;
+                    println!("{json}");
+                }
+                KeysFormat::Table => print!("{}", table(&keys)),
+            }
             Ok(ExitCode::SUCCESS)
         }
     }
 }
 
-fn check(args: &CheckArgs) -> Result<ExitCode, Failure> {
-    let invalid =
-        |e: logship::ConfigError| Failure::usage(format!("invalid logship configuration: {e}"));
-    let file = ConfigFile::read(&args.file)?;
-    // The [follow] section (`ship` follows its paths), as `ship --config FILE` with no
-    // flags would use it.
-    let follow = Resolved::new(None, Some(&file))?;
-    let listen = crate::listen::settings::Resolved::new(None, Some(&file))?;
-    let layered = match &file.library_text {
-        Some(text) => Layered::new().toml_str(file.label.clone(), text.clone()),
-        None => Layered::new().file(args.file.clone()),
+/// Widest a type or default is shown in `config keys`' table (longer ones end in `...`;
+/// `--format json` has them whole).
+const CELL: usize = 32;
+
+/// `text`, cut to [`CELL`] characters.
+fn cell(text: &str) -> String {
+    if text.chars().count() <= CELL {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(CELL - 3).collect();
+    cut.push_str("...");
+    cut
+}
+
+/// The key table in aligned columns: key, flag, variable, type, default, what it does.
+fn table(keys: &[KeySpec]) -> String {
+    let flag = |k: &KeySpec| match k.flag().off() {
+        Some(off) => format!("{} | {off}", k.flag().long()),
+        None => k.flag().long().to_owned(),
     };
-    let resolved = layered.resolve().map_err(invalid)?;
+    let rows: Vec<[String; 6]> = keys
+        .iter()
+        .map(|k| {
+            [
+                k.name().to_owned(),
+                flag(k),
+                k.env(),
+                cell(&k.type_name()),
+                cell(&k.default_value().replace('`', "")),
+                k.doc().replace('`', ""),
+            ]
+        })
+        .collect();
+    let head = ["KEY", "FLAG", "ENV", "TYPE", "DEFAULT", "WHAT IT DOES"].map(str::to_owned);
+    let mut widths = [0usize; 5];
+    for row in std::iter::once(&head).chain(&rows) {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in std::iter::once(&head).chain(&rows) {
+        for (w, cell) in widths.iter().zip(row) {
+            out.push_str(&format!("{cell:<w$}  "));
+        }
+        out.push_str(&row[5]);
+        out.push('\n');
+    }
+    out
+}
+
+fn check(args: CheckArgs) -> Result<ExitCode, Failure> {
+    let settings = Settings::ship(
+        &SettingsArgs::<AllKeys>::file_only(args.file.clone()),
+        false,
+    )?;
+    // The [follow] and [listen] values, checked as `ship --config FILE` checks them.
+    settings.sidecar()?;
     // As `build` does: the API key may come from the vendor's own variable.
-    let mut effective = resolved.config.clone();
+    let mut effective = settings.config.clone();
     effective.api_key = effective.resolve_api_key(|v| std::env::var(v).ok());
     effective.validate().map_err(invalid)?;
     // Certificates and the proxy are loaded as `build` loads them (a missing file fails).
@@ -96,17 +172,28 @@ fn check(args: &CheckArgs) -> Result<ExitCode, Failure> {
     for warning in &network.warnings {
         out.push_str(&format!("# {warning}\n"));
     }
-    for (key, value) in resolved.config.effective_values() {
-        let origin = resolved.origin(key);
+    let mut section = None;
+    for (key, value) in settings.config.effective_values() {
+        let (in_section, short) = match key.split_once('.') {
+            Some((s, k)) => (Some(s), k),
+            None => (None, key),
+        };
+        if in_section != section {
+            section = in_section;
+            if let Some(s) = section {
+                out.push_str(&format!("\n[{s}]\n"));
+            }
+        }
+        let origin = settings.origin_text(key);
         match value {
-            Some(v) => out.push_str(&format!("{key} = {v}  # {origin}\n")),
-            None => out.push_str(&format!("# {key} (unset)  # {origin}\n")),
+            Some(v) => out.push_str(&format!("{short} = {v}  # {origin}\n")),
+            None if key == "follow.checkpoint" => out.push_str(&format!(
+                "{short} = {:?}  # {origin} (beside the spill directory)\n",
+                default_checkpoint(&settings.config).display().to_string()
+            )),
+            None => out.push_str(&format!("# {short} (unset)  # {origin}\n")),
         }
     }
-    out.push('\n');
-    out.push_str(&follow.describe(&default_checkpoint(&effective)));
-    out.push('\n');
-    out.push_str(&listen.describe());
     print!("{out}");
     Ok(ExitCode::SUCCESS)
 }

@@ -5,15 +5,20 @@
 //! - `logship demo`: run a synthetic multi-threaded service that logs through `tracing`
 //!   into logship and a local in-process intake, and print what it cost and what arrived.
 //!   Needs no network and no account.
-//! - `logship config check FILE` / `logship config example`: validate a config file and
-//!   show where each value comes from, or print an annotated example.
+//! - `logship config check FILE` / `logship config example` / `logship config keys`:
+//!   validate a config file and show where each value comes from, print an annotated
+//!   example, or list every key of the key table.
 //!
 //! `logship intake` and `logship bench` moved to their own binaries, `logship-intake` and
 //! `logship-lab` (the product carries no test or lab code); the hidden subcommands left
 //! here only say so (`moved`).
 //!
 //! This file holds the clap definitions and the dispatch; each command lives in its own
-//! module. Exit codes: 0 success, 1 delivery or runtime failure, 2 bad usage or
+//! module. The flags of every configuration key are generated from the library's key
+//! table (`settings`); the shared end of a `ship` run (summary line, `--stats-json`, exit
+//! code) is `summary`, its signals `signals`. The few modules the benchmark lab shares
+//! (`exit`, `histogram`, `memory`, `units`) are the doc-hidden library target
+//! `logship_cli`. Exit codes: 0 success, 1 delivery or runtime failure, 2 bad usage or
 //! configuration.
 
 // Every line the command prints goes through these two: unlike the standard macros, they
@@ -38,12 +43,12 @@ mod follow;
 mod lines;
 mod listen;
 mod moved;
-mod pipeline_args;
+mod service;
+mod settings;
 mod ship;
+mod signals;
 mod spill;
-
-// Shared with the benchmark lab through the command's doc-hidden library target.
-use logship_cli::{exit, histogram, memory, units};
+mod summary;
 
 use std::process::ExitCode;
 

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use crate::exit::Failure;
+use logship_cli::exit::Failure;
 
 /// Whatever an old script passes (`--help` included).
 #[derive(Args, Debug)]

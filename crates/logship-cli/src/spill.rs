@@ -11,11 +11,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use logship::{inspect, remove_all, Logship, SegmentInfo};
+use logship::{inspect, remove_all, Builder, SegmentInfo};
 
-use crate::exit::Failure;
-use crate::pipeline_args::PipelineArgs;
-use crate::units;
+use logship_cli::exit::Failure;
+use logship_cli::units;
+
+use crate::settings::{PipelineKeys, Settings, SettingsArgs};
 
 /// The spill subcommands.
 #[derive(Debug, Subcommand)]
@@ -54,9 +55,9 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     pub timeout_secs: u64,
 
-    /// Pipeline options (vendor, endpoint, key...).
+    /// `--config` and the pipeline keys' flags (vendor, endpoint, key...).
     #[command(flatten)]
-    pub pipeline: PipelineArgs,
+    pub settings: SettingsArgs<PipelineKeys>,
 }
 
 /// Runs a `logship spill` subcommand.
@@ -194,7 +195,7 @@ fn verify(dir: &Path) -> Result<ExitCode, Failure> {
 }
 
 fn replay(args: ReplayArgs) -> Result<ExitCode, Failure> {
-    if args.pipeline.spill_dir.is_some() || args.pipeline.no_spill {
+    if args.settings.was_given("spill_dir") || args.settings.was_given("spill_enabled") {
         return Err(Failure::usage(
             "--spill-dir/--no-spill: logship spill replay uses --dir",
         ));
@@ -204,12 +205,10 @@ fn replay(args: ReplayArgs) -> Result<ExitCode, Failure> {
         dirs.push(args.dir.join("dead"));
     }
     let timeout = Duration::from_secs(args.timeout_secs);
+    let config = Settings::pipeline(&args.settings)?.config;
     let mut all_done = true;
     for dir in dirs {
-        let builder = args
-            .pipeline
-            .apply(Logship::builder())?
-            .spill_dir(dir.clone());
+        let builder = Builder::from_config(config.clone()).spill_dir(dir.clone());
         let (logship, guard) = builder.build()?;
         let drained = logship.wait_spill_drained(timeout);
         let report = logship.shutdown(logship.shutdown_timeout());

@@ -234,7 +234,7 @@ fn ship_with_config_delivers_and_flags_beat_env_beat_file() {
     let file = config_file(
         "vendor = \"datadog\"\nendpoint = \"http://127.0.0.1:9\"\napi_key = \"${env:MY_KEY}\"\n\
          service = \"from-file\"\nhostname = \"file-host\"\ntags = [\"env:file\"]\n\
-         max_batch_records = 2\nspill_enabled = false\n",
+         max_batch_records = 2\nspill_enabled = false\ngzip = false\n",
     );
     let endpoint = intake.url("");
     let out = run(
@@ -255,6 +255,8 @@ fn ship_with_config_delivers_and_flags_beat_env_beat_file() {
     let stderr = text(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("shipped 3 of 3 events"), "{stderr}");
+    // The summary tells the file's `gzip = false`, not only a --no-gzip flag.
+    assert!(stderr.contains(" uncompressed) in "), "{stderr}");
     assert!(!stderr.contains(key));
     assert_eq!(intake.stats().events, 3);
     assert_eq!(intake.stats().auth_failures, 0);
@@ -322,13 +324,22 @@ fn config_check_shows_the_follow_section_with_each_values_source() {
          start_at = \"end\"\nmultiline = \"java\"\nmax_open_files = 64\n",
     );
     let path = file.to_string_lossy().into_owned();
-    let out = run(&["config", "check", &path], &[], b"");
+    let out = run(
+        &["config", "check", &path],
+        &[("LOGSHIP_FOLLOW_ROTATE_WAIT_MS", "3000")],
+        b"",
+    );
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     for line in [
         // The library's options are still read from the same file.
         format!("service = \"pay\"  # file {path}"),
+        // What `ship --config FILE` would use: it follows, so the service's defaults.
+        "max_batch_records = 1000  # default (logship)".to_owned(),
+        "gzip_level = 2  # default (logship)".to_owned(),
+        "shutdown_timeout_ms = 30000  # default (logship)".to_owned(),
         "[follow]".to_owned(),
+        "rotate_wait_ms = 3000  # env LOGSHIP_FOLLOW_ROTATE_WAIT_MS".to_owned(),
         format!("paths = [\"/var/log/pay/*.log\", \"/var/log/pay/audit.json\"]  # file {path}"),
         format!("start_at = \"end\"  # file {path}"),
         format!("multiline = \"java\"  # file {path}"),
@@ -348,14 +359,21 @@ fn config_check_shows_the_follow_section_with_each_values_source() {
     let out = run(&["config", "check", &bare.to_string_lossy()], &[], b"");
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(
-        stdout.contains("# paths (unset: ship reads stdin or --input)  # default"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("checkpoint_interval_ms = 1000  # default"),
-        "{stdout}"
-    );
+    for line in [
+        "# paths (unset)  # default",
+        "checkpoint_interval_ms = 1000  # default",
+        "max_batch_records = 200  # default",
+        "block_timeout_ms = 60000  # default (logship)",
+        "[listen]",
+        "# inputs (unset)  # default",
+        "# token (unset)  # default",
+        "ack = \"queued\"  # default",
+    ] {
+        assert!(
+            stdout.lines().any(|l| l == line),
+            "missing {line:?} in\n{stdout}"
+        );
+    }
 }
 
 #[test]
@@ -375,7 +393,7 @@ fn a_bad_follow_section_is_refused_naming_the_key_the_value_and_the_fix() {
         ),
         (
             "[follow]\npaths = [\"/x/*.log\"]\nstart_at = \"begining\"\n",
-            "follow.start_at = \"begining\": must be one of beginning, end (did you mean \"beginning\"?)",
+            "follow.start_at = \"begining\": must be one of beginning, end (did you mean beginning?)",
         ),
         (
             "[follow]\nformat = \"xml\"\n",
@@ -383,15 +401,15 @@ fn a_bad_follow_section_is_refused_naming_the_key_the_value_and_the_fix() {
         ),
         (
             "[follow]\npoll_interval_ms = 0\n",
-            "follow.poll_interval_ms = 0: must be 1..=3600000 milliseconds (set poll_interval_ms to a whole number from 1 to 3600000; the default is 250)",
+            "follow.poll_interval_ms = 0: must be 1..=3600000 milliseconds (set follow.poll_interval_ms to a whole number from 1 to 3600000)",
         ),
         (
             "[follow]\nmax_open_files = \"many\"\n",
-            "follow.max_open_files = \"many\": must be an integer (write max_open_files = 256)",
+            "follow.max_open_files = \"many\": must be a whole number 1..=1000000 files, got a string",
         ),
         (
             "[follow]\nrotate_wait_ms = -1\n",
-            "follow.rotate_wait_ms = -1: must be a non-negative integer",
+            "follow.rotate_wait_ms = -1: must be 0..=3600000 milliseconds",
         ),
         (
             "[follow]\npaths = [\"/x/[.log\"]\n",
@@ -400,7 +418,7 @@ fn a_bad_follow_section_is_refused_naming_the_key_the_value_and_the_fix() {
         ("[follow]\npaths = []\n", "follow.paths = []: is empty"),
         (
             "[follow]\npaths = [\"/x/*.log\", 3]\n",
-            "must be a string or a list of strings",
+            "follow.paths = 3: each item must be a \"path or glob\" string, got an integer",
         ),
         (
             "[follow]\nmultiline = \"start:(\"\n",
@@ -412,7 +430,7 @@ fn a_bad_follow_section_is_refused_naming_the_key_the_value_and_the_fix() {
         ),
         (
             "[follow]\ncheckpoint = true\n",
-            "follow.checkpoint = true: must be a path, or false for no checkpoint",
+            "follow.checkpoint = true: must be a path, or false for none",
         ),
     ];
     for (contents, want) in cases {
@@ -447,19 +465,19 @@ fn follow_flags_are_checked_like_the_file_and_name_the_flag() {
     for (args, want) in [
         (
             &["--follow", "/x/*.log", "--poll-interval-ms", "0"][..],
-            "--poll-interval-ms 0: must be 1..=3600000 milliseconds",
+            "follow.poll_interval_ms = 0: must be 1..=3600000 milliseconds (set follow.poll_interval_ms to a whole number from 1 to 3600000) [from flag --poll-interval-ms]",
         ),
         (
             &["--follow", "/x/*.log", "--max-open-files", "0"][..],
-            "--max-open-files 0: must be 1..=1000000",
+            "follow.max_open_files = 0: must be 1..=1000000 files (set follow.max_open_files to a whole number from 1 to 1000000) [from flag --max-open-files]",
         ),
         (
             &["--follow", "/x/[.log"][..],
-            "--follow [\"/x/[.log\"]: \"/x/[.log\" is not a valid glob pattern",
+            "follow.paths = [\"/x/[.log\"]: \"/x/[.log\" is not a valid glob pattern",
         ),
         (
             &["--follow", "/x/*.log", "--multiline", "start:("][..],
-            "--multiline \"start:(\": invalid regular expression",
+            "follow.multiline = \"start:(\": invalid regular expression",
         ),
     ] {
         let mut all = vec!["ship", "--endpoint", "http://127.0.0.1:9/x", "--no-spill"];

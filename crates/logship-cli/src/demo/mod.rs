@@ -22,14 +22,15 @@ use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use clap::Args;
-use logship::{Builder, Config, Stats, Vendor};
+use logship::{Builder, Stats, Vendor};
 use serde::Serialize;
 use tracing_subscriber::prelude::*;
 
-use crate::exit::Failure;
-use crate::histogram::Histogram;
-use crate::pipeline_args::PipelineArgs;
-use crate::units;
+use logship_cli::exit::Failure;
+use logship_cli::histogram::Histogram;
+use logship_cli::units;
+
+use crate::settings::{PipelineKeys, Settings, SettingsArgs};
 use sink::Sink;
 
 /// The key a vendor demo sends to its local intake when none is given.
@@ -73,9 +74,10 @@ pub struct DemoArgs {
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
-    /// Pipeline options (the endpoint is always the in-process intake).
+    /// `--config` and the pipeline keys' flags (the endpoint is always the in-process
+    /// intake).
     #[command(flatten)]
-    pub pipeline: PipelineArgs,
+    pub settings: SettingsArgs<PipelineKeys>,
 }
 
 /// The demo's results, as written by `--json`.
@@ -203,7 +205,7 @@ fn outage_rss(samples: &[(f64, u64)], after: f64, length: f64) -> (u64, u64, u64
 /// Runs `logship demo`.
 pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
     validate(&args)?;
-    if args.pipeline.endpoint.is_some() {
+    if args.settings.was_given("endpoint") {
         return Err(Failure::usage(
             "--endpoint: logship demo always ships to its embedded local intake; use logship ship to send elsewhere",
         ));
@@ -211,7 +213,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
     // A vendor demo ships that vendor's format to the sink, which answers as the vendor
     // does, with a demo key unless one was given (the sink checks none).
     // Flags, LOGSHIP_* variables and --config apply as for `ship`, except the endpoint.
-    let resolved = args.pipeline.resolve(Config::default())?;
+    let resolved = Settings::pipeline(&args.settings)?.config;
     let vendor = resolved.vendor;
     let generic = matches!(vendor, Vendor::Ndjson | Vendor::JsonArray);
     let key = resolved
@@ -329,7 +331,10 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
                     }
                 }
                 peak_spill_bytes = peak_spill_bytes.max(logship.stats().spill_bytes);
-                rss_samples.push((started.elapsed().as_secs_f64(), crate::memory::rss_bytes()));
+                rss_samples.push((
+                    started.elapsed().as_secs_f64(),
+                    logship_cli::memory::rss_bytes(),
+                ));
                 progress.show(
                     logged.load(Relaxed),
                     intake.events(),
@@ -394,7 +399,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, Failure> {
         call_cost_p50_ns: costs.quantile(0.5),
         call_cost_p99_ns: costs.quantile(0.99),
         call_cost_max_ns: costs.max(),
-        peak_rss_bytes: crate::memory::peak_rss_bytes(),
+        peak_rss_bytes: logship_cli::memory::peak_rss_bytes(),
         outage: staged_outage.map(|(after_s, for_s)| {
             let a = arrivals
                 .lock()

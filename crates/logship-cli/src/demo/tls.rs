@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use logship_http::tls::{ThrowawayCa, TlsServer};
 
-use crate::exit::Failure;
+use logship_cli::exit::Failure;
 
 /// The intake's TLS set-up and the CA file the pipeline trusts (removed on drop).
 pub struct DemoTls {

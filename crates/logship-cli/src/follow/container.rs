@@ -120,7 +120,7 @@ pub fn k8s_fields(path: &Path) -> Vec<(&'static str, String)> {
 /// not one (or before 1970). The runtime's timestamps are RFC 3339, read by the same
 /// parser as JSON lines' times.
 pub fn rfc3339_nanos(s: &str) -> Option<u64> {
-    crate::lines::parse_rfc3339(s)
+    crate::lines::time::parse_rfc3339(s)
 }
 
 #[cfg(test)]

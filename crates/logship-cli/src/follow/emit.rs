@@ -17,9 +17,10 @@ use std::time::Instant;
 use logship::{Logship, Record, Rejected};
 
 use super::container;
+use super::counters::Counters;
 use super::multiline::{Assembler, Event};
+use super::options::{LineFormat, Options};
 use super::tail::Line;
-use super::{Counters, LineFormat, Options};
 use crate::lines::{json_record, text_record, text_record_with_room};
 
 /// Hands one file's lines to the pipeline (through its multi-line assembler, if any),

@@ -5,7 +5,7 @@
 //! re-shipping a file, through rotation by rename, copytruncate, deletion and symlink
 //! swaps. [`Follower`] is a component, not a command: it reads into any [`Logship`] handle
 //! until told to stop, so a long-running mode can run it next to other inputs in the same
-//! process; `cli.rs` is the `ship --follow` command around it.
+//! process; `crate::service` is the `ship --follow` command around it.
 //!
 //! How: polling, not inotify. Every `poll` interval the patterns are matched again and
 //! every file is checked (size, identity, first bytes); between scans, files with new
@@ -22,18 +22,22 @@
 
 pub mod checkpoint;
 pub mod checkpointer;
-pub mod cli;
 pub mod container;
+mod counters;
 pub mod discover;
 mod emit;
 pub mod identity;
 pub mod multiline;
-pub mod settings;
+mod options;
+pub mod rescan;
 pub mod tail;
+
+pub use counters::{describe, Counters};
+pub use options::{LineFormat, Options, StartAt, READ_BUDGET};
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -43,7 +47,6 @@ use self::checkpoint::Entry;
 use self::discover::Patterns;
 use self::emit::{Emit, Pending};
 use self::identity::{FileId, Fingerprint, FP_LEN};
-use self::multiline::Settings;
 use self::tail::{Change, Tail};
 
 /// How long a file stays open while other files wait for a slot.
@@ -54,91 +57,6 @@ const PUBLISH_EVERY: usize = 1000;
 
 /// Truncations remembered for copies not seen yet.
 const TRUNCATIONS_KEPT: usize = 64;
-
-/// Where to start reading a file seen for the first time at start-up (files that appear
-/// later are always read from their beginning; a file with a checkpoint resumes there).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum StartAt {
-    /// Read what the file already holds.
-    Beginning,
-    /// Skip what the file already holds; ship only lines written from now on.
-    End,
-}
-
-/// How a line of a followed file becomes an event.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LineFormat {
-    /// The line is the message.
-    Text,
-    /// A JSON object per line (see `lines::json_record`).
-    Json,
-    /// Docker's `json-file` driver (`{"log","stream","time"}`), partial lines joined.
-    Docker,
-    /// CRI (containerd, CRI-O): `TIMESTAMP STREAM P|F MESSAGE`, partial lines joined.
-    Cri,
-}
-
-/// What to follow and how.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// Paths or glob patterns.
-    pub patterns: Vec<String>,
-    /// Where a file seen at start-up without a checkpoint is read from.
-    pub start_at: StartAt,
-    /// How often patterns are matched again and idle files looked at.
-    pub poll: Duration,
-    /// How long a file that was rotated away or deleted is still read after its path
-    /// stopped naming it (a writer may finish a line into it first).
-    pub rotate_wait: Duration,
-    /// Most files open at once.
-    pub max_open: usize,
-    /// Most bytes read from one file per turn.
-    pub read_budget: usize,
-    /// Longest line kept; longer ones are cut and counted.
-    pub max_line: usize,
-    /// Line format.
-    pub format: LineFormat,
-    /// Multi-line grouping, if any.
-    pub multiline: Option<Settings>,
-}
-
-/// Counters of the follower (the pipeline's own are in `Logship::stats`).
-#[derive(Default, Debug)]
-pub struct Counters {
-    /// Lines handed to the pipeline.
-    pub lines: AtomicU64,
-    /// Bytes of those lines (newlines included).
-    pub bytes: AtomicU64,
-    /// Files opened (first time or again).
-    pub files_opened: AtomicU64,
-    /// Files whose path stopped naming them (rotated away, deleted, replaced).
-    pub rotations: AtomicU64,
-    /// Files found truncated or rewritten in place (read again from 0).
-    pub truncations: AtomicU64,
-    /// Lines longer than `max_line`, cut.
-    pub cut_lines: AtomicU64,
-    /// Lines that were not a JSON object (`Json` format).
-    pub parse_errors: AtomicU64,
-    /// Pushes refused because the queue stayed full, retried (not lost).
-    pub refusals_retried: AtomicU64,
-    /// Lines refused because the pipeline was shutting down: they are not covered by the
-    /// checkpoint, so the next run reads them again (the pipeline counts them as dropped).
-    pub not_taken: AtomicU64,
-    /// Events joined from more than one line.
-    pub multiline_events: AtomicU64,
-    /// Multi-line events ended by their line or byte limit (the rest is the next event).
-    pub multiline_split: AtomicU64,
-    /// Read or open errors (the file is tried again at the next scan).
-    pub io_errors: AtomicU64,
-    /// Files that left the patterns while parked (closed to make room for others), so
-    /// their rest could not be read.
-    pub lost_parked: AtomicU64,
-    /// Files matched at the last scan but not opened because `max_open` files are open
-    /// (they are opened as others are finished with).
-    pub waiting_files: AtomicU64,
-    /// Rescans asked for (SIGHUP).
-    pub rescans: AtomicU64,
-}
 
 /// One followed file and where its settled lines end.
 struct Source {
@@ -590,54 +508,4 @@ fn entry(path: &Path, id: FileId, fp: Fingerprint, offset: u64) -> Entry {
         fp_hash: fp.hash,
         offset,
     }
-}
-
-/// The follow part of the summary line ("; N file opens (...)..."); `checkpoint` is the
-/// checkpoint file and whether shutdown settled everything before it.
-pub fn describe(counters: &Counters, checkpoint: Option<(&std::path::Path, bool)>) -> String {
-    let load = |c: &AtomicU64| c.load(Ordering::Acquire);
-    let mut line = format!(
-        "; {} file opens ({} rotated away, {} truncated, {} read errors)",
-        load(&counters.files_opened),
-        load(&counters.rotations),
-        load(&counters.truncations),
-        load(&counters.io_errors),
-    );
-    let rescans = load(&counters.rescans);
-    if rescans > 0 {
-        line.push_str(&format!(
-            "; {rescans} SIGHUP rescan{}",
-            if rescans == 1 { "" } else { "s" }
-        ));
-    }
-    let joined = load(&counters.multiline_events);
-    if joined > 0 {
-        line.push_str(&format!(
-            "; {joined} multi-line events ({} split at --multiline-max-lines or max_event_bytes)",
-            load(&counters.multiline_split)
-        ));
-    }
-    let retried = load(&counters.refusals_retried);
-    if retried > 0 {
-        line.push_str(&format!(
-            "; {retried} pushes waited out a full queue and were retried (not lost)"
-        ));
-    }
-    let not_taken = load(&counters.not_taken);
-    if not_taken > 0 {
-        line.push_str(&format!(
-            "; {not_taken} line{} refused as shutdown began {} read again by the next run (not lost: the checkpoint is before {})",
-            if not_taken == 1 { "" } else { "s" },
-            if not_taken == 1 { "is" } else { "are" },
-            if not_taken == 1 { "it" } else { "them" },
-        ));
-    }
-    match checkpoint {
-        Some((path, true)) => line.push_str(&format!("; checkpoint written to {}", path.display())),
-        Some((_, false)) => line.push_str(
-            "; checkpoint left at the last settled position (the next run reads the rest again)",
-        ),
-        None => {}
-    }
-    line
 }

@@ -69,21 +69,14 @@ impl Rule {
 }
 
 impl Settings {
-    /// Settings from a preset name (`java`, `timestamp`) or `start:REGEX` /
-    /// `continue:REGEX`; an error says what is accepted.
-    pub fn parse(
-        spec: &str,
-        max_lines: usize,
-        max_bytes: usize,
-        timeout: Duration,
-    ) -> Result<Settings, String> {
-        let rule = Rule::parse(spec).map_err(|e| format!("--multiline {spec:?}: {e}"))?;
-        Ok(Settings {
+    /// Settings of `rule` (`Rule::parse`), at least one line and one byte per event.
+    pub fn new(rule: Rule, max_lines: usize, max_bytes: usize, timeout: Duration) -> Settings {
+        Settings {
             rule,
             max_lines: max_lines.max(1),
             max_bytes: max_bytes.max(1),
             timeout,
-        })
+        }
     }
 }
 
@@ -204,7 +197,12 @@ mod tests {
 
     #[test]
     fn java_traces_with_causes_and_suppressed_become_one_event_each() {
-        let s = Settings::parse("java", 500, 1 << 20, Duration::from_secs(1)).unwrap();
+        let s = Settings::new(
+            Rule::parse("java").unwrap(),
+            500,
+            1 << 20,
+            Duration::from_secs(1),
+        );
         let input = "2026-12-01 12:00:00 INFO started\n\
             2026-12-01 12:00:01 ERROR failed\n\
             java.lang.IllegalStateException: boom\n\
@@ -229,7 +227,12 @@ mod tests {
 
     #[test]
     fn timestamp_starts_events_and_limits_split_them() {
-        let s = Settings::parse("timestamp", 3, 1 << 20, Duration::from_secs(1)).unwrap();
+        let s = Settings::new(
+            Rule::parse("timestamp").unwrap(),
+            3,
+            1 << 20,
+            Duration::from_secs(1),
+        );
         let got = join(
             &s,
             "2026-12-01T12:00:00Z a\nb\nc\nd\ne\n[2026-12-01 12:00:01] f\n",
@@ -242,18 +245,26 @@ mod tests {
                 ("[2026-12-01 12:00:01] f".to_owned(), 1, false),
             ]
         );
-        let small = Settings::parse("start:^S", 100, 5, Duration::from_secs(1)).unwrap();
+        let small = Settings::new(
+            Rule::parse("start:^S").unwrap(),
+            100,
+            5,
+            Duration::from_secs(1),
+        );
         let got = join(&small, "S1\nxx\nyyyyyyyy\n");
         assert!(got.iter().all(|(t, _, _)| t.len() <= 5), "{got:?}");
-        assert!(Settings::parse("nope", 1, 1, Duration::ZERO).is_err());
-        assert!(Settings::parse("start:(", 1, 1, Duration::ZERO)
-            .unwrap_err()
-            .contains("invalid"));
+        assert!(Rule::parse("nope").is_err());
+        assert!(Rule::parse("start:(").unwrap_err().contains("invalid"));
     }
 
     #[test]
     fn a_quiet_file_gets_its_last_event_after_the_timeout() {
-        let s = Settings::parse("java", 500, 1 << 20, Duration::from_millis(100)).unwrap();
+        let s = Settings::new(
+            Rule::parse("java").unwrap(),
+            500,
+            1 << 20,
+            Duration::from_millis(100),
+        );
         let mut a = Assembler::new();
         let t0 = Instant::now();
         let mut out = Vec::new();

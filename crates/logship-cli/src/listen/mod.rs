@@ -14,9 +14,8 @@
 //! Must never: bind anything but what the user named, start when a listener cannot
 //! bind, or let a stopped listener keep a thread (every input returns soon after `stop`).
 
-pub(crate) mod cli;
 pub(crate) mod http;
-pub(crate) mod settings;
+mod stop;
 pub(crate) mod stream;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, UdpSocket};
@@ -25,7 +24,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::exit::Failure;
+use logship_cli::exit::Failure;
 
 /// What a listener receives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,13 +62,35 @@ pub(crate) struct Spec {
 
 const SCHEMES: &str = "http://, tcp://, syslog+tcp:// or syslog+udp://";
 
+/// How to write a listen URL (the fix of most problems with one).
+const HOW: &str = "write it as http://127.0.0.1:8080 (or tcp://, syslog+tcp://, syslog+udp://)";
+
+/// What is wrong with a listen URL, and how to write it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct BadUrl {
+    /// What is wrong (`has no port`).
+    pub problem: String,
+    /// How to write it.
+    pub fix: String,
+}
+
+impl std::fmt::Display for BadUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.problem, self.fix)
+    }
+}
+
 impl Spec {
     /// Parses `SCHEME://HOST:PORT` (HOST an IP address or `localhost`; an `http` URL may
-    /// end with `/`). The error says what is wrong and how to write it.
-    pub(crate) fn parse(url: &str) -> Result<Spec, String> {
-        let fix = "write it as http://127.0.0.1:8080 (or tcp://, syslog+tcp://, syslog+udp://)";
+    /// end with `/`). The error says what is wrong and how to write it (without the
+    /// option's name: the caller says where the value came from).
+    pub(crate) fn parse(url: &str) -> Result<Spec, BadUrl> {
+        let bad = |problem: String, fix: &str| BadUrl {
+            problem,
+            fix: fix.to_owned(),
+        };
         let Some((scheme, rest)) = url.split_once("://") else {
-            return Err(format!("--listen {url:?} has no scheme ({fix})"));
+            return Err(bad("has no scheme".into(), HOW));
         };
         let scheme = match scheme.to_ascii_lowercase().as_str() {
             "http" => Scheme::Http,
@@ -83,8 +104,9 @@ impl Spec {
                         Some(s) => format!("did you mean {s}://?"),
                         None => format!("use {SCHEMES}"),
                     };
-                return Err(format!(
-                    "--listen {url:?}: unknown scheme {other:?} ({hint}; https is not served: terminate TLS in front of logship)"
+                return Err(bad(
+                    format!("unknown scheme {other:?}"),
+                    &format!("{hint}; https is not served: terminate TLS in front of logship"),
                 ));
             }
         };
@@ -92,29 +114,38 @@ impl Spec {
             (_, None) => rest,
             (Scheme::Http, Some((a, ""))) => a,
             (_, Some(_)) => {
-                return Err(format!(
-                    "--listen {url:?}: a listener URL has no path (every path is served: {fix})"
+                return Err(bad(
+                    "a listener URL has no path (every path is served)".into(),
+                    HOW,
                 ))
             }
         };
         let Some((host, port)) = authority.rsplit_once(':') else {
-            return Err(format!(
-                "--listen {url:?} has no port ({fix}; port 0 picks a free one)"
+            return Err(bad(
+                "has no port".into(),
+                &format!("{HOW}; port 0 picks a free one"),
             ));
         };
         let port: u16 = port.parse().map_err(|_| {
-            format!("--listen {url:?}: port {port:?} is not a number from 0 to 65535 ({fix})")
+            bad(
+                format!("port {port:?} is not a number from 0 to 65535"),
+                HOW,
+            )
         })?;
         let host = host.trim_start_matches('[').trim_end_matches(']');
         let ip: IpAddr = if host.eq_ignore_ascii_case("localhost") {
             IpAddr::V4(Ipv4Addr::LOCALHOST)
         } else if host.is_empty() {
-            return Err(format!(
-                "--listen {url:?} has no host (write 127.0.0.1 to listen on loopback only, 0.0.0.0 for every interface)"
+            return Err(bad(
+                "has no host".into(),
+                "write 127.0.0.1 to listen on loopback only, 0.0.0.0 for every interface",
             ));
         } else {
             host.parse().map_err(|_| {
-                format!("--listen {url:?}: host {host:?} is not an IP address (write 127.0.0.1, 0.0.0.0 or ::1; names are not resolved)")
+                bad(
+                    format!("host {host:?} is not an IP address"),
+                    "write 127.0.0.1, 0.0.0.0 or ::1; names are not resolved",
+                )
             })?
         };
         Ok(Spec {
@@ -122,6 +153,20 @@ impl Spec {
             addr: SocketAddr::new(ip, port),
         })
     }
+}
+
+/// What the listeners listen on and their limits: the `[listen]` keys, checked
+/// (`crate::settings`).
+#[derive(Clone, Debug)]
+pub(crate) struct Listen {
+    /// Where to listen (empty: not listening).
+    pub specs: Vec<Spec>,
+    /// Most connections per listener.
+    pub max_connections: usize,
+    /// Idle connections are closed after this.
+    pub idle_timeout: Duration,
+    /// The HTTP server's options.
+    pub http: http::Options,
 }
 
 /// A listener bound, not yet served.
@@ -178,7 +223,7 @@ impl Listeners {
     pub(crate) fn start(
         bound: Bound,
         logship: &logship::Logship,
-        options: &settings::Listen,
+        options: &Listen,
         max_event_bytes: usize,
     ) -> Result<Listeners, Failure> {
         let mut listeners = Listeners {
@@ -319,7 +364,7 @@ mod tests {
             ("http://example.com:80", "not an IP address"),
             ("tcp://127.0.0.1:80/x", "no path"),
         ] {
-            let e = Spec::parse(bad).unwrap_err();
+            let e = Spec::parse(bad).unwrap_err().to_string();
             assert!(e.contains(says), "{bad}: {e}");
         }
     }

@@ -43,7 +43,38 @@ pub fn logship() -> std::process::Command {
 
 pub use logship_intake::processes::{run_with_stdin, watchdog};
 
+/// Longest any child of a command test may run before the watchdog kills it.
+pub const WATCHDOG: Duration = Duration::from_secs(120);
+
+/// Runs `logship args...` with `stdin` as its standard input and collects its output.
+pub fn run(args: &[&str], stdin: &[u8]) -> std::process::Output {
+    run_with_stdin(logship().args(args), stdin, WATCHDOG)
+}
+
+/// A child's stderr as text.
+pub fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A child's stdout as text.
+pub fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The message of every event the intake accepted, sorted.
+pub fn messages(intake: &logship_intake::Intake) -> Vec<String> {
+    let mut m: Vec<String> = intake
+        .events()
+        .iter()
+        .map(|e| e.value["message"].as_str().unwrap_or("<none>").to_owned())
+        .collect();
+    m.sort();
+    m
+}
+
+pub mod follow;
 pub mod hostile;
+pub mod listen;
 
 /// A child's stderr, collected line by line on a thread of its own, so a test can wait for
 /// a line without polling.

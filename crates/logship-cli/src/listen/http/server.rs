@@ -24,14 +24,16 @@ use logship_http::{
     decoded_body, find_header, read_request, write_response, ReadError, Request, Response,
 };
 
+use super::ack;
+use super::counters::Counters;
+use super::generic;
+use super::options::{Ack, Options};
+use super::token::Token;
 use super::vendor::{self, Decoded, Vendor};
-use super::{ack, generic, Counters, Options, Token};
-use crate::listen::settings::Ack;
+use crate::listen::stop::STOP_TICK;
 
 /// How long a request being read when the listener stops may still take.
 const STOP_GRACE: Duration = Duration::from_secs(2);
-/// Slice of a blocking read, so a stop is seen this soon.
-const SLICE: Duration = Duration::from_millis(100);
 /// What `Retry-After` says when the queue is full.
 const RETRY_AFTER_SECS: u64 = 1;
 
@@ -110,7 +112,7 @@ fn accept_loop(
         }
     }
     // Stopped: wait for the connections to answer what they are reading.
-    let deadline = Instant::now() + STOP_GRACE + SLICE * 5;
+    let deadline = Instant::now() + STOP_GRACE + STOP_TICK * 5;
     let mut open = active.0.lock().unwrap_or_else(|e| e.into_inner());
     while *open > 0 {
         let Some(left) = deadline.checked_duration_since(Instant::now()) else {
@@ -126,7 +128,7 @@ fn accept_loop(
 
 /// Answers a connection over the limit with 503 and closes it.
 fn refuse(mut stream: TcpStream) {
-    let _ = stream.set_write_timeout(Some(SLICE));
+    let _ = stream.set_write_timeout(Some(STOP_TICK));
     let _ = write_response(&mut stream, &busy_generic("too many connections"), true);
 }
 
@@ -214,7 +216,7 @@ impl Read for Timed<'_> {
                     "read deadline passed",
                 ));
             };
-            self.stream.set_read_timeout(Some(left.min(SLICE)))?;
+            self.stream.set_read_timeout(Some(left.min(STOP_TICK)))?;
             match self.stream.read(buf) {
                 Ok(n) => {
                     self.saw(&buf[..n]);

@@ -10,7 +10,7 @@
 //!
 //! Must never: serve more than `max_connections` at once (more are accepted and closed at
 //! once, counted), keep a silent connection past `idle_timeout`, busy-loop (accept and
-//! reads wake every `TICK` to notice `stop`), or lose an event silently: once stopping,
+//! reads wake every `STOP_TICK` to notice `stop`), or lose an event silently: once stopping,
 //! what was received is pushed; what the pipeline can no longer take is counted
 //! `not_taken`.
 
@@ -23,11 +23,12 @@ use std::time::{Duration, Instant};
 
 use logship::{Logship, Overflow, Rejected};
 
-use super::framing::{Frame, Framer};
-use super::{build, bump, count, Counters, Framing, Limits};
+use super::counters::{bump, Counters};
+use super::event::{build, count};
+use super::framing::{Frame, Framer, Framing};
+use super::limits::Limits;
+use crate::listen::stop::STOP_TICK;
 
-/// How often a waiting accept or read looks at `stop` (and at the idle timeout).
-const TICK: Duration = Duration::from_millis(50);
 /// Longest one push waits for room before `stop` is looked at again (the push is then
 /// retried with a fresh record: a full queue delays a connection, never loses from it).
 const PUSH_WAIT: Duration = Duration::from_millis(250);
@@ -36,7 +37,7 @@ const READ_BUF: usize = 64 * 1024;
 
 /// Serves `listener` until `stop`: each connection's events are framed by `framing` and
 /// pushed into `logship`. The returned thread ends (after its connections) once `stop`
-/// is set, within about `TICK` plus the time a push waits for room.
+/// is set, within about `STOP_TICK` plus the time a push waits for room.
 pub(crate) fn serve_tcp(
     listener: TcpListener,
     framing: Framing,
@@ -65,13 +66,13 @@ fn accept_loop(
         let stream = match listener.accept() {
             Ok((stream, _)) => stream,
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-                std::thread::sleep(TICK);
+                std::thread::sleep(STOP_TICK);
                 continue;
             }
             Err(e) if e.kind() == ErrorKind::Interrupted => continue,
             Err(_) => {
                 // Out of descriptors, a connection reset before accept: wait, go on.
-                std::thread::sleep(TICK);
+                std::thread::sleep(STOP_TICK);
                 continue;
             }
         };
@@ -121,7 +122,7 @@ fn connection(
         halted: false,
     };
     let mut framer = Framer::new(framing, limits.max_event_bytes);
-    if stream.set_nonblocking(false).is_err() || stream.set_read_timeout(Some(TICK)).is_err() {
+    if stream.set_nonblocking(false).is_err() || stream.set_read_timeout(Some(STOP_TICK)).is_err() {
         bump(&counters.read_errors);
         return;
     }

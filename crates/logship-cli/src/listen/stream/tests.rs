@@ -248,8 +248,8 @@ fn logger_rfc5424_over_udp_and_rfc3164_over_tcp() {
 
 /// How far the event's `timestamp` is from now.
 fn logship_time_age(e: &Value) -> Duration {
-    let t = crate::lines::parse_rfc3339(s(e, "timestamp")).expect("rfc3339");
-    let now = super::now_nanos();
+    let t = crate::lines::time::parse_rfc3339(s(e, "timestamp")).expect("rfc3339");
+    let now = super::event::now_nanos();
     Duration::from_nanos(now.abs_diff(t))
 }
 

@@ -5,7 +5,7 @@
 //! is counted (`udp_dropped`, lost with reason "queue full").
 //!
 //! Must never: block on the queue (the socket's own buffer would overflow unseen),
-//! keep more than `max_event_bytes` of a datagram, or busy-loop (reads wake every `TICK`
+//! keep more than `max_event_bytes` of a datagram, or busy-loop (reads wake every `STOP_TICK`
 //! to notice `stop`).
 
 use std::io::{self, ErrorKind};
@@ -13,14 +13,15 @@ use std::net::UdpSocket;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
 
 use logship::{Logship, Overflow, Rejected};
 
-use super::{build, bump, count, Counters, Framing, Limits};
+use super::counters::{bump, Counters};
+use super::event::{build, count};
+use super::framing::Framing;
+use super::limits::Limits;
+use crate::listen::stop::STOP_TICK;
 
-/// How often a waiting read looks at `stop`.
-const TICK: Duration = Duration::from_millis(50);
 /// The largest datagram (a UDP payload is at most 65,507 bytes over IPv4).
 const DATAGRAM: usize = 64 * 1024;
 
@@ -32,7 +33,7 @@ pub(crate) fn serve_udp(
     stop: Arc<AtomicBool>,
     limits: Limits,
 ) -> io::Result<JoinHandle<()>> {
-    socket.set_read_timeout(Some(TICK))?;
+    socket.set_read_timeout(Some(STOP_TICK))?;
     std::thread::Builder::new()
         .name("logship-listen-udp".into())
         .spawn(move || receive(&socket, &logship, &counters, &stop, limits))
@@ -60,7 +61,7 @@ fn receive(
             }
             Err(_) => {
                 bump(&counters.read_errors);
-                std::thread::sleep(TICK);
+                std::thread::sleep(STOP_TICK);
                 continue;
             }
         };

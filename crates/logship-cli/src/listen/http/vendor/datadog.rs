@@ -16,7 +16,7 @@
 
 use logship::{Level, Record};
 
-use super::{Answer, Decoded, Request};
+use super::exchange::{Answer, Decoded, Request};
 use crate::lines::{self, Json, Members};
 
 /// The v2 path.
@@ -204,15 +204,15 @@ fn add_defaults(record: &mut Record, defaults: &Defaults, present: &Present) {
 
 /// One log object as an event.
 fn entry_record(map: &Members<'_>, defaults: &Defaults) -> Record {
-    let mut leaves = lines::flatten(map, false, &[]);
-    let status = lines::take_first(&mut leaves, STATUS_KEYS, status_of);
-    let message = lines::take_first(&mut leaves, MESSAGE_KEYS, lines::message_text);
-    let nanos = lines::take_first(&mut leaves, DATE_KEYS, lines::parse_time);
-    let target = lines::take_first(&mut leaves, LOGGER_KEYS, non_empty);
-    let host = lines::take_first(&mut leaves, &["hostname", "host"], non_empty);
-    let service = lines::take_first(&mut leaves, &["service"], non_empty);
-    let source = lines::take_first(&mut leaves, &["ddsource", "source"], non_empty);
-    let tags = lines::take_first(&mut leaves, &["ddtags"], non_empty);
+    let mut leaves = lines::flatten::flatten(map, false, &[]);
+    let status = lines::flatten::take_first(&mut leaves, STATUS_KEYS, status_of);
+    let message = lines::flatten::take_first(&mut leaves, MESSAGE_KEYS, lines::message_text);
+    let nanos = lines::flatten::take_first(&mut leaves, DATE_KEYS, lines::time::parse_time);
+    let target = lines::flatten::take_first(&mut leaves, LOGGER_KEYS, non_empty);
+    let host = lines::flatten::take_first(&mut leaves, &["hostname", "host"], non_empty);
+    let service = lines::flatten::take_first(&mut leaves, &["service"], non_empty);
+    let source = lines::flatten::take_first(&mut leaves, &["ddsource", "source"], non_empty);
+    let tags = lines::flatten::take_first(&mut leaves, &["ddtags"], non_empty);
     let (level, original) = status.unwrap_or((Level::Info, None));
     let target = target.unwrap_or(lines::TARGET);
     let mut record = Record::with_capacity(level, target, 256);
@@ -239,7 +239,7 @@ fn entry_record(map: &Members<'_>, defaults: &Defaults) -> Record {
         add_tags(&mut record, tags);
     }
     for leaf in &leaves {
-        lines::add_field(&mut record, &leaf.name, leaf.value);
+        lines::flatten::add_field(&mut record, &leaf.name, leaf.value);
     }
     add_defaults(&mut record, defaults, &present);
     record

@@ -13,7 +13,7 @@
 use logship::{Level, Record};
 use logship_http::answers::loki::is_label_name as loki_label_name;
 
-use super::{Answer, Decoded, Request};
+use super::exchange::{Answer, Decoded, Request};
 use crate::lines::{self, Json};
 
 /// The push paths (the second is Loki's legacy one).
@@ -98,7 +98,7 @@ pub(super) fn decode(req: &Request<'_>) -> Decoded {
         // Counted on the wire first: decoded entries take many times their bytes.
         let entries = super::wire_count::count(&raw, &[1, 2], req.max_events);
         if entries.is_some_and(|n| n > req.max_events) {
-            let message = super::too_many_message(req.max_events);
+            let message = super::exchange::too_many_message(req.max_events);
             return Decoded::Answer(Answer::text(413, &format!("{message}\n")));
         }
         proto_push(&raw, req.max_events)
@@ -291,7 +291,7 @@ fn entry_record(
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .chain(metadata.iter().copied())
             .filter(|(k, _)| matches!(*k, "level" | "detected_level" | "severity"))
-            .find_map(|(_, v)| lines::parse_level(v));
+            .find_map(|(_, v)| lines::level::parse_level(v));
         let mut record = Record::with_capacity(
             level.unwrap_or(Level::Info),
             lines::TARGET,

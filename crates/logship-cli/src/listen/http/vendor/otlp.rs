@@ -27,7 +27,7 @@ use opentelemetry_proto::tonic::logs::v1::LogRecord;
 use prost::Message;
 use serde_json::Value;
 
-use super::{Answer, Decoded, Request};
+use super::exchange::{Answer, Decoded, Request};
 use crate::lines;
 
 /// The path.
@@ -104,7 +104,7 @@ pub(super) fn decode(req: &Request<'_>) -> Decoded {
         }
     };
     if too_many {
-        let message = super::too_many_message(req.max_events);
+        let message = super::exchange::too_many_message(req.max_events);
         return Decoded::Answer(error(encoding, 413, RESOURCE_EXHAUSTED, &message));
     }
     let request = match encoding {
@@ -166,7 +166,8 @@ fn success(encoding: Encoding, warning: Option<String>) -> Answer {
 
 /// One log record as an event, and whether its ids were well-formed.
 fn log_record(log: &LogRecord, scope: &str, resource: &[KeyValue]) -> (Record, bool) {
-    let level = level_of(log.severity_number).or_else(|| lines::parse_level(&log.severity_text));
+    let level =
+        level_of(log.severity_number).or_else(|| lines::level::parse_level(&log.severity_text));
     let level_value = level.unwrap_or(Level::Info);
     let target = if scope.is_empty() {
         lines::TARGET

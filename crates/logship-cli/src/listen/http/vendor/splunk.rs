@@ -24,7 +24,7 @@ use logship_http::answers::strip_scheme;
 
 pub(super) use logship_http::answers::splunk::code;
 
-use super::{Answer, Decoded, Request, Vendor};
+use super::exchange::{Answer, Decoded, Request, Vendor};
 use crate::lines::{self, Json, Members};
 
 /// The `/event` paths.
@@ -190,7 +190,7 @@ fn envelope_record(envelope: &Members<'_>, i: usize) -> Result<Record, Answer> {
     }
     if let Some(Json::Object(fields)) = envelope.get("fields") {
         for (key, value) in fields.iter() {
-            lines::add_field(&mut record, key, value);
+            lines::flatten::add_field(&mut record, key, value);
         }
     }
     Ok(record)

@@ -14,8 +14,8 @@
 //! Must never: panic on input; it accepts any message with a valid PRI (what does not
 //! read as a timestamp, host and tag is the MSG, as RFC 3164 section 4.3.3 tells a relay).
 
-use super::{pri, token, Message};
-use crate::lines::{days_from_civil, parse_rfc3339};
+use super::message::{pri, token, Message};
+use crate::lines::time::{days_from_civil, parse_rfc3339};
 
 const MONTHS: [&[u8; 3]; 12] = [
     b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec",
@@ -113,84 +113,4 @@ fn num(b: &[u8]) -> Option<i64> {
     b.iter().try_fold(0i64, |acc, &c| {
         c.is_ascii_digit().then(|| acc * 10 + i64::from(c - b'0'))
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::record;
-    use super::super::tests::{fields, text};
-    use logship::Level;
-
-    /// 2026-12-01T12:00:00Z.
-    const NOW: u64 = 1_796_126_400_000_000_000;
-
-    #[test]
-    fn logger_output_parses() {
-        // util-linux logger 2.38 --rfc3164 (VENDORS.md 11.4).
-        let (r, ok) = record(b"<11>Dec  1 09:05:07 vm myapp: hello world", NOW);
-        assert!(ok);
-        assert_eq!(r.level(), Level::Error);
-        assert_eq!(r.target(), "myapp");
-        assert_eq!(r.message_str(), "hello world");
-        assert_eq!(
-            r.timestamp_nanos(),
-            NOW - (2 * 3600 + 54 * 60 + 53) * 1_000_000_000
-        );
-        assert_eq!(text(&r, "host").as_deref(), Some("vm"));
-        assert_eq!(text(&r, "syslog.appname").as_deref(), Some("myapp"));
-        assert_eq!(text(&r, "syslog.facility").as_deref(), Some("user"));
-    }
-
-    #[test]
-    fn the_rfc_example_and_a_pid_parse() {
-        // RFC 3164 section 5.4, example 1.
-        let (r, ok) = record(
-            b"<34>Oct 11 22:14:15 mymachine su: 'su root' failed for lonvick on /dev/pts/8",
-            NOW,
-        );
-        assert!(ok);
-        assert_eq!(r.level(), Level::Error);
-        assert_eq!(r.target(), "su");
-        assert_eq!(text(&r, "host").as_deref(), Some("mymachine"));
-        assert_eq!(
-            r.message_str(),
-            "'su root' failed for lonvick on /dev/pts/8"
-        );
-        let (r, _) = record(b"<30>Dec 01 11:00:00 web01 nginx[4242]: started", NOW);
-        assert_eq!(text(&r, "syslog.procid").as_deref(), Some("4242"));
-        assert_eq!(r.target(), "nginx");
-        assert_eq!(r.level(), Level::Info);
-        // No HOSTNAME (a local socket's form).
-        let (r, _) = record(b"<13>Dec  1 11:00:00 cron[7]: job", NOW);
-        assert_eq!(text(&r, "host"), None);
-        assert_eq!(r.target(), "cron");
-        assert_eq!(r.message_str(), "job");
-    }
-
-    #[test]
-    fn the_year_rolls_over_at_new_year() {
-        // Received 2027-01-01T00:00:30Z, sent 2026-12-31T23:59:50Z.
-        let new_year = 1_798_761_630_000_000_000u64;
-        let (r, _) = record(b"<13>Dec 31 23:59:50 h a: m", new_year);
-        assert_eq!(r.timestamp_nanos(), new_year - 40_000_000_000);
-        // And the other way: a clock a little ahead on 2026-12-31.
-        let eve = new_year - 60_000_000_000;
-        let (r, _) = record(b"<13>Jan  1 00:00:10 h a: m", eve);
-        assert_eq!(r.timestamp_nanos(), new_year - 20_000_000_000);
-    }
-
-    #[test]
-    fn rsyslog_iso_timestamps_and_free_form_messages() {
-        let (r, ok) = record(b"<13>2026-12-01T12:00:00.5Z host app: text", NOW);
-        assert!(ok);
-        assert_eq!(r.timestamp_nanos(), NOW + 500_000_000);
-        assert_eq!(text(&r, "host").as_deref(), Some("host"));
-        // A valid PRI and nothing else recognisable: the rest is the message.
-        let (r, ok) = record(b"<13>just some text", NOW);
-        assert!(ok);
-        assert_eq!(r.message_str(), "just some text");
-        assert!(fields(&r).iter().all(|(k, _)| k != "host"));
-        let (r, _) = record(b"<13>Dec 99 25:00:00 h a: m", NOW);
-        assert_eq!(r.message_str(), "Dec 99 25:00:00 h a: m");
-    }
 }

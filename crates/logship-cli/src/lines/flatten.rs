@@ -1,0 +1,149 @@
+//! A JSON object's members as the event's fields: nested objects under dotted names
+//! (`http.request.method`), the way every vendor indexes nested JSON, and the first of a
+//! list of keys taken out as the event's own level, message, logger or time.
+//!
+//! Why it exists: every JSON input (lines, HTTP bodies, vendor push APIs) flattens the
+//! same way. Must never: recurse on input (it walks iteratively), or reorder fields.
+
+use std::borrow::Cow;
+
+use logship::Record;
+
+use super::json::{Json, Members};
+
+/// One leaf of a flattened object.
+#[derive(Debug)]
+pub(crate) struct Leaf<'a, 'b> {
+    /// Its dotted name (borrowed where it is a member's own name).
+    pub(crate) name: Cow<'a, str>,
+    /// Its value.
+    pub(crate) value: &'a Json<'b>,
+    /// Lifted out of an object whose members are plain fields (Log4j2's `contextMap`):
+    /// never read as the event's level, logger, message or time.
+    pub(crate) own: bool,
+}
+
+/// The leaves of `map` in order, nested objects' under dotted names; iterative (no
+/// recursion on input). An empty object is a leaf (its text, `{}`).
+pub(crate) fn flatten<'a, 'b>(
+    map: &'a Members<'b>,
+    lift_fields: bool,
+    skip: &[&str],
+) -> Vec<Leaf<'a, 'b>> {
+    flatten_with(map, lift_fields, skip, None)
+}
+
+/// [`flatten`], with the members of the root object `own` (if it is one) named by their
+/// own keys and marked [`Leaf::own`] (an empty key keeps the name `own.`). `skip` names
+/// root members left out; `lift_fields` lifts tracing-subscriber's `fields` to the root.
+pub(crate) fn flatten_with<'a, 'b>(
+    map: &'a Members<'b>,
+    lift_fields: bool,
+    skip: &[&str],
+    own: Option<&'a str>,
+) -> Vec<Leaf<'a, 'b>> {
+    /// One object being walked: the prefix of its names, whether its members are lifted
+    /// `own` fields (and whether it is the `own` object itself), and its other members.
+    struct Frame<'a, 'b> {
+        prefix: Cow<'a, str>,
+        own: bool,
+        own_root: bool,
+        members: std::slice::Iter<'a, (Cow<'b, str>, Json<'b>)>,
+    }
+    let mut out = Vec::with_capacity(map.len() + 4);
+    // Room for three levels below the root before it grows (Log4j2's events have one).
+    let mut stack = Vec::with_capacity(4);
+    stack.push(Frame {
+        prefix: Cow::Borrowed(""),
+        own: false,
+        own_root: false,
+        members: map.as_slice().iter(),
+    });
+    loop {
+        let depth = stack.len();
+        let Some(frame) = stack.last_mut() else {
+            break;
+        };
+        let Some((key, value)) = frame.members.next() else {
+            stack.pop();
+            continue;
+        };
+        let at_root = depth == 1;
+        if at_root && skip.contains(&key.as_ref()) {
+            continue;
+        }
+        let in_own = frame.own;
+        let name: Cow<'a, str> = if frame.own_root && key.is_empty() {
+            Cow::Owned(format!("{}.", own.unwrap_or_default()))
+        } else if frame.prefix.is_empty() {
+            Cow::Borrowed(key.as_ref())
+        } else {
+            let prefix = &frame.prefix;
+            let mut name = String::with_capacity(prefix.len() + 1 + key.len());
+            name.push_str(prefix);
+            name.push('.');
+            name.push_str(key);
+            Cow::Owned(name)
+        };
+        match value {
+            Json::Object(inner) if !inner.is_empty() => {
+                let lifts_own = at_root && own == Some(key.as_ref());
+                let name = if (lift_fields && at_root && key == "fields") || lifts_own {
+                    Cow::Borrowed("")
+                } else {
+                    name
+                };
+                stack.push(Frame {
+                    prefix: name,
+                    own: in_own || lifts_own,
+                    own_root: lifts_own,
+                    members: inner.as_slice().iter(),
+                });
+            }
+            leaf => out.push(Leaf {
+                name,
+                value: leaf,
+                own: in_own,
+            }),
+        }
+    }
+    out
+}
+
+/// The first of `keys` (in their order of preference) whose leaf `read` accepts; that
+/// leaf is taken out of `leaves`. A leaf `read` refuses stays a field.
+pub(crate) fn take_first<'a, 'b, T>(
+    leaves: &mut Vec<Leaf<'a, 'b>>,
+    keys: &[&str],
+    read: impl Fn(&'a Json<'b>) -> Option<T>,
+) -> Option<T> {
+    for key in keys {
+        let found = leaves
+            .iter()
+            .position(|leaf| !leaf.own && leaf.name == *key)
+            .and_then(|i| Some((i, read(leaves[i].value)?)));
+        if let Some((i, value)) = found {
+            leaves.remove(i);
+            return Some(value);
+        }
+    }
+    None
+}
+
+/// `value` as the record's field `key`: strings, booleans and numbers as themselves;
+/// arrays, `null` and empty objects as their JSON text.
+pub(crate) fn add_field(record: &mut Record, key: &str, value: &Json<'_>) {
+    match value {
+        Json::String(s) => record.field(key, s.as_ref()),
+        Json::Bool(b) => record.field(key, *b),
+        Json::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => record.field(key, i),
+            (None, Some(u), _) => record.field(key, u),
+            (None, None, Some(f)) => record.field(key, f),
+            _ => record.field(key, n.to_string().as_str()),
+        },
+        // Arrays, null and empty objects stay structure (their JSON text, checked again
+        // by the record) for the vendors whose bodies are JSON.
+        other => record.field(key, logship::Value::Json(&other.to_string())),
+    };
+}
