@@ -88,7 +88,7 @@ impl Default for IntakeConfig {
             delay: Duration::ZERO,
             keep_events: true,
             api_key: None,
-            splunk_max_content_length: crate::protocol::splunk::DEFAULT_MAX_CONTENT_LENGTH,
+            splunk_max_content_length: crate::protocol::shared::DEFAULT_MAX_CONTENT_LENGTH,
             tls: None,
             splunk_ack: AckMode::default(),
             count_only: false,

@@ -31,8 +31,8 @@ pub(super) fn value_name(key: &KeySpec) -> String {
             "N".into()
         };
     }
-    if let Some(choices) = kind.strip_prefix("one of ") {
-        return choices.replace(", ", "|");
+    if let Some(choices) = key.choices() {
+        return choices.join("|");
     }
     if let Some(item) = kind
         .strip_prefix("list of \"")

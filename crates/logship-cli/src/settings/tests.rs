@@ -33,8 +33,8 @@ fn example(key: &KeySpec) -> String {
     if let Some(range) = kind.strip_prefix("integer ") {
         return range.split("..=").next().unwrap_or("1").to_owned();
     }
-    if let Some(choices) = kind.strip_prefix("one of ") {
-        return choices.rsplit(", ").next().unwrap_or_default().to_owned();
+    if let Some(choices) = key.choices() {
+        return choices.last().copied().unwrap_or_default().to_owned();
     }
     if let Some(item) = kind.strip_prefix("list of \"") {
         return match item.trim_end_matches('"') {

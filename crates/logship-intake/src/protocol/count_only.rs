@@ -10,7 +10,7 @@
 
 use serde_json::json;
 
-use super::{decode_body, require_post, Accepted, Rejection};
+use super::shared::{decode_body, require_post, Accepted, Rejection};
 use logship_http::Request;
 
 /// Accepts any `POST` whose body decodes, as `200 {"accepted":N}` with N its non-blank

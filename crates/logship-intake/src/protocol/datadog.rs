@@ -15,7 +15,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{
+use super::shared::{
     check_credential, check_epoch_ms, decode_body_with, kind, media_type, now_epoch_ms,
     parse_json_events, require_content_length, require_post, Accepted, Credential, Rejection,
     Settings,

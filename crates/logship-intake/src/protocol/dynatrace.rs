@@ -14,7 +14,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{
+use super::shared::{
     check_credential, check_epoch_ms, decode_body_with, kind, media_type, parse_json_events,
     parse_ndjson, require_content_length, require_post, strip_scheme, Accepted, Credential,
     Rejection, Settings,

@@ -37,7 +37,7 @@ use serde_json::{json, Map, Value};
 
 use super::documents::Stored;
 use super::filter_path::FilterPath;
-use super::{
+use super::shared::{
     check_credential, decode_body_with, kind, media_type, require_content_length, strip_scheme,
     Accepted, Credential, Rejection, Settings,
 };

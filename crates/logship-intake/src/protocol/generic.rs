@@ -10,7 +10,7 @@
 //! (`application/json`, an array of objects or one object). Success is
 //! `200 {"accepted":N}`.
 
-use super::{
+use super::shared::{
     decode_body, media_type, parse_json_events, parse_ndjson, require_content_length, require_post,
     Accepted, Rejection,
 };

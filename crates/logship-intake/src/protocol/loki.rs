@@ -26,7 +26,7 @@
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
 
-use super::{
+use super::shared::{
     check_credential, decode_body, kind, media_type, require_content_length, require_post,
     strip_scheme, Accepted, Credential, Rejection, Settings,
 };
@@ -76,7 +76,7 @@ pub(crate) fn handle(req: &Request, settings: &Settings) -> Result<Accepted, Rej
     }
     let body = decode_body(req).map_err(|r| r.reshape(text))?;
     let decoded = body.len();
-    let events = parse(&body, tenant.as_deref(), super::now_epoch_ms())
+    let events = parse(&body, tenant.as_deref(), super::shared::now_epoch_ms())
         .map_err(|m| reject(m).with_decoded(decoded))?;
     Ok(Accepted::new(events, decoded, answers::pushed()))
 }

@@ -17,7 +17,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{
+use super::shared::{
     check_credential, check_epoch_ms, decode_body, gunzip, kind, media_type,
     require_content_length, require_post, Accepted, Credential, Rejection, Settings,
     MAX_DECODED_BODY,

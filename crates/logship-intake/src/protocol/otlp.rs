@@ -32,7 +32,7 @@ use opentelemetry_proto::tonic::logs::v1::LogRecord;
 use prost::Message;
 use serde_json::{json, Map, Value};
 
-use super::{
+use super::shared::{
     decode_body_with, media_type, require_content_length, require_post, Accepted, Rejection,
 };
 use logship_http::answers::otlp::{self as answers, Status, INVALID_ARGUMENT, PROTOBUF};

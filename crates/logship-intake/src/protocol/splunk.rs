@@ -18,11 +18,11 @@
 
 use serde_json::{json, Map, Value};
 
-use super::splunk_ack::ACK_PATHS;
-use super::{
+use super::shared::{
     check_credential, decode_body_with, kind, require_content_length, require_post, strip_scheme,
     Accepted, Credential, Rejection, Settings,
 };
+use super::splunk_ack::ACK_PATHS;
 use logship_http::answers::splunk::{code, hec_json, success_json, text};
 use logship_http::{Request, Response};
 
@@ -39,11 +39,6 @@ pub(crate) const HEALTH_PATHS: [&str; 2] = [
     "/services/collector/health",
     "/services/collector/health/1.0",
 ];
-
-/// Default `max_content_length` in decoded bytes: the Splunk ≤ 6.4 default
-/// (docs/wire-formats.md 2.3; 800 MB since 6.5). Configurable through
-/// `IntakeConfig::splunk_max_content_length`.
-pub(crate) const DEFAULT_MAX_CONTENT_LENGTH: usize = 1_000_000;
 
 /// A `time` above this many seconds (year 5138) is really milliseconds:
 /// HEC expects epoch seconds with an optional fraction (docs/wire-formats.md 2.2).

@@ -11,7 +11,8 @@ use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::{decode_body_with, media_type, Protocol, MAX_DECODED_BODY};
+use super::shared::{decode_body_with, media_type, MAX_DECODED_BODY};
+use super::Protocol;
 use logship_http::Request;
 
 /// A JSON value read by a parser that fails on a duplicate name.

@@ -202,6 +202,19 @@ fn parse_headers(key: &'static str, raw: &Raw<'_>) -> Result<Vec<(String, Secret
                 ),
             })
             .collect(),
+        // Each item one `Name: value` (a repeated `--header`): a value may hold `;`.
+        Raw::Toml(toml::Value::Array(items)) => items
+            .iter()
+            .map(|item| match item.as_str().and_then(|h| h.split_once(':')) {
+                Some((n, v)) if !n.trim().is_empty() => {
+                    Ok((n.trim().to_owned(), Secret::new(v.trim())))
+                }
+                _ => Err(
+                    ConfigError::new(key, "[redacted]", "each header must be 'Name: value'")
+                        .fix("write --header 'X-Api-Key: abc'"),
+                ),
+            })
+            .collect(),
         Raw::Toml(_) => {
             Err(type_error(key, Kind::Headers, raw, "a table of name = \"value\"").fix(fix_file))
         }

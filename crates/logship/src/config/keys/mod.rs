@@ -123,6 +123,14 @@ impl KeySpec {
         self.0.kind.joiner()
     }
 
+    /// The values it accepts when it is one of a fixed set (`["beginning", "end"]`).
+    pub fn choices(&self) -> Option<&'static [&'static str]> {
+        match self.0.kind {
+            Kind::Choice(names) => Some(names),
+            _ => None,
+        }
+    }
+
     /// Whether it is a boolean.
     pub fn is_bool(&self) -> bool {
         matches!(self.0.kind, Kind::Bool)

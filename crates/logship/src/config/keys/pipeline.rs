@@ -83,7 +83,7 @@ options! {
             headers: Vec<(String, Secret)> = Vec::new() => {
                 name: "headers",
                 kind: Kind::Headers,
-                flag: Many("--header"),
+                flag: Each("--header"),
                 default: "none",
                 doc: "extra request headers (values treated as secrets)",
                 set: |c, v| c.headers = v.headers(),

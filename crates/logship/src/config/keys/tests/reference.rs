@@ -31,7 +31,7 @@ fn the_configuration_reference_lists_every_key_with_its_variable_flag_and_attrib
         Some(rendered.trim_matches('\n')),
         "docs/configuration.md's reference differs from the key table \
          (crates/logship/src/config/keys/); regenerate it with \
-         `LOGSHIP_BLESS=1 cargo test -p logship --lib config::tests::reference`"
+         `LOGSHIP_BLESS=1 cargo test -p logship --lib config::keys::tests::reference`"
     );
     // What the README test checked, on the generated file: a row per key, with its
     // variable and its attribute.
