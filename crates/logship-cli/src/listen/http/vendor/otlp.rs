@@ -107,6 +107,19 @@ pub(super) fn decode(req: &Request<'_>) -> Decoded {
         let message = super::exchange::too_many_message(req.max_events);
         return Decoded::Answer(error(encoding, 413, RESOURCE_EXHAUSTED, &message));
     }
+    // Its containers, attributes and strings too: decoding must not take more than the
+    // budget, however few log records it holds.
+    let budget = super::otlp_cost::DECODE_BUDGET;
+    if encoding == Encoding::Protobuf
+        && super::otlp_cost::decoded_bytes(req.body, budget).is_some_and(|n| n > budget)
+    {
+        let message = format!(
+            "decoding this request would take more than {} MiB (empty containers and \
+             attributes count too): send smaller batches",
+            budget >> 20
+        );
+        return Decoded::Answer(error(encoding, 413, RESOURCE_EXHAUSTED, &message));
+    }
     let request = match encoding {
         Encoding::Protobuf => ExportLogsServiceRequest::decode(req.body)
             .map_err(|e| format!("the body is not a protobuf ExportLogsServiceRequest: {e}")),
