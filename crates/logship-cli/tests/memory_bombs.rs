@@ -9,7 +9,7 @@ mod common;
 use std::io::Write;
 use std::net::TcpStream;
 
-use common::follow::{fresh_dir, proc_number, s, wait_until, Follower};
+use common::follow::{follow_without_checkpoint, fresh_dir, proc_number, wait_until};
 use common::listen::{intake, post, Listener};
 
 /// The documented bound on the process's peak RSS, whatever the input.
@@ -69,17 +69,7 @@ fn a_followed_name_bomb_is_shipped_once_in_bounded_memory_and_the_next_lines_fol
     data.push_str(&bomb("bomb", 100, 3000));
     data.push_str("\n{\"message\":\"after\"}\n");
     std::fs::write(&log, data).unwrap();
-    let follower = Follower::start(
-        &intake,
-        &[
-            "--follow",
-            s(&log),
-            "--format",
-            "json",
-            "--no-checkpoint",
-            "--no-spill",
-        ],
-    );
+    let follower = follow_without_checkpoint(&intake, &log, &["--format", "json"]);
     wait_until("the line after the bomb", || {
         event(&intake, "after").is_some()
     });
@@ -121,7 +111,20 @@ fn a_name_bomb_over_tcp_and_http_is_shipped_in_bounded_memory() {
     assert!(peak < PEAK_RSS, "peak RSS {} MiB", peak >> 20);
 }
 
-/// A protobuf `ExportLogsServiceRequest` of `n` repeats of `unit` (field 1 entries).
+/// Protobuf field 1 (length-delimited) holding `inner`.
+fn field_1(inner: &[u8]) -> Vec<u8> {
+    let mut b = vec![0x0a];
+    let mut n = inner.len();
+    while n >= 0x80 {
+        b.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    b.push(n as u8);
+    b.extend_from_slice(inner);
+    b
+}
+
+/// `bytes` bytes of repeats of `unit` (protobuf field entries).
 fn otlp_body(unit: &[u8], bytes: usize) -> Vec<u8> {
     unit.iter()
         .copied()
@@ -140,40 +143,10 @@ fn otlp_bodies_of_empty_containers_stay_under_the_documented_peak() {
         otlp_body(&[0x0a, 0x00], ten_mib),
         // ResourceLogs each holding one empty ScopeLogs.
         otlp_body(&[0x0a, 0x02, 0x12, 0x00], ten_mib),
-        // One ResourceLogs of empty ScopeLogs (its length as a 3-byte varint).
-        {
-            let inner = otlp_body(&[0x12, 0x00], ten_mib - 8);
-            let mut b = vec![0x0a];
-            let mut n = inner.len();
-            while n >= 0x80 {
-                b.push((n as u8) | 0x80);
-                n >>= 7;
-            }
-            b.push(n as u8);
-            b.extend_from_slice(&inner);
-            b
-        },
-        // Resource attributes: empty KeyValues.
-        {
-            let inner = otlp_body(&[0x0a, 0x00], ten_mib - 16);
-            let mut resource = vec![0x0a];
-            let mut n = inner.len();
-            while n >= 0x80 {
-                resource.push((n as u8) | 0x80);
-                n >>= 7;
-            }
-            resource.push(n as u8);
-            resource.extend_from_slice(&inner);
-            let mut b = vec![0x0a];
-            let mut n = resource.len();
-            while n >= 0x80 {
-                b.push((n as u8) | 0x80);
-                n >>= 7;
-            }
-            b.push(n as u8);
-            b.extend_from_slice(&resource);
-            b
-        },
+        // One ResourceLogs of empty ScopeLogs.
+        field_1(&otlp_body(&[0x12, 0x00], ten_mib - 8)),
+        // Resource attributes: empty KeyValues (request > resource_logs > resource).
+        field_1(&field_1(&otlp_body(&[0x0a, 0x00], ten_mib - 16))),
     ];
     let threads: Vec<_> = bodies
         .into_iter()
