@@ -179,3 +179,33 @@ fn otlp_bodies_of_empty_containers_stay_under_the_documented_peak() {
     println!("peak RSS {:.1} MiB", peak as f64 / 1048576.0);
     assert!(peak < PEAK_RSS, "peak RSS {} MiB", peak >> 20);
 }
+
+#[test]
+fn a_followed_line_that_can_never_fit_the_queue_is_skipped_counted_and_reported() {
+    // A 200 KB line against a 64 KiB queue: it can never be queued. Before, the follower
+    // retried it forever and never read the next line.
+    let intake = intake();
+    let dir = fresh_dir("poison-follow");
+    let log = dir.join("app.log");
+    let data = format!(
+        "{{\"message\":\"before\"}}\n{{\"message\":\"poison\",\"pad\":\"{}\"}}\n{{\"message\":\"after\"}}\n",
+        "p".repeat(200_000)
+    );
+    std::fs::write(&log, data).unwrap();
+    let follower = follow_without_checkpoint(
+        &intake,
+        &log,
+        &["--format", "json", "--queue-max-bytes", "65536"],
+    );
+    wait_until("the line after the poison", || {
+        event(&intake, "after").is_some()
+    });
+    let (code, stderr) = follower.stop();
+    assert!(event(&intake, "poison").is_none());
+    let text = stderr.join("\n");
+    assert!(
+        text.contains("1 dropped because each alone was larger than queue_max_bytes"),
+        "{text}"
+    );
+    assert_eq!(code, Some(1), "a loss, told by the exit code: {text}");
+}
