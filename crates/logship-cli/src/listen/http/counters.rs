@@ -36,6 +36,9 @@ pub(crate) struct Counters {
     /// Connections waiting for a request that were closed to make room for a new client
     /// at the connection limit.
     pub connections_reclaimed: AtomicU64,
+    /// Connections that arrived while the listener was stopping, answered 503 (their
+    /// clients send again elsewhere or later; nothing of theirs was taken).
+    pub refused_at_stop: AtomicU64,
     /// Requests whose HTTP framing was malformed or ambiguous (400, connection closed).
     pub bad_requests: AtomicU64,
     /// `--listen-ack delivered` requests answered 503 because delivery took too long.
@@ -65,6 +68,7 @@ impl Counters {
             && n(&self.timeouts) == 0
             && n(&self.bad_requests) == 0
             && n(&self.connections_reclaimed) == 0
+            && n(&self.refused_at_stop) == 0
         {
             return String::new();
         }
@@ -82,6 +86,7 @@ impl Counters {
             (n(&self.unauthorized), "requests without the right token (401)"),
             (n(&self.timeouts), "connections too slow, closed (408)"),
             (n(&self.connections_refused), "connections over the limit (503)"),
+            (n(&self.refused_at_stop), "connections refused while stopping (503)"),
             (n(&self.connections_reclaimed), "connections waiting for a request closed to make room for new clients"),
             (n(&self.ack_timeouts), "requests not delivered within --listen-ack-timeout-ms (503)"),
         ] {

@@ -78,7 +78,9 @@ fn accept_loop(
         };
         failures = 0;
         if stop.load(Ordering::Acquire) {
-            break; // the wake-up connection, or a client too late
+            // The wake-up connection, or a client too late (answered 503, counted).
+            refuse_at_stop(stream, counters);
+            break;
         }
         let _ = stream.set_nodelay(true);
         let slot = match slots.take(&stream) {
@@ -105,8 +107,33 @@ fn accept_loop(
             .name("logship-listen-conn".into())
             .spawn(move || connection(stream, slot, &logship, &counters, &stop, &options));
     }
-    // Stopped: wait for the connections to answer what they are reading.
-    slots.wait_closed(Instant::now() + STOP_GRACE + STOP_TICK * 5);
+    // Stopped: wait for the connections to answer what they are reading; a client that
+    // arrives meanwhile is answered 503 (counted) rather than left to a reset.
+    let deadline = Instant::now() + STOP_GRACE + STOP_TICK * 5;
+    let _ = listener.set_nonblocking(true);
+    loop {
+        while let Ok((stream, _)) = listener.accept() {
+            refuse_at_stop(stream, counters);
+        }
+        let now = Instant::now();
+        if slots.wait_closed(deadline.min(now + STOP_TICK)) || now >= deadline {
+            break;
+        }
+    }
+}
+
+/// A connection arriving while the listener stops: a client that sent a request is
+/// answered 503 with `Retry-After` and counted; the listeners' own wake-up connection
+/// (which sends nothing and closes) is closed.
+fn refuse_at_stop(mut stream: TcpStream, counters: &Counters) {
+    let _ = stream.set_nonblocking(false);
+    let _ = stream.set_read_timeout(Some(STOP_TICK));
+    let mut head = [0u8; 512];
+    if matches!(stream.read(&mut head), Ok(n) if n > 0) {
+        Counters::add(&counters.refused_at_stop, 1);
+        let _ = stream.set_write_timeout(Some(STOP_TICK));
+        let _ = write_response(&mut stream, &busy_generic("logship is stopping"), true);
+    }
 }
 
 /// Answers a connection over the limit with 503 and closes it.
@@ -170,6 +197,17 @@ impl Timed<'_> {
         self.deadline = Instant::now() + wait;
     }
 
+    /// Whether a request's first bytes already wait in the socket (sent before the stop,
+    /// not yet read): such a request is read and answered, not cut.
+    fn request_waiting(&self) -> bool {
+        if self.stream.set_nonblocking(true).is_err() {
+            return false;
+        }
+        let waiting = matches!(self.stream.peek(&mut [0u8; 1]), Ok(n) if n > 0);
+        let _ = self.stream.set_nonblocking(false);
+        waiting
+    }
+
     /// The head has been read: the request is work, never reclaimed.
     fn busy(&mut self) {
         self.slot.busy();
@@ -208,7 +246,7 @@ impl Read for Timed<'_> {
         loop {
             let now = Instant::now();
             if self.stop.load(Ordering::Acquire) {
-                if self.phase == Phase::Idle {
+                if self.phase == Phase::Idle && !self.request_waiting() {
                     return Ok(0); // close between requests
                 }
                 let at = *self.stopped_at.get_or_insert(now);

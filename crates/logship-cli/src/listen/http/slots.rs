@@ -113,12 +113,12 @@ impl Slots {
         Some((slot, reclaimed))
     }
 
-    /// Waits until every slot is given back, or `deadline`.
-    pub(crate) fn wait_closed(&self, deadline: Instant) {
+    /// Waits until every slot is given back (true), or `deadline` (false).
+    pub(crate) fn wait_closed(&self, deadline: Instant) -> bool {
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         while !open.1.is_empty() {
             let Some(left) = deadline.checked_duration_since(Instant::now()) else {
-                return;
+                return false;
             };
             open = self
                 .closed
@@ -126,6 +126,7 @@ impl Slots {
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
+        true
     }
 
     /// Connections open now.
