@@ -49,11 +49,23 @@ pub fn http_request(data: &[u8]) {
 
 /// Target `otlp_cost`: pricing any bytes never panics, and when prost decodes them as an
 /// `ExportLogsServiceRequest`, the price is at least what the decoded containers take
-/// (so a body priced under the budget cannot decode past it).
+/// (so a body priced under the budget cannot decode past it). The same bytes read as
+/// OTLP JSON: when serde decodes them, the streaming price counts every log record.
 pub fn otlp_cost(data: &[u8]) {
     use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
     use opentelemetry_proto::tonic::logs::v1::{LogRecord, ResourceLogs, ScopeLogs};
     use std::mem::size_of;
+    let json = otlp_cost::json_price(data, usize::MAX, usize::MAX);
+    if let Ok(request) = serde_json::from_slice::<ExportLogsServiceRequest>(data) {
+        let records: usize = request
+            .resource_logs
+            .iter()
+            .flat_map(|r| &r.scope_logs)
+            .map(|s| s.log_records.len())
+            .sum();
+        let json = json.expect("what serde decodes walks");
+        assert!(json.records >= records, "{json:?} for {records} records");
+    }
     let price = otlp_cost::decoded_bytes(data, usize::MAX);
     let Ok(request) = ExportLogsServiceRequest::decode(data) else {
         return;

@@ -148,17 +148,17 @@ fn otlp_bodies_of_empty_containers_stay_under_the_documented_peak() {
         // Resource attributes: empty KeyValues (request > resource_logs > resource).
         field_1(&field_1(&otlp_body(&[0x0a, 0x00], ten_mib - 16))),
     ];
-    let threads: Vec<_> = bodies
+    // And OTLP JSON: 3.8 MB of empty `ResourceLogs` (each `{}` a whole struct decoded).
+    let json = format!("{{\"resourceLogs\":[{}{{}}]}}", "{},".repeat(1_270_000)).into_bytes();
+    let bodies = bodies
         .into_iter()
-        .map(|body| {
+        .map(|b| ("application/x-protobuf", b))
+        .chain([("application/json", json)]);
+    let threads: Vec<_> = bodies
+        .map(|(content_type, body)| {
             let port = l.port;
             std::thread::spawn(move || {
-                post(
-                    port,
-                    "/v1/logs",
-                    &[("Content-Type", "application/x-protobuf")],
-                    &body,
-                )
+                post(port, "/v1/logs", &[("Content-Type", content_type)], &body)
             })
         })
         .collect();

@@ -93,26 +93,28 @@ pub(super) fn decode(req: &Request<'_>) -> Decoded {
         return Decoded::Answer(answer);
     }
     // The decoded request takes many times its bytes: one of more log records than the
-    // queue holds is refused first (protobuf: counted on the wire; JSON: read under the
-    // listener's value budget, which refuses it when it runs out).
-    let too_many = match encoding {
-        Encoding::Protobuf => super::wire_count::count(req.body, &[1, 2, 2], req.max_events)
-            .is_some_and(|n| n > req.max_events),
-        Encoding::Json => {
-            serde_json::from_slice::<lines::Json<'_>>(req.body).is_err()
-                && lines::json::value_budget_spent()
-        }
+    // queue holds is refused first (protobuf: counted on the wire; JSON: counted by the
+    // streaming walk that prices it).
+    // Its containers, attributes and strings too: decoding must not take more than the
+    // budget, however few log records it holds.
+    let budget = super::otlp_cost::DECODE_BUDGET;
+    let (too_many, too_costly) = match encoding {
+        Encoding::Protobuf => (
+            super::wire_count::count(req.body, &[1, 2, 2], req.max_events)
+                .is_some_and(|n| n > req.max_events),
+            super::otlp_cost::decoded_bytes(req.body, budget).is_some_and(|n| n > budget),
+        ),
+        // Priced and counted in one streaming walk, no tree built.
+        Encoding::Json => super::otlp_cost::json_price(req.body, budget, req.max_events)
+            .map_or((false, false), |p| {
+                (p.records > req.max_events, p.bytes > budget)
+            }),
     };
     if too_many {
         let message = super::exchange::too_many_message(req.max_events);
         return Decoded::Answer(error(encoding, 413, RESOURCE_EXHAUSTED, &message));
     }
-    // Its containers, attributes and strings too: decoding must not take more than the
-    // budget, however few log records it holds.
-    let budget = super::otlp_cost::DECODE_BUDGET;
-    if encoding == Encoding::Protobuf
-        && super::otlp_cost::decoded_bytes(req.body, budget).is_some_and(|n| n > budget)
-    {
+    if too_costly {
         let message = format!(
             "decoding this request would take more than {} MiB (empty containers and \
              attributes count too): send smaller batches",

@@ -156,6 +156,226 @@ pub(super) fn decoded_bytes(buf: &[u8], stop_after: usize) -> Option<usize> {
     Some(cost)
 }
 
+/// The field number of OTLP JSON member `key` of a `kind` message (camelCase, as OTLP
+/// JSON writes them, or the proto's snake_case), where it holds a message or a string
+/// that allocates; `None` for any other member.
+fn json_field(kind: Kind, key: &str) -> Option<u32> {
+    Some(match (kind, key) {
+        (Kind::Request, "resourceLogs" | "resource_logs") => 1,
+        (Kind::ResourceLogs, "resource") => 1,
+        (Kind::ResourceLogs, "scopeLogs" | "scope_logs") => 2,
+        (Kind::Resource, "attributes") => 1,
+        (Kind::Resource, "entityRefs" | "entity_refs") => 3,
+        (Kind::EntityRef, "idKeys" | "id_keys") => 3,
+        (Kind::EntityRef, "descriptionKeys" | "description_keys") => 4,
+        (Kind::ScopeLogs, "scope") => 1,
+        (Kind::ScopeLogs, "logRecords" | "log_records") => 2,
+        (Kind::Scope, "attributes") => 3,
+        (Kind::LogRecord, "body") => 5,
+        (Kind::LogRecord, "attributes") => 6,
+        (Kind::KeyValue, "value") => 2,
+        (Kind::AnyValue, "arrayValue" | "array_value") => 5,
+        (Kind::AnyValue, "kvlistValue" | "kvlist_value") => 6,
+        (Kind::ArrayValue | Kind::KeyValueList, "values") => 1,
+        _ => return None,
+    })
+}
+
+/// What pricing an OTLP JSON body found: the bytes decoding it allocates (as
+/// [`decoded_bytes`] prices the wire) and its log records.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct JsonPrice {
+    /// About the bytes decoding it into an `ExportLogsServiceRequest` allocates.
+    pub bytes: usize,
+    /// Its log records.
+    pub records: usize,
+}
+
+/// Prices an OTLP JSON body without building anything: a streaming walk with the
+/// request's schema (`{}` is 2 bytes of JSON and a whole `ResourceLogs` decoded: 3.8 MB
+/// of them peaked at 144 MB, and the JSON tree once built to count them took most of
+/// it). Stops once the price passes `stop_after` or the records `max_records`. `None`
+/// when the body is not JSON (the real decoder says why).
+pub(super) fn json_price(body: &[u8], stop_after: usize, max_records: usize) -> Option<JsonPrice> {
+    use serde::de::DeserializeSeed;
+    let state = PriceState {
+        price: std::cell::Cell::new(0),
+        records: std::cell::Cell::new(0),
+        stop_after,
+        max_records,
+    };
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let walked = Price {
+        kind: Some(Kind::Request),
+        state: &state,
+    }
+    .deserialize(&mut de)
+    .and_then(|()| de.end());
+    let price = JsonPrice {
+        bytes: state.price.get(),
+        records: state.records.get(),
+    };
+    match walked {
+        Ok(()) => Some(price),
+        Err(_) if state.over() => Some(price),
+        Err(_) => None,
+    }
+}
+
+struct PriceState {
+    price: std::cell::Cell<usize>,
+    records: std::cell::Cell<usize>,
+    stop_after: usize,
+    max_records: usize,
+}
+
+impl PriceState {
+    fn over(&self) -> bool {
+        self.price.get() > self.stop_after || self.records.get() > self.max_records
+    }
+
+    /// Adds `n` bytes; an error (ending the walk) once over a bound.
+    fn add<E: serde::de::Error>(&self, n: usize) -> Result<(), E> {
+        self.price.set(self.price.get().saturating_add(n));
+        if self.over() {
+            return Err(E::custom("over the decode budget"));
+        }
+        Ok(())
+    }
+}
+
+/// One JSON value priced as a `kind` message (`None`: not one that allocates, but its
+/// strings still count).
+#[derive(Clone, Copy)]
+struct Price<'s> {
+    kind: Option<Kind>,
+    state: &'s PriceState,
+}
+
+/// A member's value: `repeated` (an array of `kind` elements, each a vector slot) or one.
+#[derive(Clone, Copy)]
+struct Member<'s> {
+    kind: Option<Kind>,
+    repeated: bool,
+    state: &'s PriceState,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Price<'_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Member<'_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+/// A member's name, borrowed where it has no escapes.
+struct Name<'a>(std::borrow::Cow<'a, str>);
+
+impl<'de> serde::Deserialize<'de> for Name<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Name<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Name<'de>, E> {
+                Ok(Name(std::borrow::Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Name<'de>, E> {
+                Ok(Name(std::borrow::Cow::Owned(v.to_owned())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// The scalar visits both visitors share: a string costs its bytes, the rest nothing.
+macro_rules! scalars {
+    () => {
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("OTLP JSON")
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<(), E> {
+            self.state.add(v.len().max(MIN_ALLOC))
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            Ok(())
+        }
+    };
+}
+
+impl<'de> serde::de::Visitor<'de> for Price<'_> {
+    type Value = ();
+    scalars!();
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let inner = Price { kind: None, ..self };
+        while seq.next_element_seed(inner)?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        if matches!(self.kind, Some(Kind::LogRecord)) {
+            let state = self.state;
+            state.records.set(state.records.get() + 1);
+            state.add::<A::Error>(0)?;
+        }
+        while let Some(Name(key)) = map.next_key()? {
+            let field = self.kind.and_then(|k| Some((k, json_field(k, &key)?)));
+            let member = Member {
+                kind: field.and_then(|(k, f)| k.child(f)),
+                repeated: field.is_some_and(|(k, f)| k.repeated(f)),
+                state: self.state,
+            };
+            map.next_value_seed(member)?;
+        }
+        Ok(())
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Member<'_> {
+    type Value = ();
+    scalars!();
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let each = Price {
+            kind: self.kind,
+            state: self.state,
+        };
+        let slot = 2 * self.kind.map_or(size_of::<String>(), Kind::size);
+        // Each element of a repeated field is a vector slot (twice: the vector doubles).
+        while seq.next_element_seed(each)?.is_some() {
+            if self.repeated {
+                self.state.add(slot)?;
+            }
+        }
+        Ok(())
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+        Price {
+            kind: self.kind,
+            state: self.state,
+        }
+        .visit_map(map)
+    }
+}
+
 /// A base-128 varint at the start of `b`, and what follows it.
 fn varint(b: &[u8]) -> Option<(u64, &[u8])> {
     let mut value = 0u64;
@@ -238,6 +458,40 @@ mod tests {
         // The real decoder agrees: it builds a million ResourceLogs.
         let decoded = ExportLogsServiceRequest::decode(&empty_resources[..]).expect("valid");
         assert_eq!(decoded.resource_logs.len(), 1 << 20);
+    }
+
+    #[test]
+    fn otlp_json_is_priced_like_its_protobuf_without_building_a_tree() {
+        let empty = format!("{{\"resourceLogs\":[{}{{}}]}}", "{},".repeat(1 << 20));
+        let price = json_price(empty.as_bytes(), usize::MAX, usize::MAX).expect("JSON");
+        assert!(
+            price.bytes >= (1 << 20) * size_of::<ResourceLogs>(),
+            "{price:?}"
+        );
+        assert!(price.bytes > DECODE_BUDGET);
+        // A real request: about what its protobuf prices at, its records counted.
+        let record = r#"{"timeUnixNano":"1","severityText":"INFO","body":{"stringValue":"GET /checkout 200"},"attributes":[{"key":"attr.0","value":{"stringValue":"value"}},{"key":"attr.1","value":{"arrayValue":{"values":[{"intValue":"1"}]}}}]}"#;
+        let body = format!(
+            r#"{{"resourceLogs":[{{"resource":{{"attributes":[{{"key":"service.name","value":{{"stringValue":"checkout"}}}}]}},"scopeLogs":[{{"logRecords":[{}]}}]}}]}}"#,
+            vec![record; 1000].join(",")
+        );
+        let price = json_price(body.as_bytes(), usize::MAX, usize::MAX).expect("JSON");
+        assert_eq!(price.records, 1000);
+        assert!(price.bytes > 1000 * size_of::<LogRecord>(), "{price:?}");
+        assert!(price.bytes < DECODE_BUDGET / 10, "{price:?}");
+        // Stopping: at the records' bound, and past the bytes' bound.
+        let price = json_price(body.as_bytes(), usize::MAX, 10).expect("JSON");
+        assert_eq!(price.records, 11);
+        assert!(
+            json_price(body.as_bytes(), 1000, usize::MAX)
+                .expect("JSON")
+                .bytes
+                > 1000
+        );
+        assert_eq!(
+            json_price(b"{\"resourceLogs\":[", usize::MAX, usize::MAX),
+            None
+        );
     }
 
     #[test]
