@@ -96,6 +96,12 @@ pub fn json_flatten(data: &[u8]) {
     let Some(record) = lines::json_record(&text) else {
         return;
     };
+    assert_names_bounded(&record, &text);
+}
+
+/// The record's field names take at most 4 bytes per byte of `text` (the line it was
+/// read from) plus 2 KiB, the flattening's bound (and a little for Log4j2's own names).
+pub fn assert_names_bounded(record: &logship::Record, text: &str) {
     let names: usize = record
         .entries()
         .filter_map(|e| match e {

@@ -605,18 +605,7 @@ pub fn cli_lines(data: &[u8]) {
             .count();
         // Flattening builds at most 4 name bytes per byte of the object plus 2 KiB; past
         // that a subtree stays one field. Under the 2 KiB floor, one field per leaf.
-        let names: usize = record
-            .entries()
-            .filter_map(|e| match e {
-                logship::Entry::Field(k, _) => Some(k.len()),
-                _ => None,
-            })
-            .sum();
-        assert!(
-            names <= 4 * text.len() + 2048 + 64,
-            "{names} name bytes from a {}-byte line",
-            text.len()
-        );
+        inputs::assert_names_bounded(&record, &text);
         assert!(
             fields <= leaves + extra,
             "{fields} fields from {leaves} leaves"
