@@ -104,11 +104,15 @@ pub(super) fn decode(req: &Request<'_>) -> Decoded {
                 .is_some_and(|n| n > req.max_events),
             super::otlp_cost::decoded_bytes(req.body, budget).is_some_and(|n| n > budget),
         ),
-        // Priced and counted in one streaming walk, no tree built.
-        Encoding::Json => super::otlp_cost::json_price(req.body, budget, req.max_events)
-            .map_or((false, false), |p| {
-                (p.records > req.max_events, p.bytes > budget)
-            }),
+        // Priced and counted in one streaming walk, no tree built; what cannot be walked
+        // is not decoded either.
+        Encoding::Json => match super::otlp_cost::json_price(req.body, budget, req.max_events) {
+            Ok(p) => (p.records > req.max_events, p.bytes > budget),
+            Err(e) => {
+                let message = format!("the body is not OTLP JSON (UTF-8 JSON text): {e}");
+                return Decoded::Answer(error(encoding, 400, OTLP_INVALID_ARGUMENT, &message));
+            }
+        },
     };
     if too_many {
         let message = super::exchange::too_many_message(req.max_events);

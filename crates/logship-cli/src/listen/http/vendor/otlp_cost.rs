@@ -194,9 +194,15 @@ pub(super) struct JsonPrice {
 /// Prices an OTLP JSON body without building anything: a streaming walk with the
 /// request's schema (`{}` is 2 bytes of JSON and a whole `ResourceLogs` decoded: 3.8 MB
 /// of them peaked at 144 MB, and the JSON tree once built to count them took most of
-/// it). Stops once the price passes `stop_after` or the records `max_records`. `None`
-/// when the body is not JSON (the real decoder says why).
-pub(super) fn json_price(body: &[u8], stop_after: usize, max_records: usize) -> Option<JsonPrice> {
+/// it). Stops once the price passes `stop_after` or the records `max_records`. An error
+/// when the body is not UTF-8 JSON: the caller refuses it (400) rather than decode what
+/// it could not price (serde's decoder skips unknown members unchecked, so one invalid
+/// byte there must not buy an unpriced decode).
+pub(super) fn json_price(
+    body: &[u8],
+    stop_after: usize,
+    max_records: usize,
+) -> Result<JsonPrice, serde_json::Error> {
     use serde::de::DeserializeSeed;
     let state = PriceState {
         price: std::cell::Cell::new(0),
@@ -216,9 +222,9 @@ pub(super) fn json_price(body: &[u8], stop_after: usize, max_records: usize) -> 
         records: state.records.get(),
     };
     match walked {
-        Ok(()) => Some(price),
-        Err(_) if state.over() => Some(price),
-        Err(_) => None,
+        Ok(()) => Ok(price),
+        Err(_) if state.over() => Ok(price),
+        Err(e) => Err(e),
     }
 }
 
@@ -488,10 +494,9 @@ mod tests {
                 .bytes
                 > 1000
         );
-        assert_eq!(
-            json_price(b"{\"resourceLogs\":[", usize::MAX, usize::MAX),
-            None
-        );
+        assert!(json_price(b"{\"resourceLogs\":[", usize::MAX, usize::MAX).is_err());
+        // Invalid UTF-8, even in a member serde's decoder would skip: refused.
+        assert!(json_price(b"{\"resource\xffLogs\":[]}", usize::MAX, usize::MAX).is_err());
     }
 
     #[test]
