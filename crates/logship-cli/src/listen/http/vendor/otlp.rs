@@ -99,11 +99,19 @@ pub(super) fn decode(req: &Request<'_>) -> Decoded {
     // budget, however few log records it holds.
     let budget = super::otlp_cost::DECODE_BUDGET;
     let (too_many, too_costly) = match encoding {
-        Encoding::Protobuf => (
-            super::wire_count::count(req.body, &[1, 2, 2], req.max_events)
-                .is_some_and(|n| n > req.max_events),
-            super::otlp_cost::decoded_bytes(req.body, budget).is_some_and(|n| n > budget),
-        ),
+        // What cannot be priced is not decoded either (prost would refuse it too).
+        Encoding::Protobuf => match super::otlp_cost::decoded_bytes(req.body, budget) {
+            Some(price) => (
+                super::wire_count::count(req.body, &[1, 2, 2], req.max_events)
+                    .is_some_and(|n| n > req.max_events),
+                price > budget,
+            ),
+            None => {
+                let message =
+                    "the body is not a protobuf ExportLogsServiceRequest: its fields do not walk";
+                return Decoded::Answer(error(encoding, 400, OTLP_INVALID_ARGUMENT, message));
+            }
+        },
         // Priced and counted in one streaming walk, no tree built; what cannot be walked
         // is not decoded either.
         Encoding::Json => match super::otlp_cost::json_price(req.body, budget, req.max_events) {

@@ -133,6 +133,9 @@ pub(super) fn decoded_bytes(buf: &[u8], stop_after: usize) -> Option<usize> {
                 let len = usize::try_from(len).ok()?;
                 (Some(after.get(..len)?), after.get(len..)?)
             }
+            // A group (deprecated, never a field of this schema): prost skips it
+            // without allocating, and so does the price; what follows it is priced.
+            3 => (None, skip_group(after, field)?),
             _ => return None,
         };
         *rest = after;
@@ -382,6 +385,35 @@ impl<'de> serde::de::Visitor<'de> for Member<'_> {
     }
 }
 
+/// What follows the end of a group `field` whose start was just read (groups nested in
+/// it skipped too, iteratively); `None` when it never ends or the bytes do not walk.
+fn skip_group(mut b: &[u8], field: u32) -> Option<&[u8]> {
+    let mut open = vec![field];
+    while let Some(&inner) = open.last() {
+        let (key, after) = varint(b)?;
+        let f = u32::try_from(key >> 3).ok()?;
+        b = match key & 7 {
+            0 => varint(after)?.1,
+            1 => after.get(8..)?,
+            5 => after.get(4..)?,
+            2 => {
+                let (len, after) = varint(after)?;
+                after.get(usize::try_from(len).ok()?..)?
+            }
+            3 => {
+                open.push(f);
+                after
+            }
+            4 if f == inner => {
+                open.pop();
+                after
+            }
+            _ => return None,
+        };
+    }
+    Some(b)
+}
+
 /// A base-128 varint at the start of `b`, and what follows it.
 fn varint(b: &[u8]) -> Option<(u64, &[u8])> {
     let mut value = 0u64;
@@ -506,6 +538,20 @@ mod tests {
             let _ = decoded_bytes(&body[..cut], usize::MAX);
         }
         assert_eq!(decoded_bytes(&[0x0a, 0xff], usize::MAX), None);
+        // A group (prost skips it) before a flood of empty resources: skipped, and what
+        // follows is still priced (found by the otlp_cost fuzz target: the walk gave up
+        // at the group, and the body was decoded unpriced).
+        let mut grouped = vec![0x73, 0x08, 0x01, 0x74];
+        grouped.extend_from_slice(&[0x0a, 0x00].repeat(1000));
+        let decoded = ExportLogsServiceRequest::decode(&grouped[..]).expect("prost skips it");
+        assert_eq!(decoded.resource_logs.len(), 1000);
+        let cost = decoded_bytes(&grouped, usize::MAX).expect("walks");
+        assert!(cost >= 1000 * size_of::<ResourceLogs>(), "{cost}");
+        assert_eq!(
+            decoded_bytes(&[0x73, 0x08, 0x01], usize::MAX),
+            None,
+            "unended"
+        );
         assert_eq!(decoded_bytes(&[0x0f], usize::MAX), None);
         // Nested arrays past prost's depth: priced, not recursed.
         let mut deep = Vec::new();
