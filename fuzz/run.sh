@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds every fuzz target (nightly, cargo-fuzz) and runs each for SECONDS (default 60)
-# from its committed seed corpus; exits non-zero if any target crashes.
+# Builds every fuzz target (nightly, cargo-fuzz) and runs each for SECONDS (default 600:
+# ten minutes per target) from its committed seed corpus; exits non-zero if any target
+# crashes.
 #
-#   fuzz/run.sh [SECONDS] [TARGET...]
+#   fuzz/run.sh [SECONDS] [TARGET...]    (fuzz/run.sh 60 http_request: a short run of one)
 #
 # New inputs libFuzzer finds go to a scratch corpus (target/fuzz-corpus/<target>), not to
 # the committed seeds; a crash is left in fuzz/artifacts/<target>/ (copy it to
@@ -10,7 +11,7 @@
 # Needs: `rustup toolchain install nightly` and `cargo install cargo-fuzz --locked`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${1:-60}
+seconds=${1:-600}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then

@@ -128,12 +128,21 @@ const TIME_KEYS: &[&str] = &["timestamp", "@timestamp", "time", "ts", "timeMilli
 /// every vendor indexes nested JSON; arrays and `null` stay JSON ([`logship::Value::Json`]).
 /// tracing-subscriber's `fields` object (a line with `fields` and `target`) holds the
 /// event's own fields: they are lifted to the root. Fields keep the line's order.
+///
+/// A line of more than [`LINE_VALUES`] JSON values is not read as JSON (`None`: the
+/// caller ships it as text), so no line's tree takes more than a few MiB.
 pub(crate) fn json_record(line: &str) -> Option<Record> {
-    let Ok(Json::Object(map)) = Json::parse(line) else {
+    let (parsed, _) = json::with_value_budget(LINE_VALUES, || Json::parse(line));
+    let Ok(Json::Object(map)) = parsed else {
         return None;
     };
     Some(object_record(&map, line.len()))
 }
+
+/// The most JSON values (elements, members and the slots objects allocate) one line is
+/// read as: a Log4j2 event with a 50-frame stack trace takes about 800; 8 MiB of `[]`
+/// would take 2.8 million (about 180 MiB of tree) without it.
+pub(crate) const LINE_VALUES: usize = 64 * 1024;
 
 /// [`json_record`] for an object already parsed (a JSON array's element, an HTTP body);
 /// `size` is the object's size in bytes, if known, to size the record.
@@ -407,6 +416,65 @@ mod tests {
         let r = json_record(r#"{"level":35}"#).expect("object");
         assert_eq!(r.level(), Level::Info);
         assert_eq!(fields(&r)[0].0, "level");
+    }
+
+    /// Nested objects under long keys: `depth` levels of `key_len`-byte keys, then
+    /// `leaves` members. Flattened naively, every leaf's name copies the whole path.
+    fn name_bomb(depth: usize, key_len: usize, leaves: usize) -> String {
+        let key = "k".repeat(key_len);
+        let mut line = String::new();
+        for _ in 0..depth {
+            line.push_str(&format!("{{\"{key}\":"));
+        }
+        line.push('{');
+        for i in 0..leaves {
+            line.push_str(&format!("\"{i}\":1,"));
+        }
+        line.push_str("\"m\":\"end\"}");
+        line.push_str(&"}".repeat(depth));
+        line
+    }
+
+    #[test]
+    fn nested_long_keys_build_names_bounded_by_the_lines_size() {
+        // 100 levels of 1,000-byte keys over 10,000 leaves: a 190 KB line whose leaves'
+        // names would take 1 GB.
+        let line = format!(
+            r#"{{"message":"bomb","level":"warn","ok":{{"a":1}},"x":{}}}"#,
+            name_bomb(100, 1000, 10_000)
+        );
+        let r = json_record(&line).expect("object");
+        assert_eq!(r.message_str(), "bomb");
+        assert_eq!(r.level(), Level::Warn);
+        let f = fields(&r);
+        assert_eq!(f[0].0, "ok.a", "a small subtree is still flattened");
+        assert_eq!(
+            f[1].0,
+            "x",
+            "the bomb stays one field: {:?}",
+            &f[1].0[..20.min(f[1].0.len())]
+        );
+        let names: usize = f.iter().map(|(k, _)| k.len()).sum();
+        assert!(
+            names < 8 * line.len(),
+            "{names} name bytes for {}",
+            line.len()
+        );
+        assert!(r.entries().count() < 10, "no field per leaf");
+        // Deep but honest nesting still flattens.
+        let r = json_record(&name_bomb(20, 3, 5)).expect("object");
+        assert_eq!(fields(&r).len(), 6);
+    }
+
+    #[test]
+    fn a_line_of_more_values_than_a_line_may_hold_is_not_read_as_json() {
+        let line = format!(r#"{{"message":"m","a":[{}[]]}}"#, "[],".repeat(LINE_VALUES));
+        assert!(
+            json_record(&line).is_none(),
+            "shipped as text by the caller"
+        );
+        let line = format!(r#"{{"message":"m","a":[{}[]]}}"#, "[],".repeat(1000));
+        assert_eq!(json_record(&line).expect("object").message_str(), "m");
     }
 
     #[test]

@@ -39,13 +39,20 @@ fn the_kubernetes_sidecar_manifest_parses_and_its_arguments_are_accepted() {
         .iter()
         .find(|d| d["kind"] == "Deployment")
         .expect("a Deployment");
-    let containers = deployment["spec"]["template"]["spec"]["containers"]
+    let spec = &deployment["spec"]["template"]["spec"];
+    // A native sidecar: stopped after the application's containers (issue 32, item 12).
+    let logship = spec["initContainers"]
         .as_sequence()
-        .expect("containers");
-    let logship = containers
+        .expect("initContainers")
         .iter()
         .find(|c| c["name"] == "logship")
         .expect("the logship sidecar");
+    assert_eq!(logship["restartPolicy"], "Always", "a native sidecar");
+    assert!(spec["containers"]
+        .as_sequence()
+        .expect("containers")
+        .iter()
+        .all(|c| c["name"] != "logship"));
     let args: Vec<String> = logship["args"]
         .as_sequence()
         .unwrap()
@@ -64,6 +71,8 @@ fn the_kubernetes_sidecar_manifest_parses_and_its_arguments_are_accepted() {
 #[test]
 fn the_systemd_unit_verifies() {
     let unit = std::fs::read_to_string(deploy("logship-follow.service")).unwrap();
+    // Started before the application, so stopped after it (issue 32, item 12).
+    assert!(unit.contains("\nBefore=myapp.service\n"), "stop order");
     // Its arguments, as systemd would split them (the unit quotes only the glob).
     let exec: String = unit
         .lines()

@@ -103,6 +103,21 @@ fn cli_lines() {
     replay("cli_lines");
 }
 
+#[test]
+fn http_request() {
+    replay("http_request");
+}
+
+#[test]
+fn otlp_cost() {
+    replay("otlp_cost");
+}
+
+#[test]
+fn json_flatten() {
+    replay("json_flatten");
+}
+
 /// Rewrites the generated seed files (`LOGSHIP_FUZZ_SEEDS=1 cargo test -p logship-cli
 /// --test fuzz_corpus -- --ignored write_seeds`): segments and ACK files framed by the
 /// library's own encoder, with ACK offsets at real frame boundaries, mid-frame and past

@@ -171,7 +171,7 @@ fn malformed_oversized_and_unauthorized_bodies_are_refused_and_nothing_is_lost()
     assert!(s.contains("shipped 1 of 1 events"), "{s}");
     assert!(
         s.contains("1 requests malformed (400)")
-            && s.contains("2 requests too large: over the body limit, or of more events than the queue holds (413)"),
+            && s.contains("2 requests too large: over the body limit, or of more events or bytes than the queue holds (413)"),
         "{s}"
     );
 }

@@ -9,8 +9,15 @@
 //! Shared by the test intake, `logship ship --listen http://...` and the demo's sink
 //! (one hardened parser, not two): bounded lines, head, header count, chunk sizes and
 //! body, `Expect: 100-continue` answered only when a body is due.
+//!
+//! Strict as RFC 9112 asks of a server, because a lenient parser behind or in front of
+//! another one is how requests are smuggled: a request with both `Content-Length` and
+//! `Transfer-Encoding`, a `Transfer-Encoding` other than exactly `chunked` (or sent
+//! twice), a `Content-Length` that is not plain digits (`+5`), a bare CR, a NUL or other
+//! control character in a line, whitespace other than SP and HTAB around a value (VT,
+//! FF, NBSP): each is a 400, and the connection is closed after it.
 //! Must never: read past `max_body` bytes of a body, allocate by a size the peer
-//! claims before the bytes arrive, or panic on any input.
+//! claims before the bytes arrive, guess at framing, or panic on any input.
 
 use std::io::{self, BufRead, Read, Write};
 
@@ -165,6 +172,23 @@ fn read_line<R: BufRead>(r: &mut R, limit: usize) -> io::Result<Result<Option<Ve
     Ok(Ok(Some(buf)))
 }
 
+/// Whether `b` may appear in a field value (RFC 9110 §5.5: VCHAR, obs-text, SP, HTAB):
+/// no NUL, CR, LF or other control character.
+fn is_field_byte(b: u8) -> bool {
+    b == b'\t' || (b >= b' ' && b != 0x7f)
+}
+
+/// The value without the optional whitespace around it: SP and HTAB only (RFC 9110
+/// §5.6.3), never the other characters `str::trim` removes (VT, FF, NBSP...).
+fn trim_ows(v: &str) -> &str {
+    v.trim_matches(|c| c == ' ' || c == '\t')
+}
+
+/// Whether `v` is 1*DIGIT (no sign, no space, not empty).
+fn is_digits(v: &str) -> bool {
+    !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit())
+}
+
 fn is_token(s: &str) -> bool {
     !s.is_empty()
         && s.bytes()
@@ -207,6 +231,13 @@ pub fn read_request<R: BufRead, W: Write>(
         }
     }
     head_size += line.len();
+    if line.iter().any(|&b| b < b' ' || b == 0x7f) {
+        return Err(bad(
+            400,
+            "control character (a bare CR, a NUL, a tab...) in the request line",
+            &partial,
+        ));
+    }
     let request_line = String::from_utf8_lossy(&line).into_owned();
     let parts: Vec<&str> = request_line.split(' ').collect();
     if parts.len() != 3 {
@@ -225,6 +256,13 @@ pub fn read_request<R: BufRead, W: Write>(
         ));
     }
     partial.method = method.to_string();
+    if !target.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(bad(
+            400,
+            "request target holds a byte that is not visible US-ASCII (percent-encode it)",
+            &partial,
+        ));
+    }
     if target.is_empty() || !target.starts_with('/') {
         return Err(bad(
             400,
@@ -273,6 +311,13 @@ pub fn read_request<R: BufRead, W: Write>(
         if line[0] == b' ' || line[0] == b'\t' {
             return Err(bad(400, "obsolete header line folding", &partial));
         }
+        if !line.iter().copied().all(is_field_byte) {
+            return Err(bad(
+                400,
+                "control character (a bare CR, a NUL...) in a header line",
+                &partial,
+            ));
+        }
         let text = String::from_utf8_lossy(&line);
         let Some((name, value)) = text.split_once(':') else {
             return Err(bad(
@@ -290,15 +335,34 @@ pub fn read_request<R: BufRead, W: Write>(
         }
         partial
             .headers
-            .push((name.to_ascii_lowercase(), value.trim().to_string()));
+            .push((name.to_ascii_lowercase(), trim_ows(value).to_string()));
     }
 
     // Body framing.
     let headers = &partial.headers;
-    let te = find_header(headers, "transfer-encoding").map(str::to_string);
+    let mut tes = headers.iter().filter(|(k, _)| k == "transfer-encoding");
+    let te = tes.next().map(|(_, v)| v.clone());
+    if tes.next().is_some() {
+        return Err(bad(400, "more than one Transfer-Encoding header", &partial));
+    }
+    let has_length = headers.iter().any(|(k, _)| k == "content-length");
+    if te.is_some() && has_length {
+        return Err(bad(
+            400,
+            "both Transfer-Encoding and Content-Length: send one of them",
+            &partial,
+        ));
+    }
+    if te.is_some() && minor_version == 0 {
+        return Err(bad(
+            400,
+            "Transfer-Encoding in an HTTP/1.0 request",
+            &partial,
+        ));
+    }
     let mut content_length = None;
     for (_, v) in headers.iter().filter(|(k, _)| k == "content-length") {
-        let Ok(n) = v.parse::<u64>() else {
+        let Some(n) = is_digits(v).then(|| v.parse::<u64>().ok()).flatten() else {
             return Err(bad(
                 400,
                 format!("invalid Content-Length {:?}", truncate(v, 50)),
@@ -315,8 +379,9 @@ pub fn read_request<R: BufRead, W: Write>(
 
     let mut chunked = false;
     let body = if let Some(te) = te {
-        let last = te.rsplit(',').next().unwrap_or("").trim();
-        if !last.eq_ignore_ascii_case("chunked") {
+        // Only `chunked` is served, and alone: a coding before it (`gzip, chunked`,
+        // `identity, chunked`) is one this server cannot undo.
+        if !te.eq_ignore_ascii_case("chunked") {
             return Err(bad(
                 400,
                 format!("unsupported Transfer-Encoding {:?}", truncate(&te, 100)),
@@ -389,8 +454,20 @@ fn read_chunked<R: BufRead>(
             Err(()) => return Err(bad(400, "chunk size line too long", partial)),
         };
         let text = String::from_utf8_lossy(&line);
-        let size_text = text.split(';').next().unwrap_or("").trim();
-        let Ok(size) = u64::from_str_radix(size_text, 16) else {
+        // chunk-size [BWS ";" chunk-ext]: hex digits only, no sign, no leading space.
+        let size_text = text
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim_end_matches([' ', '\t']);
+        let hex = !size_text.is_empty() && size_text.bytes().all(|b| b.is_ascii_hexdigit());
+        let parsed = hex
+            .then(|| u64::from_str_radix(size_text, 16).ok())
+            .flatten();
+        if !line.iter().copied().all(is_field_byte) {
+            return Err(bad(400, "control character in a chunk size line", partial));
+        }
+        let Some(size) = parsed else {
             return Err(bad(
                 400,
                 format!("invalid chunk size {:?}", truncate(size_text, 50)),
@@ -403,6 +480,9 @@ fn read_chunked<R: BufRead>(
             loop {
                 match read_line(r, MAX_LINE)? {
                     Ok(Some(l)) if l.is_empty() => return Ok(body),
+                    Ok(Some(l)) if !l.iter().copied().all(is_field_byte) => {
+                        return Err(bad(400, "control character in a trailer line", partial));
+                    }
                     Ok(Some(_)) => {
                         trailer_lines += 1;
                         if trailer_lines > MAX_HEADERS {

@@ -274,9 +274,12 @@ fn deliver(
     let mut record = record;
     loop {
         match logship.push(record) {
-            // Held back by the user's burst limit, sampling or volume budget: counted by
-            // the pipeline, done with.
-            Ok(()) | Err(Rejected::Suppressed) | Err(Rejected::OverBudget) => return true,
+            // Held back by the user's burst limit, sampling or volume budget, or alone
+            // larger than the queue holds (a poison line: retrying it would stall the
+            // file forever): counted by the pipeline, done with.
+            Ok(()) | Err(Rejected::Suppressed | Rejected::OverBudget | Rejected::TooLarge) => {
+                return true
+            }
             Err(Rejected::Closed) => {
                 counters.not_taken.fetch_add(1, Ordering::Relaxed);
                 return false;

@@ -3,7 +3,10 @@
 //! list of keys taken out as the event's own level, message, logger or time.
 //!
 //! Why it exists: every JSON input (lines, HTTP bodies, vendor push APIs) flattens the
-//! same way. Must never: recurse on input (it walks iteratively), or reorder fields.
+//! same way. Must never: recurse on input (it walks iteratively), reorder fields, or
+//! build more name bytes than a small multiple of the object's own size (a dotted name
+//! copies its parents' names: 300 KB of nested long keys over many leaves once asked for
+//! gigabytes and aborted the process).
 
 use std::borrow::Cow;
 
@@ -51,6 +54,10 @@ pub(crate) fn flatten_with<'a, 'b>(
         members: std::slice::Iter<'a, (Cow<'b, str>, Json<'b>)>,
     }
     let mut out = Vec::with_capacity(map.len() + 4);
+    // Dotted names this object may still build (see `NAME_BYTES_PER_BYTE`).
+    let mut names_left = approx_size(map)
+        .saturating_mul(NAME_BYTES_PER_BYTE)
+        .saturating_add(NAME_BYTES_FLOOR);
     // Room for three levels below the root before it grows (Log4j2's events have one).
     let mut stack = Vec::with_capacity(4);
     stack.push(Frame {
@@ -93,6 +100,22 @@ pub(crate) fn flatten_with<'a, 'b>(
                 } else {
                     name
                 };
+                if at_root {
+                    // A root member's whole subtree is priced once, before any of its
+                    // names is built: over what is left, it stays one field (its JSON
+                    // text, bounded by its input) instead of a name per leaf.
+                    match names_cost(inner, name.len(), names_left) {
+                        Some(cost) => names_left -= cost,
+                        None => {
+                            out.push(Leaf {
+                                name,
+                                value,
+                                own: in_own,
+                            });
+                            continue;
+                        }
+                    }
+                }
                 stack.push(Frame {
                     prefix: name,
                     own: in_own || lifts_own,
@@ -108,6 +131,64 @@ pub(crate) fn flatten_with<'a, 'b>(
         }
     }
     out
+}
+
+/// Name bytes flattening may build per byte of the object (estimated by
+/// [`approx_size`]); a nested event's names take about 3 (`{"http":{"request":{"headers":
+/// {"a":"1"}}}}`), so real events never meet it.
+const NAME_BYTES_PER_BYTE: usize = 4;
+/// Name bytes any object may build, however small.
+const NAME_BYTES_FLOOR: usize = 2048;
+
+/// About the bytes `map` took as JSON text: its names, its strings and a few bytes per
+/// value (at most the input's size; arrays count as one value). Iterative.
+fn approx_size(map: &Members<'_>) -> usize {
+    let mut size = 2usize;
+    let mut stack = vec![map.as_slice().iter()];
+    while let Some(members) = stack.last_mut() {
+        let Some((key, value)) = members.next() else {
+            stack.pop();
+            continue;
+        };
+        size = size.saturating_add(key.len() + 4);
+        match value {
+            Json::String(s) => size = size.saturating_add(s.len()),
+            Json::Object(inner) => stack.push(inner.as_slice().iter()),
+            _ => {}
+        }
+    }
+    size
+}
+
+/// The bytes of the dotted names flattening `map` under a name of `prefix_len` bytes
+/// builds (0: its members keep their own names), or `None` once they pass `limit`
+/// (the walk stops there: its work is bounded by the subtree, once). Iterative.
+fn names_cost(map: &Members<'_>, prefix_len: usize, limit: usize) -> Option<usize> {
+    let mut cost = 0usize;
+    let mut stack = vec![(prefix_len, map.as_slice().iter())];
+    while let Some((prefix, members)) = stack.last_mut() {
+        let prefix = *prefix;
+        let Some((key, value)) = members.next() else {
+            stack.pop();
+            continue;
+        };
+        let name = if prefix == 0 {
+            key.len()
+        } else {
+            let name = prefix.saturating_add(1).saturating_add(key.len());
+            cost = cost.saturating_add(name);
+            if cost > limit {
+                return None;
+            }
+            name
+        };
+        if let Json::Object(inner) = value {
+            if !inner.is_empty() {
+                stack.push((name.max(1), inner.as_slice().iter()));
+            }
+        }
+    }
+    Some(cost)
 }
 
 /// The first of `keys` (in their order of preference) whose leaf `read` accepts; that

@@ -71,12 +71,6 @@ pub(crate) fn with_value_budget<T>(budget: usize, parse: impl FnOnce() -> T) -> 
     (out, spent)
 }
 
-/// Whether the budget of the current [`with_value_budget`] has run out (a parse that
-/// failed for it, not for malformed input).
-pub(crate) fn value_budget_spent() -> bool {
-    SPENT.with(std::cell::Cell::get)
-}
-
 /// Takes one value from the budget; an error once it is spent. (Outside a budget it
 /// counts down from `usize::MAX`, which no input reaches.)
 #[inline]

@@ -165,6 +165,8 @@ pub(crate) struct Listen {
     pub max_connections: usize,
     /// Idle connections are closed after this.
     pub idle_timeout: Duration,
+    /// The UDP socket's receive buffer to ask for (0: the system's default).
+    pub udp_receive_buffer: usize,
     /// The HTTP server's options.
     pub http: http::Options,
 }
@@ -237,6 +239,7 @@ impl Listeners {
             max_event_bytes,
             max_connections: options.max_connections,
             idle_timeout: options.idle_timeout,
+            udp_receive_buffer: options.udp_receive_buffer,
         };
         for (spec, socket) in bound.sockets {
             let local = match &socket {

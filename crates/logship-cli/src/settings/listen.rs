@@ -57,6 +57,7 @@ pub fn listen(config: &Config, origin: impl Fn(&str) -> Origin) -> Result<Listen
         specs,
         max_connections,
         idle_timeout: ms(l.idle_timeout_ms),
+        udp_receive_buffer: usize::try_from(l.udp_receive_buffer_bytes).unwrap_or(usize::MAX),
         http: Options {
             token: token.map(Token::new),
             ack: match l.ack {
@@ -71,6 +72,7 @@ pub fn listen(config: &Config, origin: impl Fn(&str) -> Origin) -> Result<Listen
             idle_timeout: ms(l.idle_timeout_ms),
             // A request of more events than the queue holds could never be admitted.
             max_events: config.queue_capacity,
+            max_bytes: config.queue_max_bytes,
             decoding: Arc::new(DecodeGate::per_core()),
         },
     })

@@ -29,6 +29,16 @@ pub fn row(table: &str, label: &str) -> u64 {
 /// of tests running in parallel never collide, and without the OpenTelemetry and Datadog
 /// variables of the machine running the tests (`--vendor otlp` and `--vendor datadog`
 /// read them).
+/// Sends signal `sig` (`STOP`, `CONT`, `TERM`...) to process `pid`.
+pub fn signal(pid: u32, sig: &str) {
+    let ok = std::process::Command::new("kill")
+        .args([&format!("-{sig}"), &pid.to_string()])
+        .status()
+        .expect("kill")
+        .success();
+    assert!(ok, "kill -{sig}");
+}
+
 pub fn logship() -> std::process::Command {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_logship"));
     command.env("XDG_CACHE_HOME", temp_path("cache"));

@@ -229,13 +229,15 @@ options! {
                 set: |c, v| c.max_body_bytes = v.int(),
                 get: |c| Some(c.max_body_bytes.to_string()),
             },
-            /// Most connections open at once per listener (more are answered 503 and closed).
+            /// Most connections open at once per listener. At the limit, an HTTP connection
+            /// waiting for a request gives its slot to the new client; when every one is
+            /// busy with a request, the new one is answered 503 and closed.
             max_connections: u64 = 256 => {
                 name: "listen.max_connections",
                 kind: int(1, 100_000, " connections"),
                 flag: Value("--listen-max-connections"),
                 default: "256",
-                doc: "most connections open at once per listener (more are answered 503 and closed)",
+                doc: "most connections open at once per listener (at the limit an idle HTTP connection makes room; when all are busy, 503 and close)",
                 set: |c, v| c.max_connections = v.int(),
                 get: |c| Some(c.max_connections.to_string()),
             },
@@ -258,6 +260,18 @@ options! {
                 doc: "longest wait for a request's body",
                 set: |c, v| c.body_timeout_ms = v.int(),
                 get: |c| Some(c.body_timeout_ms.to_string()),
+            },
+            /// The `syslog+udp://` socket's kernel receive buffer (`SO_RCVBUF`): what a
+            /// burst may queue before the kernel drops datagrams (counted as lost). 0 keeps
+            /// the system's default; the kernel caps it at `net.core.rmem_max`.
+            udp_receive_buffer_bytes: u64 = 0 => {
+                name: "listen.udp_receive_buffer_bytes",
+                kind: int(0, 1 << 30, BYTES),
+                flag: Value("--listen-udp-receive-buffer-bytes"),
+                default: "0 (the system's default)",
+                doc: "the syslog+udp socket's receive buffer (SO_RCVBUF): room for bursts before the kernel drops datagrams, which are counted as lost",
+                set: |c, v| c.udp_receive_buffer_bytes = v.int(),
+                get: |c| Some(c.udp_receive_buffer_bytes.to_string()),
             },
             /// A connection idle this long is closed.
             idle_timeout_ms: u64 = 60_000 => {

@@ -257,6 +257,9 @@ stats! {
     striped dropped_queue_full: u64;
     /// Events refused because the pipeline was already shut down.
     counter dropped_closed: u64;
+    /// Events refused because one alone is larger than `queue_max_bytes` (it could never
+    /// fit; the queue was not full).
+    counter dropped_too_large: u64;
     /// Events cut to `max_event_bytes` (still shipped, with a marker).
     counter truncated: u64;
     /// Events whose text had invalid UTF-8 replaced by U+FFFD (still shipped, with the
@@ -417,7 +420,7 @@ impl Counters {
 impl Stats {
     /// All events refused at the log call, whatever the reason.
     pub fn dropped(&self) -> u64 {
-        self.dropped_queue_full + self.dropped_closed
+        self.dropped_queue_full + self.dropped_closed + self.dropped_too_large
     }
 
     /// Events held back by the user's own policy (burst limits, sampling, volume

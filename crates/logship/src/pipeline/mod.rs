@@ -417,6 +417,12 @@ fn describe_loss(report: &ShutdownReport) -> String {
     if s.dropped_closed > 0 {
         parts.push(format!("{} dropped after shutdown began", s.dropped_closed));
     }
+    if s.dropped_too_large > 0 {
+        parts.push(format!(
+            "{} dropped because each alone was larger than queue_max_bytes",
+            s.dropped_too_large
+        ));
+    }
     if s.over_budget() > 0 {
         parts.push(format!(
             "{} held back by the volume budget ({} TRACE/DEBUG, {} sampled out, {} past the overdraft)",

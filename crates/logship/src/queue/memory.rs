@@ -116,6 +116,11 @@ impl Memory {
         }
     }
 
+    /// Whether a record of `n` bytes fits in the bound at all (an empty queue).
+    pub(crate) fn could_ever_hold(&self, n: usize) -> bool {
+        n <= self.bound
+    }
+
     /// Whether `n` more bytes fit in the bound now (no reservation).
     pub(crate) fn has_room(&self, n: usize) -> bool {
         self.held.load(Ordering::SeqCst) + n <= self.bound

@@ -55,6 +55,10 @@ pub enum Rejected {
     /// A volume budget held it back (counted in `budget_dropped_level`,
     /// `budget_sampled_out` or `budget_dropped`): the user's policy, not a loss.
     OverBudget,
+    /// The record alone is larger than `queue_max_bytes`: it can never fit, however
+    /// empty the queue (counted in `dropped_too_large`). Do not retry it; the queue is
+    /// not full.
+    TooLarge,
 }
 
 impl Queue {
@@ -91,11 +95,17 @@ impl Queue {
         overflow: Option<Overflow>,
     ) -> Result<(), Rejected> {
         let overflow = overflow.unwrap_or(self.overflow);
+        let size = record.size();
+        if !memory.could_ever_hold(size) {
+            // Refused on its own: no saturation mark (nothing would ever clear it, and
+            // every later call would be refused), no wait (no room can come).
+            Counters::add(&counters.dropped_too_large, 1);
+            return Err(Rejected::TooLarge);
+        }
         if matches!(overflow, Overflow::DropNewest) && memory.is_saturated() {
             refuse(memory, counters, true);
             return Err(Rejected::QueueFull);
         }
-        let size = record.size();
         let mut slot = Some(record);
         let by_bytes = Cell::new(false);
         let attempt = |slot: &mut Option<Record>| -> bool {
@@ -264,6 +274,31 @@ mod tests {
     }
 
     #[test]
+    fn a_record_larger_than_the_byte_bound_is_refused_alone_and_marks_nothing() {
+        for overflow in [
+            Overflow::DropNewest,
+            Overflow::Block(Duration::from_secs(60)),
+        ] {
+            let (queue, rx) = Queue::bounded(8, overflow);
+            let memory = Memory::new(1024);
+            let counters = Counters::default();
+            let mut big = Record::new(Level::Info, "t");
+            big.message(&"x".repeat(2048));
+            // Under `Block`, a wait for room that can never come would take the bound.
+            let started = Instant::now();
+            assert_eq!(queue.push(&memory, &counters, big), Err(Rejected::TooLarge));
+            assert!(started.elapsed() < Duration::from_secs(30));
+            assert!(!memory.is_saturated(), "an empty queue marked full forever");
+            assert_eq!(counters.dropped_too_large.load(Ordering::Relaxed), 1);
+            assert_eq!(counters.dropped_queue_full.get(), 0);
+            assert!(queue
+                .push(&memory, &counters, Record::new(Level::Info, "t"))
+                .is_ok());
+            assert_eq!(rx.len(), 1);
+        }
+    }
+
+    #[test]
     fn a_thread_dropped_without_a_break_backs_off_and_every_drop_is_counted() {
         let (queue, _rx, memory, counters) = full_queue(Overflow::DropNewest);
         let refused = drop_for(&queue, &memory, &counters, BACK_OFF_AFTER * 3);
@@ -305,12 +340,16 @@ mod tests {
         assert!(!memory.is_saturated());
         // Full by bytes: releasing them is what makes room.
         let (queue, _rx) = Queue::bounded(100, Overflow::DropNewest);
-        let memory = Memory::new(1);
+        let size = Record::new(Level::Info, "t").size();
+        let memory = Memory::new(size);
+        assert!(queue
+            .push(&memory, &counters, Record::new(Level::Info, "t"))
+            .is_ok());
         assert!(queue
             .push(&memory, &counters, Record::new(Level::Info, "t"))
             .is_err());
         assert!(memory.is_saturated());
-        memory.release(0);
+        memory.release(size);
         assert!(!memory.is_saturated());
     }
 

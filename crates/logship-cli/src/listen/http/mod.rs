@@ -15,6 +15,7 @@ mod gate;
 mod generic;
 mod options;
 mod server;
+mod slots;
 mod token;
 pub(crate) mod vendor;
 

@@ -44,6 +44,11 @@ pub(crate) struct Options {
     /// request over it could never be admitted whole (it would be answered 503 and sent
     /// again forever), so it is answered 413; decoding stops there.
     pub max_events: usize,
+    /// Most bytes of events one request may hold: the queue's byte bound
+    /// (`queue_max_bytes`). A request over it could never be admitted whole either; worse,
+    /// pushing it marked the queue full with nothing queued to clear the mark. It is
+    /// answered 413 before any of it is queued.
+    pub max_bytes: usize,
     /// How many bodies are decoded at once (one per core), shared by every HTTP listener.
     pub decoding: Arc<DecodeGate>,
 }

@@ -4,8 +4,10 @@
 //!
 //! Why a thread per connection: clients are few and local (appenders, agents); a thread
 //! blocked on a slow client costs only that client, and every wait is bounded: the idle
-//! wait between requests, the head (once its first byte arrived) and the body each have
-//! a deadline, so a client sending a byte a second is closed at its deadline (408).
+//! wait between requests, the head (from accept for a connection's first request) and
+//! the body each have a deadline, so a client sending a byte a second is closed at its
+//! deadline (408). At the connection limit, a connection waiting for a request gives its
+//! slot to the new client (`slots.rs`): idle or dripping connections never delay others.
 //!
 //! Must never: answer 2xx before the request's events are queued (or delivered, with
 //! `--listen-ack delivered`), decompress past the body limit (a gzip bomb is a 413),
@@ -15,7 +17,7 @@
 use std::io::{self, BufReader, Read};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -28,6 +30,7 @@ use super::ack;
 use super::counters::Counters;
 use super::generic;
 use super::options::{Ack, Options};
+use super::slots::{Slot, Slots};
 use super::token::Token;
 use super::vendor::{self, Decoded, Vendor};
 use crate::listen::stop::STOP_TICK;
@@ -51,9 +54,6 @@ pub(crate) fn serve(
         .spawn(move || accept_loop(&listener, &logship, &counters, &stop, &options))
 }
 
-/// Open connections, and a signal when one closes.
-type Active = Arc<(Mutex<usize>, Condvar)>;
-
 fn accept_loop(
     listener: &TcpListener,
     logship: &Logship,
@@ -61,7 +61,7 @@ fn accept_loop(
     stop: &Arc<AtomicBool>,
     options: &Options,
 ) {
-    let active: Active = Arc::new((Mutex::new(0), Condvar::new()));
+    let slots = Slots::new(options.max_connections);
     let mut failures = 0u32;
     while !stop.load(Ordering::Acquire) {
         let stream = match listener.accept() {
@@ -78,51 +78,61 @@ fn accept_loop(
         };
         failures = 0;
         if stop.load(Ordering::Acquire) {
-            break; // the wake-up connection, or a client too late
+            // The wake-up connection, or a client too late (answered 503, counted).
+            refuse_at_stop(stream, counters);
+            break;
         }
         let _ = stream.set_nodelay(true);
-        {
-            let mut open = active.0.lock().unwrap_or_else(|e| e.into_inner());
-            if *open >= options.max_connections {
-                drop(open);
+        let slot = match slots.take(&stream) {
+            Some((slot, reclaimed)) => {
+                if reclaimed {
+                    Counters::add(&counters.connections_reclaimed, 1);
+                }
+                slot
+            }
+            None => {
                 Counters::add(&counters.connections_refused, 1);
                 refuse(stream);
                 continue;
             }
-            *open += 1;
-        }
-        let (logship, counters, stop, options, mine) = (
+        };
+        let (logship, counters, stop, options) = (
             logship.clone(),
             Arc::clone(counters),
             Arc::clone(stop),
             options.clone(),
-            Arc::clone(&active),
         );
-        let started = std::thread::Builder::new()
+        // A thread that cannot start drops its slot with the closure.
+        let _ = std::thread::Builder::new()
             .name("logship-listen-conn".into())
-            .spawn(move || {
-                connection(stream, &logship, &counters, &stop, &options);
-                let mut open = mine.0.lock().unwrap_or_else(|e| e.into_inner());
-                *open -= 1;
-                mine.1.notify_all();
-            });
-        if started.is_err() {
-            let mut open = active.0.lock().unwrap_or_else(|e| e.into_inner());
-            *open -= 1;
+            .spawn(move || connection(stream, slot, &logship, &counters, &stop, &options));
+    }
+    // Stopped: wait for the connections to answer what they are reading; a client that
+    // arrives meanwhile is answered 503 (counted) rather than left to a reset.
+    let deadline = Instant::now() + STOP_GRACE + STOP_TICK * 5;
+    let _ = listener.set_nonblocking(true);
+    loop {
+        while let Ok((stream, _)) = listener.accept() {
+            refuse_at_stop(stream, counters);
+        }
+        let now = Instant::now();
+        if slots.wait_closed(deadline.min(now + STOP_TICK)) || now >= deadline {
+            break;
         }
     }
-    // Stopped: wait for the connections to answer what they are reading.
-    let deadline = Instant::now() + STOP_GRACE + STOP_TICK * 5;
-    let mut open = active.0.lock().unwrap_or_else(|e| e.into_inner());
-    while *open > 0 {
-        let Some(left) = deadline.checked_duration_since(Instant::now()) else {
-            break;
-        };
-        open = active
-            .1
-            .wait_timeout(open, left)
-            .unwrap_or_else(|e| e.into_inner())
-            .0;
+}
+
+/// A connection arriving while the listener stops: a client that sent a request is
+/// answered 503 with `Retry-After` and counted; the listeners' own wake-up connection
+/// (which sends nothing and closes) is closed.
+fn refuse_at_stop(mut stream: TcpStream, counters: &Counters) {
+    let _ = stream.set_nonblocking(false);
+    let _ = stream.set_read_timeout(Some(STOP_TICK));
+    let mut head = [0u8; 512];
+    if matches!(stream.read(&mut head), Ok(n) if n > 0) {
+        Counters::add(&counters.refused_at_stop, 1);
+        let _ = stream.set_write_timeout(Some(STOP_TICK));
+        let _ = write_response(&mut stream, &busy_generic("logship is stopping"), true);
     }
 }
 
@@ -154,6 +164,12 @@ enum Phase {
 /// head's end (`\r\n\r\n`) seen as it passes, and `stop` obeyed.
 struct Timed<'a> {
     stream: TcpStream,
+    /// The connection's slot, told the phase (a waiting connection may be reclaimed).
+    slot: Slot,
+    /// No request has begun yet.
+    first: bool,
+    /// The current head's deadline runs from accept (the connection's first request).
+    head_from_accept: bool,
     phase: Phase,
     deadline: Instant,
     /// Line ends in a row (`\r` aside) in the head.
@@ -168,14 +184,44 @@ impl Timed<'_> {
     fn begin_request(&mut self) {
         self.phase = Phase::Idle;
         self.matched = 0;
-        self.deadline = Instant::now() + self.options.idle_timeout;
+        self.slot.waiting();
+        // A connection that never sends its first head gets the head's timeout from
+        // accept, not the idle wait (and not from its first byte, which it may never
+        // send, or send a byte at a time).
+        self.head_from_accept = std::mem::take(&mut self.first);
+        let wait = if self.head_from_accept {
+            self.options.header_timeout
+        } else {
+            self.options.idle_timeout
+        };
+        self.deadline = Instant::now() + wait;
+    }
+
+    /// Whether a request's first bytes already wait in the socket (sent before the stop,
+    /// not yet read): such a request is read and answered, not cut.
+    fn request_waiting(&self) -> bool {
+        if self.stream.set_nonblocking(true).is_err() {
+            return false;
+        }
+        let waiting = matches!(self.stream.peek(&mut [0u8; 1]), Ok(n) if n > 0);
+        let _ = self.stream.set_nonblocking(false);
+        waiting
+    }
+
+    /// The head has been read: the request is work, never reclaimed.
+    fn busy(&mut self) {
+        self.slot.busy();
     }
 
     fn saw(&mut self, bytes: &[u8]) {
         for &b in bytes {
             if self.phase == Phase::Idle {
                 self.phase = Phase::Head;
-                self.deadline = Instant::now() + self.options.header_timeout;
+                self.slot.head();
+                // The first head's deadline runs from accept already.
+                if !self.head_from_accept {
+                    self.deadline = Instant::now() + self.options.header_timeout;
+                }
             }
             if self.phase != Phase::Head {
                 return;
@@ -188,6 +234,7 @@ impl Timed<'_> {
             }
             if self.matched == 2 {
                 self.phase = Phase::Body;
+                self.slot.busy();
                 self.deadline = Instant::now() + self.options.body_timeout;
             }
         }
@@ -199,7 +246,7 @@ impl Read for Timed<'_> {
         loop {
             let now = Instant::now();
             if self.stop.load(Ordering::Acquire) {
-                if self.phase == Phase::Idle {
+                if self.phase == Phase::Idle && !self.request_waiting() {
                     return Ok(0); // close between requests
                 }
                 let at = *self.stopped_at.get_or_insert(now);
@@ -240,6 +287,7 @@ impl Read for Timed<'_> {
 
 fn connection(
     stream: TcpStream,
+    slot: Slot,
     logship: &Logship,
     counters: &Counters,
     stop: &AtomicBool,
@@ -251,6 +299,9 @@ fn connection(
     let _ = writer.set_write_timeout(Some(options.body_timeout));
     let timed = Timed {
         stream,
+        slot,
+        first: true,
+        head_from_accept: false,
         phase: Phase::Idle,
         deadline: Instant::now(),
         matched: 0,
@@ -288,11 +339,14 @@ fn connection(
                 };
                 if status == 413 {
                     Counters::add(&counters.too_large, 1);
+                } else {
+                    Counters::add(&counters.bad_requests, 1);
                 }
                 let _ = write_response(&mut writer, &resp, true);
                 return;
             }
         };
+        reader.get_mut().busy();
         let close = req.wants_close() || stop.load(Ordering::Acquire);
         let mut resp = handle(&req, logship, counters, options);
         Counters::add(&counters.requests, 1);
@@ -356,7 +410,10 @@ fn handle_vendor(
         max_events: options.max_events,
         max_body: options.max_body,
     };
-    if let Some(token) = &options.token {
+    // Splunk's health endpoint answers without a token, as real Splunk's does (load
+    // balancers and HEC clients probe it unauthenticated); it reveals nothing.
+    let needs_token = v != Vendor::SplunkHealth;
+    if let Some(token) = options.token.as_ref().filter(|_| needs_token) {
         let presented = vendor::credential(v, &vreq);
         if !token.matches(presented.as_deref()) {
             Counters::add(&counters.unauthorized, 1);
@@ -389,6 +446,10 @@ fn handle_vendor(
         }
         (_, true) => too_many(),
         (Decoded::Events(records, _), false) if records.len() > options.max_events => too_many(),
+        (Decoded::Events(records, _), false) if over_bytes(&records, options) => {
+            Counters::add(&counters.too_large, 1);
+            answer(vendor::too_many(v, &too_big_message(options.max_bytes)))
+        }
         (Decoded::Answer(a), false) => {
             if a.status == 400 {
                 Counters::add(&counters.bad_bodies, 1);
@@ -450,6 +511,10 @@ fn handle_generic(
             return Response::error(413, &vendor::too_many_message(options.max_events));
         }
     };
+    if over_bytes(&records, options) {
+        Counters::add(&counters.too_large, 1);
+        return Response::error(413, &too_big_message(options.max_bytes));
+    }
     let n = records.len();
     match admit(records, logship, counters, options) {
         Outcome::Queued => Response::json(200, &serde_json::json!({ "accepted": n })),
@@ -458,6 +523,23 @@ fn handle_generic(
             "not delivered within --listen-ack-timeout-ms: send again after Retry-After",
         ),
     }
+}
+
+/// Whether the request's events take more bytes than the queue may hold at all: it can
+/// never be admitted whole, so it is refused on its own (413) and leaves no state.
+fn over_bytes(records: &[Record], options: &Options) -> bool {
+    records
+        .iter()
+        .map(Record::size)
+        .fold(0usize, usize::saturating_add)
+        > options.max_bytes
+}
+
+fn too_big_message(max_bytes: usize) -> String {
+    format!(
+        "the request's events take more than {max_bytes} bytes, the most logship's queue \
+         holds (queue_max_bytes): send smaller batches"
+    )
 }
 
 enum Outcome {
@@ -482,7 +564,11 @@ fn admit(
     let mut queued = 0u64;
     for record in records {
         match logship.push_with(record, Overflow::DropNewest) {
-            Ok(()) | Err(Rejected::Suppressed | Rejected::OverBudget) => queued += 1,
+            // Held back by the user's policy, or (in a request under the byte bound, which
+            // cannot happen) alone too large: counted by the pipeline.
+            Ok(()) | Err(Rejected::Suppressed | Rejected::OverBudget | Rejected::TooLarge) => {
+                queued += 1
+            }
             Err(Rejected::QueueFull | Rejected::Closed) => {
                 // Records before this one stay queued (at-least-once: the client sends
                 // the whole request again).

@@ -30,6 +30,10 @@ pub(crate) struct Counters {
     /// UDP datagrams the full queue refused: lost (reason "queue full"), already counted
     /// by the pipeline in `dropped_queue_full`.
     pub udp_dropped: AtomicU64,
+    /// UDP datagrams the kernel dropped because the socket's receive buffer was full
+    /// (its `drops` counter in `/proc/net/udp`): lost, reason "socket buffer full". The
+    /// pipeline never saw them, so they are added to its losses.
+    pub udp_kernel_dropped: AtomicU64,
     /// TCP pushes refused after the wait and retried: the pipeline counted each in
     /// `dropped_queue_full`, but the event was not lost.
     pub refusals_retried: AtomicU64,
@@ -39,6 +43,12 @@ pub(crate) struct Counters {
     /// Connections that were in the middle of an event when the listener stopped: that
     /// partial event is not shipped (it was never fully received).
     pub partial_at_stop: AtomicU64,
+    /// Connections that arrived while the listener was stopping: closed unread (their
+    /// senders saw the connection refused, nothing of theirs was taken).
+    pub refused_at_stop: AtomicU64,
+    /// Connections still sending at the drain deadline of a stop: closed (what they sent
+    /// after it was not read; their senders saw the connection reset).
+    pub cut_at_stop: AtomicU64,
     /// Connections accepted and served.
     pub connections: AtomicU64,
     /// Connections over `max_connections`, closed at once.
@@ -66,11 +76,12 @@ impl Counters {
     }
 
     /// Received and never handed to the pipeline (stopped with the queue full), which the
-    /// pipeline's `Stats` do not count: add it to the pipeline's `lost()`. UDP drops are
+    /// pipeline's `Stats` do not count, and datagrams the kernel dropped before logship
+    /// could read them: add it to the pipeline's `lost()`. UDP queue drops are
     /// NOT in it: the pipeline refused them and already counts them in
     /// `dropped_queue_full` (see [`Counters::udp_dropped`] for the summary's reason).
     pub(crate) fn lost(&self) -> u64 {
-        get(&self.not_taken)
+        get(&self.not_taken) + get(&self.udp_kernel_dropped)
     }
 
     /// UDP datagrams lost to a full queue (part of the pipeline's `dropped_queue_full`).
@@ -103,6 +114,10 @@ impl Counters {
         for (n, what) in [
             (get(&self.udp_dropped), "udp dropped (queue full)"),
             (
+                get(&self.udp_kernel_dropped),
+                "udp lost by the kernel (socket receive buffer full: raise --listen-udp-receive-buffer-bytes)",
+            ),
+            (
                 get(&self.not_taken),
                 "not taken (stopped with the queue full)",
             ),
@@ -119,6 +134,14 @@ impl Counters {
             (
                 get(&self.partial_at_stop),
                 "partial events cut off by the stop",
+            ),
+            (
+                get(&self.refused_at_stop),
+                "connections refused while stopping",
+            ),
+            (
+                get(&self.cut_at_stop),
+                "connections still sending at the stop's drain deadline, closed",
             ),
         ] {
             if n > 0 {

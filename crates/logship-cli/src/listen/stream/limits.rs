@@ -15,4 +15,6 @@ pub(crate) struct Limits {
     pub max_connections: usize,
     /// A connection silent this long is closed (counted).
     pub idle_timeout: Duration,
+    /// The UDP socket's receive buffer to ask for (0: the system's default).
+    pub udp_receive_buffer: usize,
 }

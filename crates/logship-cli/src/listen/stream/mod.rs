@@ -21,6 +21,7 @@ mod tcp;
 #[cfg(test)]
 mod tests;
 mod udp;
+mod udp_drops;
 
 pub(crate) use counters::Counters;
 pub(crate) use framing::Framing;

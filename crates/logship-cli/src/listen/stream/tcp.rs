@@ -13,6 +13,13 @@
 //! reads wake every `STOP_TICK` to notice `stop`), or lose an event silently: once stopping,
 //! what was received is pushed; what the pipeline can no longer take is counted
 //! `not_taken`.
+//!
+//! On stop, a connection is not cut while its sender is still writing (that lost a Java
+//! `Socket` appender's last events to "Broken pipe"): new connections are no longer
+//! served (accepted and closed, counted `refused_at_stop`), and each open one is read
+//! on until its sender pauses for [`DRAIN_QUIET`] or [`DRAIN_DEADLINE`] passes (a
+//! connection still sending then is counted `cut_at_stop`). Stop the sidecar after the
+//! application (docs/listen.md "Stopping").
 
 use std::io::{self, ErrorKind, Read};
 use std::net::{TcpListener, TcpStream};
@@ -34,6 +41,11 @@ use crate::listen::stop::STOP_TICK;
 const PUSH_WAIT: Duration = Duration::from_millis(250);
 /// Bytes read from a connection at a time.
 const READ_BUF: usize = 64 * 1024;
+/// Once stopping, a sender silent this long is done: its connection is closed.
+const DRAIN_QUIET: Duration = Duration::from_millis(300);
+/// Once stopping, the longest a connection is read on (inside the listeners' 5 s stop
+/// wait, with room for the pushes).
+const DRAIN_DEADLINE: Duration = Duration::from_secs(3);
 
 /// Serves `listener` until `stop`: each connection's events are framed by `framing` and
 /// pushed into `logship`. The returned thread ends (after its connections) once `stop`
@@ -62,7 +74,16 @@ fn accept_loop(
 ) {
     let mut live: Vec<JoinHandle<()>> = Vec::new();
     let mut told_spawn = false;
-    while !stop.load(Ordering::Acquire) {
+    let mut stopped_at: Option<Instant> = None;
+    loop {
+        if stop.load(Ordering::Acquire) {
+            // Draining: the open connections are read on; no new one is served.
+            let at = *stopped_at.get_or_insert_with(Instant::now);
+            live.retain(|h| !h.is_finished());
+            if live.is_empty() || at.elapsed() >= DRAIN_DEADLINE + STOP_TICK * 2 {
+                break;
+            }
+        }
         let stream = match listener.accept() {
             Ok((stream, _)) => stream,
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
@@ -76,6 +97,12 @@ fn accept_loop(
                 continue;
             }
         };
+        if stopped_at.is_some() {
+            // The listeners' own wake-up, or a client too late: closed, and (when it is
+            // not the wake-up, which sends nothing and closes) counted.
+            refuse_at_stop(stream, counters);
+            continue;
+        }
         live.retain(|h| !h.is_finished());
         if live.len() >= limits.max_connections.max(1) {
             bump(&counters.connections_refused);
@@ -105,6 +132,17 @@ fn accept_loop(
     }
 }
 
+/// A connection arriving while the listener stops: closed unread. The listeners' own
+/// wake-up connection sends nothing and closes at once; anything else is counted.
+fn refuse_at_stop(mut stream: TcpStream, counters: &Counters) {
+    let _ = stream.set_nonblocking(false);
+    let _ = stream.set_read_timeout(Some(STOP_TICK));
+    let mut byte = [0u8; 1];
+    if matches!(stream.read(&mut byte), Ok(n) if n > 0) {
+        bump(&counters.refused_at_stop);
+    }
+}
+
 /// Reads one connection to its end, its idle timeout, or `stop`, pushing each event.
 fn connection(
     mut stream: TcpStream,
@@ -128,13 +166,23 @@ fn connection(
     }
     let mut buf = vec![0u8; READ_BUF];
     let mut heard = Instant::now();
+    let mut stopped_at: Option<Instant> = None;
     loop {
         if stop.load(Ordering::Acquire) {
-            // The start of an event whose end never came is not an event: counted.
-            if !framer.is_idle() {
-                bump(&counters.partial_at_stop);
+            let at = *stopped_at.get_or_insert_with(Instant::now);
+            // Read on while the sender sends; done once it pauses, or at the deadline.
+            let quiet = heard.elapsed() >= DRAIN_QUIET && at.elapsed() >= DRAIN_QUIET;
+            let late = at.elapsed() >= DRAIN_DEADLINE;
+            if quiet || late || push.halted {
+                if late && !quiet {
+                    bump(&counters.cut_at_stop);
+                }
+                // The start of an event whose end never came is not an event: counted.
+                if !framer.is_idle() {
+                    bump(&counters.partial_at_stop);
+                }
+                return;
             }
-            return;
         }
         match stream.read(&mut buf) {
             Ok(0) => break,
@@ -190,9 +238,12 @@ impl Pusher<'_> {
         let mut record = built.record;
         loop {
             match self.logship.push_with(record, Overflow::Block(PUSH_WAIT)) {
-                // Held back by the user's burst limit, sampling or budget: counted by
-                // the pipeline, done with.
-                Ok(()) | Err(Rejected::Suppressed) | Err(Rejected::OverBudget) => return,
+                // Held back by the user's burst limit, sampling or budget, or alone
+                // larger than the queue holds (it never fits: retrying would stall the
+                // connection): counted by the pipeline, done with.
+                Ok(()) | Err(Rejected::Suppressed | Rejected::OverBudget | Rejected::TooLarge) => {
+                    return
+                }
                 Err(Rejected::QueueFull) if !self.stop.load(Ordering::Acquire) => {
                     bump(&counters.refusals_retried);
                     match make() {

@@ -18,6 +18,7 @@ mod datadog;
 mod exchange;
 mod loki;
 mod otlp;
+mod otlp_cost;
 #[cfg(test)]
 mod real_clients;
 mod splunk;

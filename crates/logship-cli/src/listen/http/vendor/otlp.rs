@@ -93,18 +93,45 @@ pub(super) fn decode(req: &Request<'_>) -> Decoded {
         return Decoded::Answer(answer);
     }
     // The decoded request takes many times its bytes: one of more log records than the
-    // queue holds is refused first (protobuf: counted on the wire; JSON: read under the
-    // listener's value budget, which refuses it when it runs out).
-    let too_many = match encoding {
-        Encoding::Protobuf => super::wire_count::count(req.body, &[1, 2, 2], req.max_events)
-            .is_some_and(|n| n > req.max_events),
-        Encoding::Json => {
-            serde_json::from_slice::<lines::Json<'_>>(req.body).is_err()
-                && lines::json::value_budget_spent()
-        }
+    // queue holds is refused first (protobuf: counted on the wire; JSON: counted by the
+    // streaming walk that prices it).
+    // Its containers, attributes and strings too: decoding must not take more than the
+    // budget, however few log records it holds.
+    let budget = super::otlp_cost::DECODE_BUDGET;
+    let (too_many, too_costly) = match encoding {
+        // What cannot be priced is not decoded either (prost would refuse it too).
+        Encoding::Protobuf => match super::otlp_cost::decoded_bytes(req.body, budget) {
+            Some(price) => (
+                super::wire_count::count(req.body, &[1, 2, 2], req.max_events)
+                    .is_some_and(|n| n > req.max_events),
+                price > budget,
+            ),
+            None => {
+                let message =
+                    "the body is not a protobuf ExportLogsServiceRequest: its fields do not walk";
+                return Decoded::Answer(error(encoding, 400, OTLP_INVALID_ARGUMENT, message));
+            }
+        },
+        // Priced and counted in one streaming walk, no tree built; what cannot be walked
+        // is not decoded either.
+        Encoding::Json => match super::otlp_cost::json_price(req.body, budget, req.max_events) {
+            Ok(p) => (p.records > req.max_events, p.bytes > budget),
+            Err(e) => {
+                let message = format!("the body is not OTLP JSON (UTF-8 JSON text): {e}");
+                return Decoded::Answer(error(encoding, 400, OTLP_INVALID_ARGUMENT, &message));
+            }
+        },
     };
     if too_many {
         let message = super::exchange::too_many_message(req.max_events);
+        return Decoded::Answer(error(encoding, 413, RESOURCE_EXHAUSTED, &message));
+    }
+    if too_costly {
+        let message = format!(
+            "decoding this request would take more than {} MiB (empty containers and \
+             attributes count too): send smaller batches",
+            budget >> 20
+        );
         return Decoded::Answer(error(encoding, 413, RESOURCE_EXHAUSTED, &message));
     }
     let request = match encoding {

@@ -328,6 +328,12 @@ pub(super) const EVERY_KEY: &[(&str, &str, &str, Check)] = &[
     ("listen.idle_timeout_ms", "15", "15", |c| {
         c.listen.idle_timeout_ms == 15
     }),
+    (
+        "listen.udp_receive_buffer_bytes",
+        "4194304",
+        "4194304",
+        |c| c.listen.udp_receive_buffer_bytes == 4 << 20,
+    ),
 ];
 
 #[test]

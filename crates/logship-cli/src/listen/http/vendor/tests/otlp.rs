@@ -148,6 +148,14 @@ fn otlp_refusals_in_the_request_encoding() {
         b"{\"resourceLogs\":",
     ));
     assert_eq!((a.status, json(&a)["code"].as_i64()), (400, Some(3)));
+    // Invalid UTF-8 in a member serde's decoder would skip unchecked: it could not be
+    // priced before decoding, so it is not decoded (found by the otlp_cost fuzz target).
+    let a = answer(post(
+        "/v1/logs",
+        &[("Content-Type", "application/json")],
+        b"{\"resourceLogs\":[{\"sco\x96peLogs\":[]}]}",
+    ));
+    assert_eq!((a.status, json(&a)["code"].as_i64()), (400, Some(3)));
     let a = answer(post(
         "/v1/logs",
         &[("Content-Type", "text/plain")],

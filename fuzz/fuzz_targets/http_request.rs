@@ -1,0 +1,10 @@
+//! Fuzz target `http_request`: the checks are in `checks/inputs.rs` (`checks::http_request`).
+#![no_main]
+
+#[path = "../../crates/logship-cli/src/lines.rs"]
+#[allow(dead_code)]
+mod lines;
+#[path = "../checks/mod.rs"]
+mod checks;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::http_request(data));
