@@ -463,3 +463,42 @@ fn an_answer_echoing_the_key_transformed_never_shows_it() {
         assert!(!lower.contains(piece), "{piece} shown: {err}");
     }
 }
+
+#[test]
+fn the_api_key_can_come_from_a_file_and_a_bad_file_fails_naming_the_key() {
+    let intake = Intake::start(IntakeConfig {
+        api_key: Some("key-in-a-file-7Hd2".into()),
+        ..IntakeConfig::default()
+    })
+    .expect("intake");
+    let file = temp_path("api-key");
+    std::fs::write(&file, "key-in-a-file-7Hd2\n").expect("key file");
+    let path = file.to_str().expect("utf-8");
+    let url = intake.url("");
+    let ship = |key_file: &str| {
+        run(
+            &[
+                "ship",
+                "--vendor",
+                "datadog",
+                "--endpoint",
+                &url,
+                "--api-key-file",
+                key_file,
+                "--no-spill",
+            ],
+            b"one line\n",
+        )
+    };
+    let out = ship(path);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(intake.stats().events, 1);
+    let empty = temp_path("api-key-empty");
+    std::fs::write(&empty, "\n").expect("empty file");
+    for bad in ["/nonexistent/key", empty.to_str().expect("utf-8")] {
+        let out = ship(bad);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("api_key_file") && err.contains(bad), "{err}");
+    }
+}

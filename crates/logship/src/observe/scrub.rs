@@ -19,7 +19,6 @@ use crate::support::secret::Secret;
 /// How many bytes of text per byte of output are searched for secrets (see `clean`).
 const SCAN: usize = 4;
 
-
 /// Shortest secret value redacted: shorter ones cannot be told apart from ordinary text
 /// (and are not credentials any intake accepts).
 const MIN_SECRET_LEN: usize = 3;
