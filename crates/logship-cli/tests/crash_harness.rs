@@ -123,16 +123,7 @@ fn args(dir: &Path, small_spill: bool) -> Vec<String> {
         a.push(v.into());
     }
     if small_spill {
-        for arg in [
-            "--spill-max-bytes",
-            "131072",
-            "--spill-segment-bytes",
-            "65536",
-            "--spill-full",
-            "drop_newest",
-        ] {
-            a.push(arg.into());
-        }
+        a.extend(FULL_SPILL.iter().map(|arg| arg.to_string()));
     }
     a
 }

@@ -217,24 +217,19 @@ fn a_full_spill_holds_the_checkpoint_before_the_first_line_it_could_not_keep() {
     let spill = dir.join("spill");
     let n = 20_000u64;
     write_lines(&log, 0..n);
-    let a = [
+    let mut a = vec![
         "--follow",
         s(&log),
         "--checkpoint",
         s(&ckpt),
         "--spill-dir",
         s(&spill),
-        "--spill-max-bytes",
-        "131072",
-        "--spill-segment-bytes",
-        "65536",
-        "--spill-full",
-        "drop_newest",
         "--max-retries",
         "0",
         "--max-batch-records",
         "100",
     ];
+    a.extend(FULL_SPILL);
     let first = Follower::start(&intake, &a);
     // The spill refused its first lines; wait for a checkpoint interval after that.
     first.wait_for_stderr("reached spill_max_bytes");

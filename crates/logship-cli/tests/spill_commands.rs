@@ -214,6 +214,15 @@ fn no_spill_counts_undelivered_events_as_failed_with_exit_1() {
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("shipped 0 of 2 events"), "{err}");
+    // The outcome line names the loss and its reason; the report says it is lost.
+    assert!(
+        err.ends_with("logship: outcome: lost: 2 events rejected by the intake, or undeliverable with no room in the spill\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains("gave up on 2 events after 0 retries (lost: spill is off)"),
+        "{err}"
+    );
 }
 
 #[test]
