@@ -1,4 +1,5 @@
-//! The no-silent-loss crash harness (issue 32, item 13), `logship ship --follow` form.
+//! The no-silent-loss crash harness (issue 32, item 13): `logship ship --follow`, and
+//! `logship ship --listen http://` (at the end of this file).
 //!
 //! Each trial: a writer appends lines with unique ids to a file while the real `logship`
 //! binary follows it with a checkpoint and a spill directory; a fault schedule flaps the
@@ -271,4 +272,139 @@ fn sigkills_and_a_flapping_intake_leave_no_id_unaccounted() {
         "crash harness: {done} trials in {:.0} s: {lines} ids, {kills} SIGKILLs, {faults} intake faults, 0 unaccounted, {duplicates} duplicates",
         started.elapsed().as_secs_f64()
     );
+}
+
+/// SIGKILL of the process a `ShipProcess` runs, and its end.
+fn kill(mut ship: common::ShipProcess) {
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", &ship.child.id().to_string()])
+        .status();
+    let _ = ship.child.wait();
+}
+
+/// One `--listen` trial: a client POSTs batches of ids with `--listen-ack delivered` and
+/// sends each again until it is answered 200; logship is SIGKILLed and restarted on the
+/// same port meanwhile, the intake flapped. Every id answered 200 must reach the intake.
+fn run_listen_trial(seed: u64) -> Trial {
+    let mut rng = Rng(seed | 1);
+    let intake = intake();
+    let dir = fresh_dir("crash-listen");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let url = format!("http://127.0.0.1:{port}");
+    let spill = dir.join("spill");
+    let mut a: Vec<String> = vec![
+        "--listen".into(),
+        url,
+        "--listen-ack".into(),
+        "delivered".into(),
+        "--spill-dir".into(),
+        spill.to_str().expect("utf-8").into(),
+    ];
+    for arg in ["--max-retries", "1", "--retry-initial-backoff-ms", "10"] {
+        a.push(arg.into());
+    }
+    let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+    let start = || {
+        let ship = common::ShipProcess::start(&intake.url("/logs"), &refs, WAIT * 4);
+        ship.port("http");
+        ship
+    };
+    let batches = rng.range(40, 120);
+    let per_batch = 25u64;
+    let lines = batches * per_batch;
+    let mut trial = Trial {
+        lines,
+        ..Trial::default()
+    };
+    let stop = AtomicBool::new(false);
+    let client_done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let (intake_ref, stop_ref, done_ref) = (&intake, &stop, &client_done);
+        let mut chaos_rng = Rng(rng.next() | 1);
+        let chaos = scope.spawn(move || flap(intake_ref, &mut chaos_rng, stop_ref));
+        scope.spawn(move || {
+            for b in 0..batches {
+                let body: String = (b * per_batch..(b + 1) * per_batch)
+                    .map(|id| format!("{{\"message\":\"{}\"}}\n", line_text(id)))
+                    .collect();
+                // Sent again until answered 200: refused (killed), 503 and cut-off
+                // answers are all "not taken".
+                while !matches!(
+                    common::listen::try_post(port, "/", &[], body.as_bytes()),
+                    Ok((Some(200), _))
+                ) {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
+            done_ref.store(true, Ordering::Release);
+        });
+        let mut ship = start();
+        trial.runs += 1;
+        for _ in 0..rng.range(2, 5) {
+            std::thread::sleep(Duration::from_millis(rng.range(100, 1_000)));
+            kill(ship);
+            trial.kills += 1;
+            ship = start();
+            trial.runs += 1;
+        }
+        stop.store(true, Ordering::Release);
+        trial.faults = chaos.join().expect("chaos thread");
+        let deadline = Instant::now() + WAIT;
+        while !client_done.load(Ordering::Acquire) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            client_done.load(Ordering::Acquire),
+            "seed {seed}: the client never got every batch in"
+        );
+        // Everything was answered 200: delivered, or on disk and replayed by this run.
+        let deadline = Instant::now() + WAIT;
+        let missing = || {
+            let got: std::collections::BTreeSet<u64> =
+                received(&intake).into_iter().map(|(id, _)| id).collect();
+            (0..lines)
+                .filter(|id| !got.contains(id))
+                .collect::<Vec<u64>>()
+        };
+        while !missing().is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let (code, stderr) = ship.stop();
+        let missing = missing();
+        assert!(
+            missing.is_empty(),
+            "seed {seed}: {} of {lines} acknowledged ids never delivered, first {:?}: {stderr:?}",
+            missing.len(),
+            &missing[..missing.len().min(10)]
+        );
+        assert!(
+            matches!(code, Some(0) | Some(3)),
+            "seed {seed}: {code:?} {stderr:?}"
+        );
+    });
+    let mut count: BTreeMap<u64, u64> = BTreeMap::new();
+    for (id, _) in received(&intake) {
+        *count.entry(id).or_default() += 1;
+    }
+    trial.duplicates = count.values().map(|n| n - 1).sum();
+    trial
+}
+
+#[test]
+fn sigkills_of_a_listener_lose_no_acknowledged_id() {
+    let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
+    let trials = var("LOGSHIP_CRASH_TRIALS").unwrap_or(2);
+    let mut seed = var("LOGSHIP_CRASH_SEED").unwrap_or(0x6c69_7374_656e);
+    for n in 0..trials {
+        let t = run_listen_trial(seed);
+        let _ = writeln!(
+            std::io::stderr(),
+            "crash harness (listen): trial {n} seed {seed}: {} ids acknowledged, {} runs, {} SIGKILLs, {} intake faults, 0 unaccounted, {} duplicates",
+            t.lines, t.runs, t.kills, t.faults, t.duplicates
+        );
+        seed = Rng(seed | 1).next();
+    }
 }
