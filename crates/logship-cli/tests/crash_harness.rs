@@ -38,22 +38,21 @@ fn writer() {
     common::follow::writer();
 }
 
-/// A small xorshift generator: the schedule is replayable from its seed.
-struct Rng(u64);
+/// The schedule's random numbers, replayable from a seed.
+struct Rng(fastrand::Rng);
 
 impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(fastrand::Rng::with_seed(seed))
+    }
+
     fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
+        self.0.u64(..)
     }
 
     /// A number in `lo..hi`.
     fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.next() % (hi - lo).max(1)
+        self.0.u64(lo..hi.max(lo + 1))
     }
 }
 
@@ -130,7 +129,7 @@ fn args(dir: &Path, small_spill: bool) -> Vec<String> {
 }
 
 fn run_trial(seed: u64) -> Trial {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed);
     let intake = intake();
     let dir = fresh_dir("crash");
     let log = dir.join("app.log");
@@ -148,7 +147,7 @@ fn run_trial(seed: u64) -> Trial {
     };
     let stop = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        let mut chaos_rng = Rng(rng.next() | 1);
+        let mut chaos_rng = Rng::new(rng.next());
         let (intake, stop) = (&intake, &stop);
         let chaos = scope.spawn(move || flap(intake, &mut chaos_rng, stop));
         let kills = rng.range(2, 5) as u32;
@@ -265,7 +264,7 @@ fn sigkills_and_a_flapping_intake_leave_no_id_unaccounted() {
         kills += t.kills;
         faults += t.faults;
         duplicates += t.duplicates;
-        seed = Rng(seed | 1).next();
+        seed = Rng::new(seed).next();
     }
     let _ = writeln!(
         std::io::stderr(),
@@ -286,7 +285,7 @@ fn kill(mut ship: common::ShipProcess) {
 /// sends each again until it is answered 200; logship is SIGKILLed and restarted on the
 /// same port meanwhile, the intake flapped. Every id answered 200 must reach the intake.
 fn run_listen_trial(seed: u64) -> Trial {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed);
     let intake = intake();
     let dir = fresh_dir("crash-listen");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -323,7 +322,7 @@ fn run_listen_trial(seed: u64) -> Trial {
     let client_done = AtomicBool::new(false);
     std::thread::scope(|scope| {
         let (intake_ref, stop_ref, done_ref) = (&intake, &stop, &client_done);
-        let mut chaos_rng = Rng(rng.next() | 1);
+        let mut chaos_rng = Rng::new(rng.next());
         let chaos = scope.spawn(move || flap(intake_ref, &mut chaos_rng, stop_ref));
         scope.spawn(move || {
             for b in 0..batches {
@@ -405,6 +404,6 @@ fn sigkills_of_a_listener_lose_no_acknowledged_id() {
             "crash harness (listen): trial {n} seed {seed}: {} ids acknowledged, {} runs, {} SIGKILLs, {} intake faults, 0 unaccounted, {} duplicates",
             t.lines, t.runs, t.kills, t.faults, t.duplicates
         );
-        seed = Rng(seed | 1).next();
+        seed = Rng::new(seed).next();
     }
 }
