@@ -56,6 +56,22 @@ impl Rng {
     }
 }
 
+/// The ids of `0..lines` the intake has not received.
+fn missing(intake: &Intake, lines: u64) -> Vec<u64> {
+    let got: std::collections::BTreeSet<u64> =
+        received(intake).into_iter().map(|(id, _)| id).collect();
+    (0..lines).filter(|id| !got.contains(id)).collect()
+}
+
+/// How many events the intake received more than once (at-least-once after a kill).
+fn duplicates(intake: &Intake) -> u64 {
+    let mut count: BTreeMap<u64, u64> = BTreeMap::new();
+    for (id, _) in received(intake) {
+        *count.entry(id).or_default() += 1;
+    }
+    count.values().map(|n| n - 1).sum()
+}
+
 /// What one trial did.
 #[derive(Debug, Default)]
 struct Trial {
@@ -168,13 +184,7 @@ fn run_trial(seed: u64) -> Trial {
     // so, counts them as lost with that reason and holds its checkpoint before them: the
     // next run reads them again. At most `FINAL_RUNS` such runs.
     const FINAL_RUNS: u32 = 10;
-    let missing_ids = || {
-        let got: std::collections::BTreeSet<u64> =
-            received(&intake).into_iter().map(|(id, _)| id).collect();
-        (0..lines)
-            .filter(|id| !got.contains(id))
-            .collect::<Vec<u64>>()
-    };
+    let missing_ids = || missing(&intake, lines);
     let mut last_stderr = Vec::new();
     for _ in 0..FINAL_RUNS {
         let run = Follower::start(&intake, &refs);
@@ -224,11 +234,7 @@ fn run_trial(seed: u64) -> Trial {
         missing.len(),
         &missing[..missing.len().min(10)]
     );
-    let mut count: BTreeMap<u64, u64> = BTreeMap::new();
-    for (id, _) in received(&intake) {
-        *count.entry(id).or_default() += 1;
-    }
-    trial.duplicates = count.values().map(|n| n - 1).sum();
+    trial.duplicates = duplicates(&intake);
     trial
 }
 
@@ -361,18 +367,11 @@ fn run_listen_trial(seed: u64) -> Trial {
         );
         // Everything was answered 200: delivered, or on disk and replayed by this run.
         let deadline = Instant::now() + WAIT;
-        let missing = || {
-            let got: std::collections::BTreeSet<u64> =
-                received(&intake).into_iter().map(|(id, _)| id).collect();
-            (0..lines)
-                .filter(|id| !got.contains(id))
-                .collect::<Vec<u64>>()
-        };
-        while !missing().is_empty() && Instant::now() < deadline {
+        while !missing(&intake, lines).is_empty() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(50));
         }
         let (code, stderr) = ship.stop();
-        let missing = missing();
+        let missing = missing(&intake, lines);
         assert!(
             missing.is_empty(),
             "seed {seed}: {} of {lines} acknowledged ids never delivered, first {:?}: {stderr:?}",
@@ -384,11 +383,7 @@ fn run_listen_trial(seed: u64) -> Trial {
             "seed {seed}: {code:?} {stderr:?}"
         );
     });
-    let mut count: BTreeMap<u64, u64> = BTreeMap::new();
-    for (id, _) in received(&intake) {
-        *count.entry(id).or_default() += 1;
-    }
-    trial.duplicates = count.values().map(|n| n - 1).sum();
+    trial.duplicates = duplicates(&intake);
     trial
 }
 
