@@ -14,7 +14,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use logship::{KeySpec, Vendor};
 use logship_cli::exit::Failure;
 
-use crate::settings::{default_checkpoint, invalid, AllKeys, Settings, SettingsArgs};
+use crate::settings::{check_file, default_checkpoint, invalid};
 
 /// The `config` subcommands.
 #[derive(Debug, Subcommand)]
@@ -144,16 +144,12 @@ fn table(keys: &[KeySpec]) -> String {
 }
 
 fn check(args: CheckArgs) -> Result<ExitCode, Failure> {
-    let settings = Settings::ship(
-        &SettingsArgs::<AllKeys>::file_only(args.file.clone()),
-        false,
-    )?;
-    // The [follow] and [listen] values, checked as `ship --config FILE` checks them.
-    settings.sidecar()?;
+    // Every problem of the file at once, in its order: its values, the [follow] and
+    // [listen] values as `ship --config FILE` checks them, and the combinations.
+    let settings = check_file(&args.file)?;
     // As `build` does: the API key may come from the vendor's own variable.
     let mut effective = settings.config.clone();
     effective.api_key = effective.resolve_api_key(|v| std::env::var(v).ok());
-    effective.validate().map_err(invalid)?;
     // Certificates and the proxy are loaded as `build` loads them (a missing file fails).
     let network = logship::NetworkSummary::of(&effective).map_err(invalid)?;
     for warning in &network.warnings {

@@ -29,7 +29,7 @@ use crate::follow::{checkpoint, describe, Follower};
 use crate::listen::{bind, Listen, Listeners};
 use crate::settings::{Follow, Settings};
 use crate::signals::{on_termination, second_signal_cuts_short, READER_GRACE};
-use crate::summary::{write_stats_json, Outcome, Summary};
+use crate::summary::{outcome_line, write_stats_json, Outcome, Summary};
 
 /// Runs the service with `f` (followed files; none when its patterns are empty) and `l`
 /// (listeners; none when its specs are empty), both resolved and checked with `settings`.
@@ -170,15 +170,12 @@ pub fn run(
     }
     let stats = &report.stats;
     let settled = stats.pending() == 0 && stats.events_abandoned == 0;
-    if let (Some(store), Some(snapshot)) = (&store, &snapshot) {
-        if settled {
-            store.write(snapshot, true);
-        } else {
-            // Some lines read were neither delivered nor spilled: the last checkpoint
-            // written stays, so the next run reads them again.
-            store.close();
-        }
-    }
+    // When some lines read were neither delivered nor spilled, the last checkpoint
+    // written stays, so the next run reads them again.
+    let ending = match (&store, &snapshot) {
+        (Some(store), Some(snapshot)) => Some(store.finish(snapshot, settled, stats)),
+        _ => None,
+    };
     let load = |c: &AtomicU64| c.load(Ordering::Acquire);
     let (lines, retried, not_taken, parse_errors, cut_lines) = match &counters {
         Some(c) => (
@@ -208,7 +205,8 @@ pub fn run(
     }
     .line();
     if let Some(c) = &counters {
-        line.push_str(&describe(c, store.as_ref().map(|s| (s.path(), settled))));
+        let checkpoint = store.as_ref().zip(ending).map(|(s, e)| (s.path(), e));
+        line.push_str(&describe(c, checkpoint));
     }
     line.push_str(&listeners.http.describe());
     line.push_str(&listeners.stream.describe());
@@ -221,5 +219,11 @@ pub fn run(
     } else {
         Outcome::Lost
     };
+    let unhanded = listeners.stream.lost();
+    let other: Vec<String> = (unhanded > 0)
+        .then(|| format!("{unhanded} received by a listener but not handed over at stop"))
+        .into_iter()
+        .collect();
+    eprintln!("logship: {}", outcome_line(outcome, stats, resent, &other));
     Ok(outcome.exit_code())
 }

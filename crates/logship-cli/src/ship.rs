@@ -26,7 +26,7 @@ use crate::follow::LineFormat;
 use crate::lines::{json_record, read_line, text_record, trim_newline, utf8_lossy};
 use crate::settings::{AllKeys, Settings, SettingsArgs, Use};
 use crate::signals::{on_termination, second_signal_cuts_short, stop_now, READER_GRACE};
-use crate::summary::{write_stats_json, Outcome, Summary};
+use crate::summary::{outcome_line, write_stats_json, Outcome, Summary};
 
 /// Lines longer than this are cut (the library then truncates and marks the event).
 const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
@@ -151,7 +151,12 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
         false
     });
 
-    let report = logship.shutdown(logship.shutdown_timeout());
+    let timeout = if signalled {
+        logship.shutdown_timeout()
+    } else {
+        replay_what_waits(&logship)
+    };
+    let report = logship.shutdown(timeout);
     drop(guard); // returns the same report at once
     if !signalled {
         let _ = reader.join();
@@ -177,7 +182,7 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
         && stats.events_delivered + stats.suppressed()
             == read + stats.notices + stats.budget_notices
         && read_error.is_none();
-    Ok(if all_delivered {
+    let outcome = if all_delivered {
         Outcome::Delivered
     } else if stats.events_spilled > 0 && stats.lost() == 0 && read_error.is_none() {
         // Nothing lost, but some events wait on disk for the next run (or `logship spill
@@ -185,8 +190,27 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
         Outcome::Spilled
     } else {
         Outcome::Lost
+    };
+    let unread: Vec<String> = read_error.into_iter().collect();
+    eprintln!("logship: {}", outcome_line(outcome, stats, 0, &unread));
+    Ok(outcome.exit_code())
+}
+
+/// At the end of the input: when this run's own events are all delivered, gives the
+/// replayer the rest of the shutdown timeout to deliver what earlier runs spilled, so a
+/// short run empties the spill instead of leaving it for ever (or sending part of it on
+/// every run). Returns the time left for the shutdown (at least a second, to stop the
+/// threads).
+fn replay_what_waits(logship: &Logship) -> std::time::Duration {
+    let timeout = logship.shutdown_timeout();
+    let deadline = Instant::now() + timeout;
+    let left = || deadline.saturating_duration_since(Instant::now());
+    let settled = logship.flush(timeout).is_ok();
+    let stats = logship.stats();
+    if settled && stats.events_spilled == 0 && stats.events_failed == 0 {
+        logship.wait_spill_drained(left());
     }
-    .exit_code())
+    left().max(std::time::Duration::from_secs(1))
 }
 
 /// Reads every input to its end (or until `progress.stop`), handing each line to the

@@ -172,9 +172,69 @@ impl Summary<'_> {
             ));
         }
         if let Some(e) = &s.last_error {
-            line.push_str(&format!("; last error: {e}"));
+            if s.health == logship::Health::Healthy && s.events_delivered + s.events_replayed > 0 {
+                line.push_str(&format!("; last error (delivery recovered since): {e}"));
+            } else {
+                line.push_str(&format!("; last error: {e}"));
+            }
         }
         line
+    }
+}
+
+/// The one plain outcome line printed after the summary (after `logship: `): delivered,
+/// spilled and waiting, or lost with each reason and its count. `resent` is as in
+/// [`Summary::resent`]; `other` names losses outside the pipeline (an input that could
+/// not be read, events a listener could not hand over), each with its count.
+pub fn outcome_line(outcome: Outcome, s: &Stats, resent: u64, other: &[String]) -> String {
+    let events = |n: u64| format!("{n} event{}", if n == 1 { "" } else { "s" });
+    match outcome {
+        Outcome::Delivered => {
+            let mut line = "outcome: delivered: every event read was delivered".to_owned();
+            if s.events_replayed > 0 {
+                line.push_str(&format!(
+                    ", and {} that earlier runs had spilled were replayed",
+                    events(s.events_replayed)
+                ));
+            }
+            if s.spill_pending > 0 {
+                line.push_str(&format!(
+                    "; {} of earlier runs still wait in the spill directory",
+                    events(s.spill_pending)
+                ));
+            }
+            line
+        }
+        Outcome::Spilled => format!(
+            "outcome: spilled: nothing lost; {} of this run wait in the spill directory for the next run (or `logship spill replay`)",
+            events(s.events_spilled)
+        ),
+        Outcome::Lost => {
+            let mut reasons: Vec<String> = Vec::new();
+            let mut add = |n: u64, why: &str| {
+                if n > 0 {
+                    reasons.push(format!("{} {why}", events(n)));
+                }
+            };
+            add(
+                s.dropped().saturating_sub(resent),
+                "refused at the log call (queue full, or shutdown begun)",
+            );
+            add(
+                s.events_failed,
+                "rejected by the intake, or undeliverable with no room in the spill",
+            );
+            add(
+                s.events_abandoned + s.pending(),
+                "not delivered within the shutdown timeout",
+            );
+            add(s.spill_dropped, "dropped from the spill at its size cap");
+            reasons.extend(other.iter().cloned());
+            if reasons.is_empty() {
+                reasons.push("see the summary above".to_owned());
+            }
+            format!("outcome: lost: {}", reasons.join("; "))
+        }
     }
 }
 

@@ -491,3 +491,35 @@ fn follow_flags_are_checked_like_the_file_and_name_the_flag() {
         );
     }
 }
+
+#[test]
+fn config_check_reports_every_error_of_the_file_in_the_order_of_the_file() {
+    // Alphabetical order would be lingerms, spill_fsync, zlinger; the file's is not.
+    let file = config_file(
+        "spill_fsync = \"often\"\n\
+         zlinger = 1\n\
+         linger_ms = -5\n\
+         endpoint = \"http://127.0.0.1:9/x\"\n\
+         [follow]\n\
+         paths = [\"\"]\n\
+         multiline = \"start:(\"\n",
+    );
+    let out = run(&["config", "check", &file.to_string_lossy()], &[], b"");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let wanted = [
+        "spill_fsync = \"often\"",
+        "zlinger: is not a logship option",
+        "linger_ms = -5",
+        "follow.paths = ",
+        "follow.multiline = ",
+    ];
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), wanted.len(), "one line per error: {stderr}");
+    for (line, want) in lines.iter().zip(wanted) {
+        assert!(
+            line.starts_with("logship: invalid logship configuration: ") && line.contains(want),
+            "want {want:?} in {line:?}; all: {stderr}"
+        );
+    }
+}

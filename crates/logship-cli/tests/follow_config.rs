@@ -92,3 +92,34 @@ fn the_config_files_follow_section_is_followed_and_flags_override_it() {
     );
     assert!(got.iter().all(|(_, path)| path == s(&b)));
 }
+
+#[test]
+fn a_checkpoint_path_under_a_regular_file_fails_at_start_up_naming_the_key() {
+    let dir = fresh_dir("follow-ckpt-under-file");
+    let log = dir.join("app.log");
+    write_lines(&log, 0..10);
+    let file = dir.join("not-a-dir");
+    std::fs::write(&file, b"x").unwrap();
+    let ckpt = file.join("ckpt.json");
+    let out = common::run(
+        &[
+            "ship",
+            "--endpoint",
+            "http://127.0.0.1:1/logs",
+            "--no-spill",
+            "--follow",
+            s(&log),
+            "--checkpoint",
+            s(&ckpt),
+        ],
+        b"",
+    );
+    let err = common::stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("checkpoint"), "{err}");
+    assert!(
+        err.contains(&format!("{} is a file, not a directory", s(&file))),
+        "{err}"
+    );
+    assert!(!err.contains("os error"), "{err}");
+}

@@ -203,3 +203,69 @@ fn sigkill_in_the_middle_of_a_large_backlog_reships_about_a_queue_not_the_file()
         first_run.len()
     );
 }
+
+#[test]
+fn a_full_spill_holds_the_checkpoint_before_the_first_line_it_could_not_keep() {
+    // The intake is down and the spill is full after about 1,500 lines (its cap, with
+    // `drop_newest`): the lines after that are neither delivered nor spilled, and the
+    // checkpoint must not pass them, neither while running nor at shutdown.
+    let intake = intake();
+    intake.set_down(true);
+    let dir = fresh_dir("follow-spill-full");
+    let ckpt = dir.join("ckpt.json");
+    let log = dir.join("app.log");
+    let spill = dir.join("spill");
+    let n = 20_000u64;
+    write_lines(&log, 0..n);
+    let mut a = vec![
+        "--follow",
+        s(&log),
+        "--checkpoint",
+        s(&ckpt),
+        "--spill-dir",
+        s(&spill),
+        "--max-retries",
+        "0",
+        "--max-batch-records",
+        "100",
+    ];
+    a.extend(FULL_SPILL);
+    let first = Follower::start(&intake, &a);
+    // The spill refused its first lines; wait for a checkpoint interval after that.
+    first.wait_for_stderr("reached spill_max_bytes");
+    first.wait_for_stderr("could be neither delivered nor kept in the spill");
+    let (code, stderr) = first.stop();
+    assert_eq!(code, Some(1), "lines were lost in this run: {stderr:?}");
+    let line = summary(&stderr);
+    assert!(
+        line.contains("checkpoint held before") && !line.contains("checkpoint written"),
+        "{line}"
+    );
+    let spilled = common::run(&["spill", "ls", "--dir", s(&spill)], b"");
+    let listing = common::stdout(&spilled);
+    let waiting: u64 = listing
+        .split(" events waiting for replay")
+        .next()
+        .and_then(|head| head.split_whitespace().last())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{listing}"));
+    assert!(waiting > 0 && waiting < n, "{listing}");
+    // Lines 0..waiting are on disk; the checkpoint may not pass line `waiting`.
+    let k = checkpoint_offset(&ckpt, &log).unwrap_or(0) / line_len();
+    assert!(
+        k <= waiting,
+        "the checkpoint passed line {k}, but only {waiting} lines were spilled: {line}"
+    );
+    // The next run, the intake back: every line arrives (the spilled ones replayed, the
+    // rest read again from the checkpoint).
+    intake.set_down(false);
+    let second = Follower::start(&intake, &a);
+    wait_until("every line delivered", || {
+        let got: std::collections::BTreeSet<u64> =
+            received(&intake).into_iter().map(|(id, _)| id).collect();
+        got.len() as u64 == n
+    });
+    let (code, stderr) = second.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    assert_eq!(checkpoint_offset(&ckpt, &log), Some(n * line_len()));
+}

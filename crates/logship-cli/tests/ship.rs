@@ -47,7 +47,12 @@ fn ship_text_from_stdin_delivers_every_line() {
         "stderr: {}",
         stderr(&out)
     );
-    assert_eq!(stderr(&out).lines().count(), 1, "one summary line");
+    assert_eq!(
+        stderr(&out).lines().count(),
+        2,
+        "one summary line and one outcome line"
+    );
+    assert!(stderr(&out).ends_with("logship: outcome: delivered: every event read was delivered\n"));
     assert_eq!(messages(&intake), expected);
     for e in intake.events() {
         assert_eq!(e.value["level"], "INFO");
@@ -330,4 +335,147 @@ fn ship_rejects_bad_options_with_exit_code_2_naming_the_field() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("vendor"), "{}", stderr(&out));
+}
+
+/// The stderr lines of `err` that contain `text`.
+fn lines_with<'a>(err: &'a str, text: &str) -> Vec<&'a str> {
+    err.lines().filter(|l| l.contains(text)).collect()
+}
+
+#[test]
+fn an_outage_is_told_once_when_it_begins_and_once_when_it_ends_and_the_outcome_is_plain() {
+    let intake = Intake::start(IntakeConfig::default()).expect("intake");
+    // Four failed requests in a row, then the intake works again.
+    intake.fail_next(4, Fault::json(503, "{\"error\":\"busy\"}"));
+    let input: String = (0..50).map(|i| format!("line {i}\n")).collect();
+    let out = run(
+        &[
+            "ship",
+            "--endpoint",
+            &intake.url("/logs"),
+            "--no-spill",
+            "--max-retries",
+            "6",
+            "--retry-initial-backoff-ms",
+            "10",
+            "--retry-max-backoff-ms",
+            "20",
+        ],
+        input.as_bytes(),
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(intake.stats().events, 50, "{err}");
+    assert_eq!(lines_with(&err, "delivery interrupted").len(), 1, "{err}");
+    let recovered = lines_with(&err, "delivery recovered after");
+    assert_eq!(recovered.len(), 1, "{err}");
+    assert!(
+        recovered[0].contains("4 requests failed meanwhile"),
+        "{err}"
+    );
+    let outcome = lines_with(&err, "logship: outcome: ");
+    assert_eq!(
+        outcome,
+        ["logship: outcome: delivered: every event read was delivered"],
+        "{err}"
+    );
+}
+
+#[test]
+fn the_outcome_line_of_a_run_that_spilled_says_what_waits() {
+    let dir = temp_path("outcome-spilled");
+    let out = run(
+        &[
+            "ship",
+            "--endpoint",
+            "http://127.0.0.1:1/logs",
+            "--spill-dir",
+            dir.to_str().expect("utf-8"),
+            "--max-retries",
+            "0",
+        ],
+        b"one\ntwo\nthree\n",
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert_eq!(
+        lines_with(&err, "logship: outcome: "),
+        ["logship: outcome: spilled: nothing lost; 3 events of this run wait in the spill directory for the next run (or `logship spill replay`)"],
+        "{err}"
+    );
+    assert!(!err.contains("gave up"), "spilled is not given up: {err}");
+}
+
+#[test]
+fn an_answer_echoing_the_key_transformed_never_shows_it() {
+    let key = "Zq8vW3nT+5sL/p9XyKm4";
+    let intake = Intake::start(IntakeConfig::default()).expect("intake");
+    let escaped: String = key
+        .chars()
+        .map(|c| format!("\\\\u{:04x}", c as u32))
+        .collect();
+    let body = format!(
+        "{{\"errors\":[\"bad key {}\",\"url key=Zq8vW3nT%2B5sL%2Fp9XyKm4\",\"as sent: {escaped}\",\"key starts Zq8vW3nT\",\"part_a\":\"Zq8vW3nT+5\",\"part_b\":\"sL/p9XyKm4\"]}}",
+        key.to_lowercase()
+    );
+    intake.fail_next(1, Fault::json(403, body));
+    let out = run(
+        &[
+            "ship",
+            "--vendor",
+            "datadog",
+            "--endpoint",
+            &intake.url(""),
+            "--api-key",
+            key,
+            "--no-spill",
+        ],
+        b"one line\n",
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("403"), "{err}");
+    let lower = err.to_ascii_lowercase();
+    for piece in ["zq8vw3nt", "5sl/p9xykm4", "p9xykm4", "%2b5sl", "\\u005a"] {
+        assert!(!lower.contains(piece), "{piece} shown: {err}");
+    }
+}
+
+#[test]
+fn the_api_key_can_come_from_a_file_and_a_bad_file_fails_naming_the_key() {
+    let intake = Intake::start(IntakeConfig {
+        api_key: Some("key-in-a-file-7Hd2".into()),
+        ..IntakeConfig::default()
+    })
+    .expect("intake");
+    let file = temp_path("api-key");
+    std::fs::write(&file, "key-in-a-file-7Hd2\n").expect("key file");
+    let path = file.to_str().expect("utf-8");
+    let url = intake.url("");
+    let ship = |key_file: &str| {
+        run(
+            &[
+                "ship",
+                "--vendor",
+                "datadog",
+                "--endpoint",
+                &url,
+                "--api-key-file",
+                key_file,
+                "--no-spill",
+            ],
+            b"one line\n",
+        )
+    };
+    let out = ship(path);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(intake.stats().events, 1);
+    let empty = temp_path("api-key-empty");
+    std::fs::write(&empty, "\n").expect("empty file");
+    for bad in ["/nonexistent/key", empty.to_str().expect("utf-8")] {
+        let out = ship(bad);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("api_key_file") && err.contains(bad), "{err}");
+    }
 }

@@ -166,7 +166,7 @@ fn sigint_in_an_outage_spills_everything_and_exits_3() {
     ]);
     ship.write_lines(0..1000);
     // The first batches fail and are spilled: the outage is under way.
-    ship.wait_for_stderr("gave up on");
+    ship.wait_for_stderr("events go to the spill");
     ship.signal("INT");
     let (code, lines, stats, _) = ship.finish();
     let (delivered, read) = shipped_of(&lines);

@@ -214,4 +214,48 @@ fn no_spill_counts_undelivered_events_as_failed_with_exit_1() {
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("shipped 0 of 2 events"), "{err}");
+    // The outcome line names the loss and its reason; the report says it is lost.
+    assert!(
+        err.ends_with("logship: outcome: lost: 2 events rejected by the intake, or undeliverable with no room in the spill\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains("gave up on 2 events after 0 retries (lost: spill is off)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_docs_give_the_exit_code_the_code_uses_when_events_wait_in_the_spill() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).expect(p);
+    let code = logship_cli::exit::SPILLED;
+    let operations = read("docs/operations.md");
+    assert!(
+        operations.contains(&format!(
+            "`logship ship` exits {code} when nothing was lost but some events wait in the spill"
+        )),
+        "docs/operations.md"
+    );
+    for doc in ["docs/cli.md", "README.md"] {
+        let text = read(doc);
+        let row = text
+            .lines()
+            .find(|l| {
+                l.contains("`ship` |") || l.starts_with(&format!("| {code} | nothing was lost"))
+            })
+            .unwrap_or_else(|| panic!("{doc}: no exit code row"));
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let spilled_cell = if doc == "README.md" {
+            assert_eq!(cells[1], code.to_string(), "{doc}: {row}");
+            cells[2]
+        } else {
+            // | command | 0 | 1 | 2 | 3 |: the column of `code`.
+            cells[2 + code as usize]
+        };
+        assert!(
+            spilled_cell.contains("wait in the spill"),
+            "{doc}: exit {code} must be the spill's: {row}"
+        );
+    }
 }

@@ -13,16 +13,23 @@
 //! that flush and one `--checkpoint-interval-ms` (about two queues' worth under a
 //! backlog, whatever the file's size), and loses nothing.
 //!
-//! Must never: write positions the pipeline has not settled, write an older snapshot
-//! after a newer one (the final write closes the store), or stop the follower when the
-//! file cannot be written (it is said once and counted).
+//! Settled is not enough: a line whose batch could be neither delivered nor spilled (the
+//! spill disk full, its cap with `drop_newest`, spill off) is settled as lost. Once any
+//! such line exists, the checkpoint is held where it stands for the rest of the run
+//! ([`Store::hold`]): every later position is past that line, and a restart must read it
+//! again (shipping what followed it twice rather than losing it).
+//!
+//! Must never: write positions the pipeline has not settled, pass a line that was neither
+//! delivered nor kept on disk, write an older snapshot after a newer one (the final write
+//! closes the store), or stop the follower when the file cannot be written (it is said
+//! once and counted).
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use logship::Logship;
+use logship::{Logship, Stats};
 
 use super::checkpoint::{self, Entry};
 
@@ -36,7 +43,28 @@ pub struct Store {
     pub writes: AtomicU64,
     /// Flushes that did not settle in time (the checkpoint waited for the next one).
     pub flush_timeouts: AtomicU64,
+    /// Lines neither delivered nor kept when the checkpoint was held (0: not held).
+    pub held_unkept: AtomicU64,
     told: AtomicBool,
+}
+
+/// Events the pipeline settled without delivering or keeping them on disk: given up on or
+/// abandoned, less those kept in the spill's dead-letter area. A checkpoint must never
+/// pass one of them.
+pub fn unkept(stats: &Stats) -> u64 {
+    (stats.events_failed + stats.events_abandoned).saturating_sub(stats.dead_lettered)
+}
+
+/// How the checkpoint ended, for the summary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// The final positions are in the file.
+    Written,
+    /// Held at the last position before a line that was neither delivered nor kept.
+    Held(u64),
+    /// Left at the last written position: shutdown did not settle everything, or the
+    /// file could not be written.
+    Left,
 }
 
 struct State {
@@ -56,6 +84,7 @@ impl Store {
             write_errors: AtomicU64::new(0),
             writes: AtomicU64::new(0),
             flush_timeouts: AtomicU64::new(0),
+            held_unkept: AtomicU64::new(0),
             told: AtomicBool::new(false),
         })
     }
@@ -65,21 +94,23 @@ impl Store {
         &self.path
     }
 
-    /// Writes `entries` (already known to be settled) unless they are what the file
-    /// holds, or the store was closed; `last` closes it.
-    pub fn write(&self, entries: &[Entry], last: bool) {
+    /// Writes `entries` (already known to be settled and kept) unless they are what the
+    /// file holds, or the store was closed; `last` closes it. Returns whether the file
+    /// now holds `entries`.
+    pub fn write(&self, entries: &[Entry], last: bool) -> bool {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if state.closed {
-            return;
+            return false;
         }
         state.closed = last;
         if state.last.as_deref() == Some(entries) {
-            return;
+            return true;
         }
         match checkpoint::save(&self.path, entries) {
             Ok(()) => {
                 self.writes.fetch_add(1, Ordering::Relaxed);
                 state.last = Some(entries.to_vec());
+                true
             }
             Err(e) => {
                 self.write_errors.fetch_add(1, Ordering::Relaxed);
@@ -89,7 +120,43 @@ impl Store {
                         self.path.display()
                     );
                 }
+                false
             }
+        }
+    }
+
+    /// Holds the checkpoint where it stands for the rest of the run: `unkept` lines were
+    /// neither delivered nor kept on disk, and every later position would pass them. Said
+    /// once on stderr.
+    pub fn hold(&self, unkept: u64) {
+        self.close();
+        if self.held_unkept.swap(unkept.max(1), Ordering::AcqRel) == 0 {
+            eprintln!(
+                "logship: warning: {unkept} event{} could be neither delivered nor kept in the spill; the checkpoint {} stays where it is for the rest of this run, so the next run reads those lines again (and ships what followed them twice)",
+                if unkept == 1 { "" } else { "s" },
+                self.path.display()
+            );
+        }
+    }
+
+    /// The final write at shutdown: `entries` when everything before them was settled
+    /// (`settled`) and nothing this run was left unkept; otherwise the file stays as it is.
+    pub fn finish(&self, entries: &[Entry], settled: bool, stats: &Stats) -> Ending {
+        let lost = unkept(stats);
+        if lost > 0 {
+            self.hold(lost);
+        }
+        if self.held_unkept.load(Ordering::Acquire) > 0 {
+            return Ending::Held(self.held_unkept.load(Ordering::Acquire));
+        }
+        if !settled {
+            self.close();
+            return Ending::Left;
+        }
+        if self.write(entries, true) {
+            Ending::Written
+        } else {
+            Ending::Left
         }
     }
 
@@ -132,10 +199,17 @@ pub fn run(
         if stop.load(Ordering::Acquire) {
             break;
         }
-        if settled {
-            store.write(&snapshot, false);
-        } else {
+        if !settled {
             store.flush_timeouts.fetch_add(1, Ordering::Relaxed);
+            continue;
         }
+        // Read after the flush: every line before `snapshot` is settled, so a count of 0
+        // means each was delivered or kept.
+        let lost = unkept(&logship.stats());
+        if lost > 0 {
+            store.hold(lost);
+            break;
+        }
+        store.write(&snapshot, false);
     }
 }

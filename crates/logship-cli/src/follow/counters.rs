@@ -6,6 +6,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::checkpointer::Ending;
+
 /// Counters of the follower (the pipeline's own are in `Logship::stats`).
 #[derive(Default, Debug)]
 pub struct Counters {
@@ -45,8 +47,8 @@ pub struct Counters {
 }
 
 /// The follow part of the summary line ("; N file opens (...)..."); `checkpoint` is the
-/// checkpoint file and whether shutdown settled everything before it.
-pub fn describe(counters: &Counters, checkpoint: Option<(&std::path::Path, bool)>) -> String {
+/// checkpoint file and how its final write ended.
+pub fn describe(counters: &Counters, checkpoint: Option<(&std::path::Path, Ending)>) -> String {
     let load = |c: &AtomicU64| c.load(Ordering::Acquire);
     let mut line = format!(
         "; {} file opens ({} rotated away, {} truncated, {} read errors)",
@@ -85,9 +87,15 @@ pub fn describe(counters: &Counters, checkpoint: Option<(&std::path::Path, bool)
         ));
     }
     match checkpoint {
-        Some((path, true)) => line.push_str(&format!("; checkpoint written to {}", path.display())),
-        Some((_, false)) => line.push_str(
-            "; checkpoint left at the last settled position (the next run reads the rest again)",
+        Some((path, Ending::Written)) => {
+            line.push_str(&format!("; checkpoint written to {}", path.display()))
+        }
+        Some((_, Ending::Held(unkept))) => line.push_str(&format!(
+            "; checkpoint held before {unkept} event{} neither delivered nor spilled (the next run reads them again)",
+            if unkept == 1 { "" } else { "s" }
+        )),
+        Some((_, Ending::Left)) => line.push_str(
+            "; checkpoint not written, left at the last settled position (the next run reads the rest again)",
         ),
         None => {}
     }

@@ -116,6 +116,16 @@ pub fn follow(config: &Config, origin: impl Fn(&str) -> Origin) -> Result<Follow
         }
         None => Some(default_checkpoint(config)),
     };
+    if let Some(path) = checkpoint.as_deref().filter(|_| !f.paths.is_empty()) {
+        if let Some(what) = unusable_checkpoint(path) {
+            problem(
+                "follow.checkpoint",
+                quoted(&path.display().to_string()),
+                what,
+                "give a file path in a directory (or false for no checkpoint)",
+            );
+        }
+    }
     if !problems.is_empty() {
         return Err(problems);
     }
@@ -141,6 +151,25 @@ pub fn follow(config: &Config, origin: impl Fn(&str) -> Origin) -> Result<Follow
         },
         checkpoint,
         checkpoint_interval: ms(f.checkpoint_interval_ms),
+    })
+}
+
+/// Why `path` can never hold the checkpoint, when that can be told before the run: it is
+/// a directory, or a regular file stands where one of its directories should be (writing
+/// it would fail with "File exists" or "Not a directory" at the first checkpoint).
+fn unusable_checkpoint(path: &std::path::Path) -> Option<String> {
+    if path.is_dir() {
+        return Some("is a directory".to_owned());
+    }
+    let existing = path
+        .ancestors()
+        .skip(1)
+        .find(|a| !a.as_os_str().is_empty() && std::fs::symlink_metadata(a).is_ok())?;
+    (!existing.is_dir()).then(|| {
+        format!(
+            "cannot be created: {} is a file, not a directory",
+            existing.display()
+        )
     })
 }
 

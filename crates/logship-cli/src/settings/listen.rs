@@ -38,8 +38,30 @@ pub fn listen(config: &Config, origin: impl Fn(&str) -> Origin) -> Result<Listen
             Err(bad) => problem("listen.inputs", quoted(url), bad.problem, bad.fix),
         }
     }
-    let token = l.token.as_ref().map(|t| t.expose().to_owned());
+    let mut token = l.token.as_ref().map(|t| t.expose().to_owned());
     let set_but_empty = token.is_none() && origin("listen.token") != Origin::Default;
+    if let Some(path) = &l.token_file {
+        let shown = quoted(&path.display().to_string());
+        if token.is_some() || set_but_empty {
+            problem(
+                "listen.token_file",
+                shown,
+                "is set together with listen.token".into(),
+                "keep only listen.token_file: a file keeps the token out of the command line"
+                    .into(),
+            );
+        } else {
+            match logship::Secret::from_file(path) {
+                Ok(secret) => token = Some(secret.expose().to_owned()),
+                Err(what) => problem(
+                    "listen.token_file",
+                    shown,
+                    what,
+                    "give a readable file holding only the token (mode 0600)".into(),
+                ),
+            }
+        }
+    }
     if set_but_empty || token.as_deref().is_some_and(|t| t.contains(['\r', '\n'])) {
         problem(
             "listen.token",

@@ -28,7 +28,7 @@ pub use args::{AllKeys, PipelineKeys, SettingsArgs};
 pub use defaults::Use;
 pub use follow::{default_checkpoint, Follow};
 pub use problem::invalid;
-pub use resolve::Settings;
+pub use resolve::{check_file, Settings};
 
 #[cfg(test)]
 mod test_config;

@@ -129,6 +129,71 @@ pub(super) fn resolve<S>(
     env: Option<Env>,
     run: impl Fn(&Config) -> Use,
 ) -> Result<Settings, Failure> {
+    let resolved = layers(args, env).resolve().map_err(invalid)?;
+    let mut config = resolved.config;
+    let run = run(&config);
+    let defaulted = apply(&mut config, &resolved.origins, run)?;
+    Ok(Settings {
+        config,
+        origins: resolved.origins,
+        defaulted,
+        run,
+    })
+}
+
+/// `logship config check FILE`: the settings `ship --config FILE` would run with, or
+/// every problem the file has, in the order of the file (a bad value, a `[follow]` or
+/// `[listen]` value only the command can judge, a combination the library refuses), all
+/// at once, so a file is fixed in one pass.
+pub fn check_file(path: &std::path::Path) -> Result<Settings, Failure> {
+    let args = SettingsArgs::<AllKeys>::file_only(path.to_path_buf());
+    let layered = layers(&args, None);
+    let order = layered.key_order();
+    let rank = |key: &str| order.iter().position(|k| *k == key);
+    let (resolved, errors) = layered.resolve_all();
+    let mut config = resolved.config;
+    let run = ship_run(false)(&config);
+    let defaulted = apply(&mut config, &resolved.origins, run)?;
+    let settings = Settings {
+        config,
+        origins: resolved.origins,
+        defaulted,
+        run,
+    };
+    // Each problem with its place in the file: a key the file does not name (an unknown
+    // one) stays beside the problem before it.
+    let mut found: Vec<(usize, String)> = Vec::new();
+    let mut last = 0;
+    for e in errors {
+        last = rank(e.field).unwrap_or(last);
+        found.push((last, e.to_string()));
+    }
+    let mut problems = settings.follow().err().unwrap_or_default();
+    problems.extend(settings.listen().err().unwrap_or_default());
+    for p in problems {
+        found.push((rank(p.key).unwrap_or(usize::MAX), p.to_string()));
+    }
+    if found.is_empty() {
+        // Combinations, checked once every value is good.
+        let mut effective = settings.config.clone();
+        effective.api_key = effective.resolve_api_key(|v| std::env::var(v).ok());
+        if let Err(e) = effective.validate() {
+            found.push((rank(e.field).unwrap_or(usize::MAX), e.to_string()));
+        }
+    }
+    if found.is_empty() {
+        return Ok(settings);
+    }
+    found.sort_by_key(|(at, _)| *at);
+    let lines: Vec<String> = found
+        .into_iter()
+        .map(|(_, text)| format!("invalid logship configuration: {text}"))
+        .collect();
+    Err(Failure::usage(lines.join("\nlogship: ")))
+}
+
+/// The library's layers for `args` (with `env` as the environment, else the process's).
+fn layers<S>(args: &SettingsArgs<S>, env: Option<Env>) -> Layered {
     let mut layered = Layered::new();
     if let Some(env) = env {
         layered = layered.env(env);
@@ -142,14 +207,5 @@ pub(super) fn resolve<S>(
     if IMPLY_REDACT.iter().any(|k| args.was_given(k)) && !args.was_given("redact") {
         layered = layered.flag("redact", Given::Text("true".into()));
     }
-    let resolved = layered.resolve().map_err(invalid)?;
-    let mut config = resolved.config;
-    let run = run(&config);
-    let defaulted = apply(&mut config, &resolved.origins, run)?;
-    Ok(Settings {
-        config,
-        origins: resolved.origins,
-        defaulted,
-        run,
-    })
+    layered
 }

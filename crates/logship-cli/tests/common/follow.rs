@@ -314,6 +314,17 @@ pub fn wait_until(what: &str, done: impl Fn() -> bool) {
     }
 }
 
+/// A spill that is full after about 1,500 test lines: its cap (128 KiB) refuses new
+/// events (`drop_newest`), as a full disk would.
+pub const FULL_SPILL: [&str; 6] = [
+    "--spill-max-bytes",
+    "131072",
+    "--spill-segment-bytes",
+    "65536",
+    "--spill-full",
+    "drop_newest",
+];
+
 /// A slow intake and small batches, so a run is stopped in the middle of the file.
 pub const SLOW: [&str; 6] = [
     "--max-batch-records",

@@ -45,11 +45,19 @@ impl Config {
         })
     }
 
-    /// The API key: `api_key`, else the vendor's own environment variable, else
-    /// `LOGSHIP_API_KEY`. `env` is the environment lookup (injectable for tests).
+    /// The API key: `api_key`, else the file `api_key_file` names, else the vendor's own
+    /// environment variable, else `LOGSHIP_API_KEY`. `env` is the environment lookup (injectable for tests).
     pub fn resolve_api_key(&self, env: impl Fn(&str) -> Option<String>) -> Option<Secret> {
         if let Some(k) = self.api_key.as_ref().filter(|k| !k.is_empty()) {
             return Some(k.clone());
+        }
+        // A file that cannot be read fails `validate`, naming `api_key_file`.
+        if let Some(k) = self
+            .api_key_file
+            .as_deref()
+            .and_then(|p| Secret::from_file(p).ok())
+        {
+            return Some(k);
         }
         self.vendor
             .api_key_env()

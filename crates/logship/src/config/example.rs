@@ -48,6 +48,9 @@ pub fn example_toml(vendor: Vendor) -> String {
         out.push_str(&format!(
             "api_key = \"${{env:{var}:-{PLACEHOLDER_KEY}}}\"\n"
         ));
+        out.push_str(
+            "# Or the key alone in a file (mode 0600), read at start-up:\n# api_key_file = \"/run/secrets/logship-api-key\"\n",
+        );
     }
     out.push_str("\nservice = \"checkout\"\n");
     out.push_str("tags = [\"env:prod\", \"team:payments\"]\n");

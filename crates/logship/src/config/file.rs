@@ -109,6 +109,7 @@ pub(crate) enum Surface {
 }
 
 /// Applies a parsed TOML table to `config`, recording origins. `label` names the file.
+/// Stops at the first bad key (see [`apply_table_all`] for every one).
 pub(crate) fn apply_table(
     config: &mut Config,
     origins: &mut BTreeMap<&'static str, Origin>,
@@ -117,57 +118,121 @@ pub(crate) fn apply_table(
     env: &dyn Fn(&str) -> Option<String>,
     surface: Surface,
 ) -> Result<(), ConfigError> {
+    match apply_table_all(config, origins, table, label, env, surface)
+        .into_iter()
+        .next()
+    {
+        Some((_, e)) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Applies every good key of a parsed TOML table to `config`, recording origins, and
+/// returns every bad one: the key as the table spells it (`linger_ms`, `follow.paths`)
+/// with its error. A bad key leaves its option as it was.
+pub(crate) fn apply_table_all(
+    config: &mut Config,
+    origins: &mut BTreeMap<&'static str, Origin>,
+    table: &toml::Table,
+    label: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+    surface: Surface,
+) -> Vec<(String, ConfigError)> {
     let origin = Origin::File(label.to_owned());
+    let mut errors = Vec::new();
     let mut seen: BTreeMap<&'static str, &str> = BTreeMap::new();
     let sections = keys::sections();
     for (given, value) in table {
         if surface == Surface::File && sections.contains(&given.as_str()) {
             let Some(inner) = value.as_table() else {
-                return Err(ConfigError::new(
-                    given_name(given),
-                    value.to_string(),
-                    "must be a table",
-                )
-                .fix(format!("write the options under a [{given}] header"))
-                .origin(&origin));
+                errors.push((
+                    given.clone(),
+                    ConfigError::new(given_name(given), value.to_string(), "must be a table")
+                        .fix(format!("write the options under a [{given}] header"))
+                        .origin(&origin),
+                ));
+                continue;
             };
             for (key, value) in inner {
                 let full = format!("{given}.{key}");
                 let Some(row) = keys::find(&full).filter(|k| k.section.is_some()) else {
-                    return Err(unknown_section_key(given, key).origin(&origin));
+                    errors.push((full, unknown_section_key(given, key).origin(&origin)));
+                    continue;
                 };
-                apply_one(config, origins, row, value, &origin, env)?;
+                if let Err(e) = apply_one(config, origins, row, value, &origin, env) {
+                    errors.push((full, e));
+                }
             }
             continue;
         }
         let row = keys::find_by_any_name(given).filter(|k| k.section.is_none());
         let Some(row) = row else {
-            if surface == Surface::File && value.is_table() {
-                if let Some(section) = suggest(given, sections.iter().copied()) {
-                    return Err(ConfigError::new(
-                        "section",
-                        format!("[{given}]"),
-                        "is not a logship section",
-                    )
-                    .fix(format!("did you mean [{section}]?"))
-                    .origin(&origin));
+            let section = (surface == Surface::File && value.is_table())
+                .then(|| suggest(given, sections.iter().copied()))
+                .flatten();
+            let e = match section {
+                Some(section) => {
+                    ConfigError::new("section", format!("[{given}]"), "is not a logship section")
+                        .fix(format!("did you mean [{section}]?"))
                 }
-            }
-            return Err(unknown_key(given).origin(&origin));
+                None => unknown_key(given),
+            };
+            errors.push((given.clone(), e.origin(&origin)));
+            continue;
         };
         let key = row.name;
         if let Some(first) = seen.insert(key, given) {
             let mut names = [first, given.as_str()];
             names.sort_unstable();
-            return Err(
+            errors.push((
+                given.clone(),
                 ConfigError::new(key, names.join(", "), "is set twice under two names")
                     .fix("keep one of them")
                     .origin(&origin),
-            );
+            ));
+            continue;
         }
-        apply_one(config, origins, row, value, &origin, env)?;
+        if let Err(e) = apply_one(config, origins, row, value, &origin, env) {
+            errors.push((given.clone(), e));
+        }
     }
-    Ok(())
+    errors
+}
+
+/// Where each key of a TOML text starts (`key`, and `section.key` for a section's), so
+/// that errors can be told in the order of the file. Empty when the text does not parse.
+pub(crate) fn key_offsets(text: &str) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    let Ok(table) = toml::de::DeTable::parse(text) else {
+        return out;
+    };
+    for (key, value) in table.get_ref().iter() {
+        out.insert(key.get_ref().to_string(), key.span().start);
+        if let toml::de::DeValue::Table(inner) = value.get_ref() {
+            for (k, _) in inner.iter() {
+                out.insert(format!("{}.{}", key.get_ref(), k.get_ref()), k.span().start);
+            }
+        }
+    }
+    out
+}
+
+/// Sorts errors found in a file's `text` into the file's order (unplaced ones last).
+pub(crate) fn in_file_order(text: &str, mut found: Vec<(String, ConfigError)>) -> Vec<ConfigError> {
+    let offsets = key_offsets(text);
+    found.sort_by_key(|(given, _)| offsets.get(given).copied().unwrap_or(usize::MAX));
+    found.into_iter().map(|(_, e)| e).collect()
+}
+
+/// The canonical names of the keys `text` sets, in the order the text gives them.
+pub(crate) fn key_order(text: &str) -> Vec<&'static str> {
+    let mut offsets: Vec<(String, usize)> = key_offsets(text).into_iter().collect();
+    offsets.sort_by_key(|(_, at)| *at);
+    offsets
+        .iter()
+        .filter_map(|(given, _)| keys::find_by_any_name(given).or_else(|| keys::find(given)))
+        .map(|row| row.name)
+        .collect()
 }
 
 /// A section's name as an error shows it.

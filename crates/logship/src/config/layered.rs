@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use super::env::{apply_logship_env, apply_vendor_env, process_env};
-use super::file::{apply_table, parse_toml, read_file, Surface};
+use super::file::{apply_table_all, in_file_order, key_order, parse_toml, read_file, Surface};
 use super::parse::{self, Raw};
 use super::{keys, suggest::unknown_key};
 use super::{Config, Origin};
@@ -167,59 +167,91 @@ impl Layered {
     }
 
     /// Applies the layers in precedence order. Values are checked as they are read; the
-    /// whole is validated by [`crate::Builder::build`] (or [`Config::validate`]).
+    /// whole is validated by [`crate::Builder::build`] (or [`Config::validate`]). Fails
+    /// with the first bad value (in the order of each file); [`Layered::resolve_all`]
+    /// tells every one.
     pub fn resolve(self) -> Result<Resolved, ConfigError> {
+        let (resolved, errors) = self.resolve_all();
+        match errors.into_iter().next() {
+            Some(e) => Err(e),
+            None => Ok(resolved),
+        }
+    }
+
+    /// Applies the layers like [`Layered::resolve`], going on past bad values: returns
+    /// the configuration with every bad value left at what the layers below gave it, and
+    /// every error, each file's in the order of the file, then the environment's and the
+    /// flags'. `logship config check` reports them all at once.
+    pub fn resolve_all(self) -> (Resolved, Vec<ConfigError>) {
         let env: EnvLookup = self.env.unwrap_or_else(|| Box::new(process_env));
         let mut config = self.base;
         let mut origins = BTreeMap::new();
-        for path in &self.files {
-            let label = path.display().to_string();
-            let table = parse_toml(&read_file(path)?, &label)?;
-            apply_table(
-                &mut config,
-                &mut origins,
-                &table,
-                &label,
-                &*env,
-                Surface::File,
-            )?;
-        }
-        for (label, text) in &self.texts {
-            let table = parse_toml(text, label)?;
-            apply_table(
-                &mut config,
-                &mut origins,
-                &table,
-                label,
-                &*env,
-                Surface::File,
-            )?;
+        let mut errors = Vec::new();
+        let mut texts: Vec<(String, Result<String, ConfigError>)> = self
+            .files
+            .iter()
+            .map(|path| (path.display().to_string(), read_file(path)))
+            .collect();
+        texts.extend(
+            self.texts
+                .into_iter()
+                .map(|(label, text)| (label, Ok(text))),
+        );
+        for (label, text) in &texts {
+            let table = match text {
+                Ok(text) => parse_toml(text, label).map(|table| (text, table)),
+                Err(e) => Err(e.clone()),
+            };
+            match table {
+                Ok((text, table)) => {
+                    let found = apply_table_all(
+                        &mut config,
+                        &mut origins,
+                        &table,
+                        label,
+                        &*env,
+                        Surface::File,
+                    );
+                    errors.extend(in_file_order(text, found));
+                }
+                Err(e) => errors.push(e),
+            }
         }
         for (label, table) in &self.tables {
-            apply_table(
+            let found = apply_table_all(
                 &mut config,
                 &mut origins,
                 table,
                 label,
                 &*env,
                 Surface::Appender,
-            )?;
+            );
+            errors.extend(found.into_iter().map(|(_, e)| e));
         }
         for (label, pairs) in &self.strings {
             let origin = Origin::File(label.clone());
             for (given, text) in pairs {
                 let Some(key) = keys::find_by_any_name(given).filter(|k| k.section.is_none())
                 else {
-                    return Err(unknown_key(given).origin(&origin));
+                    errors.push(unknown_key(given).origin(&origin));
+                    continue;
                 };
-                parse::set(&mut config, key, &Raw::Env(text)).map_err(|e| e.origin(&origin))?;
-                origins.insert(key.name, origin.clone());
+                match parse::set(&mut config, key, &Raw::Env(text)) {
+                    Ok(()) => {
+                        origins.insert(key.name, origin.clone());
+                    }
+                    Err(e) => errors.push(e.origin(&origin)),
+                }
             }
         }
-        let mut set = apply_logship_env(&mut config, &mut origins, &*env)?;
+        let mut set = apply_logship_env(&mut config, &mut origins, &*env).unwrap_or_else(|e| {
+            errors.push(e);
+            Vec::new()
+        });
         for (name, given) in &self.flags {
             let Some(key) = keys::find(name) else {
-                return Err(unknown_key(name));
+                errors.push(unknown_key(name));
+                continue;
             };
             let items;
             let raw = match given {
@@ -229,10 +261,13 @@ impl Layered {
                     Raw::Toml(&items)
                 }
             };
-            parse::set(&mut config, key, &raw)
-                .map_err(|e| e.origin(format!("flag {}", key.flag.long())))?;
-            origins.insert(key.name, Origin::Explicit);
-            set.push(key.name);
+            match parse::set(&mut config, key, &raw) {
+                Ok(()) => {
+                    origins.insert(key.name, Origin::Explicit);
+                    set.push(key.name);
+                }
+                Err(e) => errors.push(e.origin(format!("flag {}", key.flag.long()))),
+            }
         }
         if !self.explicit.is_empty() {
             let before = config.effective_values();
@@ -247,7 +282,24 @@ impl Layered {
             }
         }
         // Last, because whether they apply depends on the final vendor (often a flag).
-        apply_vendor_env(&mut config, &mut origins, &*env, &set)?;
-        Ok(Resolved { config, origins })
+        if let Err(e) = apply_vendor_env(&mut config, &mut origins, &*env, &set) {
+            errors.push(e);
+        }
+        (Resolved { config, origins }, errors)
+    }
+
+    /// The keys the files set, in the order they give them (each file in turn): the
+    /// order in which `config check` tells problems found after resolution.
+    pub fn key_order(&self) -> Vec<&'static str> {
+        let mut order = Vec::new();
+        for path in &self.files {
+            if let Ok(text) = read_file(path) {
+                order.extend(key_order(&text));
+            }
+        }
+        for (_, text) in &self.texts {
+            order.extend(key_order(text));
+        }
+        order
     }
 }

@@ -198,6 +198,18 @@ options! {
                 set: |c, v| c.token = v.secret(),
                 get: |c| redacted(&c.token),
             },
+            /// A file holding the listen token (its whole text, trimmed), read at
+            /// start-up: keeps the token out of the command line (`/proc/PID/cmdline`),
+            /// the environment and the config file. Not together with `listen.token`.
+            token_file: Option<PathBuf> = None => {
+                name: "listen.token_file",
+                kind: Kind::Path,
+                flag: Value("--listen-token-file"),
+                default: "none",
+                doc: "a file holding the listen token (keeps it out of the command line and the environment)",
+                set: |c, v| c.token_file = v.text().map(Into::into),
+                get: |c| c.token_file.as_ref().map(|p| quote(&p.display().to_string())),
+            },
             /// When an HTTP request is answered: once its events are queued, or once they
             /// are delivered or durably spilled.
             ack: &'static str = LISTEN_ACKS[0] => {

@@ -95,6 +95,12 @@ impl Config {
 
     /// Vendor-specific checks: the API key, then the vendor's own rules (from its folder).
     fn validate_intake(&self) -> Result<(), ConfigError> {
+        if let Some(path) = &self.api_key_file {
+            if let Err(problem) = Secret::from_file(path) {
+                return Err(ConfigError::new("api_key_file", path.display(), problem)
+                    .fix("give a readable file holding only the key (mode 0600)"));
+            }
+        }
         if let Some(var) = self.vendor.api_key_env() {
             if self.api_key.as_ref().is_none_or(Secret::is_empty) {
                 return Err(ConfigError::new(

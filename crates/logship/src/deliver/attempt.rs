@@ -482,15 +482,19 @@ impl Sender {
     /// with what earlier answers already settled.
     fn give_up(&self, status: Option<u16>, what: &str, a: &mut Attempt<'_>) -> Delivery {
         let (retry, pending) = (a.retry, std::mem::take(&mut a.pending));
-        self.report(
-            status,
-            &format!(
-                "{what}; gave up on {} events after {retry} retries",
+        // Exhausted events go to the spill when it is on: said so, not as a loss.
+        let end = if self.shared.spill.is_some() {
+            format!(
+                "after {retry} retries, {} events go to the spill (replayed once delivery works, not lost)",
                 pending.len()
-            ),
-            pending.len(),
-            true,
-        );
+            )
+        } else {
+            format!(
+                "gave up on {} events after {retry} retries (lost: spill is off)",
+                pending.len()
+            )
+        };
+        self.report(status, &format!("{what}; {end}"), pending.len(), true);
         std::mem::take(&mut a.settled).and(Delivery {
             exhausted: pending.into_owned(),
             ..Delivery::default()

@@ -9,10 +9,12 @@
 //! pipeline itself (which could feed on it). Must never: log through `log` or
 //! `tracing`, show a secret, or slow a log call (counters are relaxed atomics).
 
+pub(crate) mod echoes;
 pub(crate) mod health;
 #[cfg(feature = "metrics")]
 pub mod metrics;
 pub(crate) mod observer;
+pub(crate) mod outage;
 pub(crate) mod reporter;
 pub(crate) mod scrub;
 pub mod stall;

@@ -13,10 +13,11 @@
 
 use std::fmt::Write as _;
 
+use super::echoes;
 use crate::support::secret::Secret;
 
-/// What replaces a secret value.
-pub(crate) const REDACTED: &str = "[redacted]";
+/// How many bytes of text per byte of output are searched for secrets (see `clean`).
+const SCAN: usize = 4;
 
 /// Shortest secret value redacted: shorter ones cannot be told apart from ordinary text
 /// (and are not credentials any intake accepts).
@@ -81,14 +82,23 @@ impl Scrubber {
     /// (C0, DEL, C1) and bidi override escaped (`\x1b`, `\r`, `\u{202e}`), and cut to
     /// about `max` bytes (ending in a marker). Secrets are redacted before the text is
     /// cut, so a cut never leaves part of one.
+    ///
+    /// Echoes in another form are found too (`observe::echoes`): percent-encoded,
+    /// `\u`-escaped, in another letter case, a prefix or a piece of a long secret. Only
+    /// the start of a long text is searched (what the cut can show, and more).
     pub(crate) fn clean(&self, text: &str, max: usize) -> String {
-        let mut redacted = text.to_owned();
-        for secret in &self.secrets {
-            if redacted.contains(secret.as_str()) {
-                redacted = redacted.replace(secret.as_str(), REDACTED);
-            }
+        if self.secrets.is_empty() {
+            return escape(text, max);
         }
-        escape(&redacted, max)
+        // The cut keeps about `max` bytes of output, and each character of the text
+        // gives at least one: what lies past `SCAN` times that is never shown.
+        let mut end = text
+            .len()
+            .min(max.saturating_mul(SCAN).saturating_add(1024));
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        escape(&echoes::redact(&text[..end], &self.secrets), max)
     }
 }
 

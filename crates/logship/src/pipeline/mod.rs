@@ -347,6 +347,11 @@ impl Logship {
             }
         }
         if let Some(spill) = &shared.spill {
+            // A replay batch the intake is answering now is acknowledged on disk before
+            // the spill closes; otherwise every later run would send it again. Bounded by
+            // the shutdown's deadline (a short grace once that has passed).
+            let grace = Instant::now() + Duration::from_millis(500);
+            spill.wait_replay_settled(deadline.max(grace));
             // What was spilled is durable and replayable, and the directory is released
             // for the next pipeline even if a request of this one is still in flight
             // (unless a pipeline it was handed over to still uses it).
@@ -384,11 +389,21 @@ impl Logship {
 
     /// Waits until every spilled event (from this run or an earlier one) has been
     /// replayed, at most `timeout`; returns whether the spill is empty. True at once when
-    /// spill is off. The replayer works only while the intake accepts requests.
+    /// spill is off. The replayer works only while the intake accepts requests. Returns
+    /// early (false) once [`Logship::cut_short`] was called.
     pub fn wait_spill_drained(&self, timeout: Duration) -> bool {
-        match &self.inner.shared.spill {
-            Some(spill) => spill.wait_until_drained(Instant::now() + timeout),
-            None => true,
+        let Some(spill) = &self.inner.shared.spill else {
+            return true;
+        };
+        let deadline = Instant::now() + timeout;
+        loop {
+            let slice = (Instant::now() + Duration::from_millis(50)).min(deadline);
+            if spill.wait_until_drained(slice) {
+                return true;
+            }
+            if Instant::now() >= deadline || self.inner.shared.abort.is_raised() {
+                return false;
+            }
         }
     }
 

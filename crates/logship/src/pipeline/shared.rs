@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use crate::admit::control::Control;
 use crate::observe::health::Health;
+use crate::observe::outage::Outage;
 use crate::observe::reporter::Reporter;
 use crate::observe::stats::Counters;
 use crate::pipeline::tracker::Tracker;
@@ -48,12 +49,21 @@ pub(crate) struct Shared {
     pub budget: Option<crate::admit::budget::Budget>,
     /// Set by the stall alarm while nothing is delivered although events arrive.
     pub stalled: AtomicBool,
+    /// Whether requests are failing now: an outage is told when it begins and ends.
+    pub outage: Outage,
 }
 
 impl Shared {
     /// Records the latest request outcome.
     pub(crate) fn set_health(&self, health: Health) {
         self.health.store(health as u8, Ordering::Relaxed);
+        match health {
+            Health::Healthy => self.outage.delivered(&self.counters, &self.reporter),
+            Health::Degraded | Health::Failing => {
+                self.outage.failed(&self.counters, &self.reporter)
+            }
+            Health::BudgetWarning | Health::Stalled => {}
+        }
     }
 
     /// The latest request outcome, overridden by a stall, and by a budget warning while

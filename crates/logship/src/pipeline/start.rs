@@ -118,6 +118,7 @@ impl Builder {
             control: crate::admit::control::Control::new(&config.control),
             budget,
             stalled: Default::default(),
+            outage: Default::default(),
         });
         let pool = Arc::new(Pool::new(Limiter::new(
             config.max_in_flight,

@@ -25,6 +25,11 @@ pub(crate) struct SpillHandle {
     /// Signalled after every acknowledgement and count, for callers waiting for the spill
     /// to drain.
     progress: Condvar,
+    /// Replay batches handed out and not yet acknowledged or given back: shutdown waits
+    /// for them (see [`SpillHandle::wait_replay_settled`]) so that a batch the intake
+    /// accepted is acknowledged on disk before the spill closes, instead of being sent
+    /// again by every later run.
+    out: Mutex<usize>,
 }
 
 /// What is left of a closed spill.
@@ -41,7 +46,40 @@ impl SpillHandle {
             spill: Mutex::new(Ok(spill)),
             has_data: Condvar::new(),
             progress: Condvar::new(),
+            out: Mutex::new(0),
         }
+    }
+
+    fn batches_out(&self) -> MutexGuard<'_, usize> {
+        self.out.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Counts one replay batch back in, and wakes whoever waits for them.
+    fn returned(&self) {
+        let mut out = self.batches_out();
+        *out = out.saturating_sub(1);
+        drop(out);
+        self.progress.notify_all();
+    }
+
+    /// Waits until no replay batch is out (each acknowledged or given back), or until
+    /// `deadline`; returns whether none is. Shutdown calls it before closing the spill.
+    pub(crate) fn wait_replay_settled(&self, deadline: std::time::Instant) -> bool {
+        let mut out = self.batches_out();
+        while *out > 0 {
+            let now = std::time::Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            // `progress` is notified under the spill's lock by others: a short wait
+            // bounds a missed wake-up.
+            let wait = (deadline - now).min(Duration::from_millis(20));
+            drop(out);
+            let guard = self.lock();
+            let _ = self.progress.wait_timeout(guard, wait);
+            out = self.batches_out();
+        }
+        true
     }
 
     /// The spill's directory (`None` once closed). The budget keeps its state file
@@ -197,7 +235,14 @@ impl SpillHandle {
     pub(crate) fn next_batch(&self, max_records: usize, max_bytes: usize) -> Option<ReplayBatch> {
         loop {
             let step = match self.lock().as_mut() {
-                Ok(spill) => spill.next_step(max_records, max_bytes).ok()?,
+                Ok(spill) => {
+                    let step = spill.next_step(max_records, max_bytes).ok()?;
+                    if let Step::Batch(Some(_)) = &step {
+                        // Counted under the spill's lock, before shutdown can close it.
+                        *self.batches_out() += 1;
+                    }
+                    step
+                }
                 Err(_) => return None,
             };
             match step {
@@ -267,7 +312,7 @@ impl SpillHandle {
             Ok(spill) => spill.ack(batch),
             Err(_) => Ok(()), // closed: the next run replays it (at-least-once)
         };
-        self.progress.notify_all();
+        self.returned();
         if let Err(e) = result {
             reporter.error(
                 counters,
@@ -289,6 +334,7 @@ impl SpillHandle {
         if let Ok(spill) = self.lock().as_mut() {
             spill.nack(batch);
         }
+        self.returned();
     }
 
     /// Makes everything written so far durable and replayable, and releases the directory

@@ -114,6 +114,20 @@ options! {
                 get: |c| redacted(&c.api_key),
                 setter: fn api_key(key: impl Into<crate::Secret>) |f| *f = Some(key.into()),
             },
+            /// A file holding the vendor's API key or token (its whole text, trimmed),
+            /// read at start-up: keeps the key out of the command line
+            /// (`/proc/PID/cmdline`), the environment and the config file. Used when
+            /// `api_key` is set nowhere (nor the vendor's own variable).
+            api_key_file: Option<PathBuf> = None => {
+                name: "api_key_file",
+                kind: Kind::Path,
+                flag: Value("--api-key-file"),
+                default: "none",
+                doc: "a file holding the vendor key or token (keeps it out of the command line and the environment)",
+                set: |c, v| c.api_key_file = v.text().map(Into::into),
+                get: |c| c.api_key_file.as_ref().map(|p| quote(&p.display().to_string())),
+                setter: fn api_key_file(path: impl Into<std::path::PathBuf>) |f| *f = Some(path.into()),
+            },
             /// User name for HTTP basic auth (Loki behind a gateway, Grafana Cloud: the
             /// instance ID; Elasticsearch / OpenSearch). Sent only together with `password`.
             username: Option<String> = None => {

@@ -33,6 +33,9 @@ pub(super) const EVERY_KEY: &[(&str, &str, &str, Check)] = &[
     ("api_key", "\"k-123\"", "k-123", |c| {
         c.api_key.as_ref().map(Secret::expose) == Some("k-123")
     }),
+    ("api_key_file", "\"/tmp/k\"", "/tmp/k", |c| {
+        c.api_key_file == Some(PathBuf::from("/tmp/k"))
+    }),
     ("username", "\"u1\"", "u1", |c| {
         c.username.as_deref() == Some("u1")
     }),
@@ -306,6 +309,9 @@ pub(super) const EVERY_KEY: &[(&str, &str, &str, Check)] = &[
     ),
     ("listen.token", "\"t-1\"", "t-1", |c| {
         c.listen.token.as_ref().map(Secret::expose) == Some("t-1")
+    }),
+    ("listen.token_file", "\"/tmp/t\"", "/tmp/t", |c| {
+        c.listen.token_file == Some(PathBuf::from("/tmp/t"))
     }),
     ("listen.ack", "\"delivered\"", "delivered", |c| {
         c.listen.ack == "delivered"
