@@ -1,0 +1,221 @@
+//! # The cost guard's in-process workloads (run under callgrind by `guard/check.sh`)
+//!
+//! What it is: one deterministic workload per hot path of the library, chosen by the first
+//! argument, each shipping `LOGSHIP_GUARD_EVENTS` events (default 2,000) over real HTTP to
+//! a count-only [`Intake`] on 127.0.0.1 in this process. `crates/logship-bench/guard/check.sh`
+//! runs each under `valgrind --tool=callgrind` with N and 2N events and divides the
+//! difference by N: instructions per event, start-up and shutdown cancelled out. Instruction
+//! counts repeat on a noisy machine where timings do not, so CI can compare them against the
+//! committed baseline (`guard/baseline.tsv`) and fail on a rise of more than 10 %.
+//!
+//! Everything that could make a count depend on timing is fixed: batches are cut by record
+//! count only (200 records, linger 10 min), requests in flight are a fixed 2 (no adaptive
+//! growth), the queue holds every event (nothing is dropped), spill is off, and burst limits,
+//! where on, are far above the rate (every event passes the bucket's arithmetic).
+//!
+//! Workloads (`cost_guard NAME`):
+//! - `log_call`, `log_call_limits`: `tracing::info!` through logship's layer (three fields,
+//!   the 150-byte message), burst limits off / on; `check.sh` counts only the calling loop
+//!   (`--toggle-collect`), i.e. what the application's thread pays.
+//! - `admit_off`, `admit_on`: the same calls, whole process (capture, queue, batch, NDJSON
+//!   encode, send, the intake's count); `admit_on` adds redaction with the default rules and
+//!   burst limits, so the difference is admission.
+//! - `encode_<vendor>`: records pushed with [`Logship::push`], whole process, gzip off, one
+//!   per vendor (Elasticsearch against the strict intake, which writes the `_bulk` items its
+//!   sender reads); `gzip_ndjson`: NDJSON with gzip on (the compressor's share).
+//! - `otlp-body N`: not a workload: prints an OTLP/HTTP protobuf request of N log records
+//!   (the `listen_otlp` input of `check.sh`) to stdout.
+//!
+//! Without valgrind it just runs and prints what was delivered.
+
+use std::io::Write;
+use std::time::Duration;
+
+use logship::{Builder, Level, Logship, Overflow, Record, Vendor};
+use logship_intake::{Intake, IntakeConfig};
+use tracing_subscriber::layer::SubscriberExt;
+
+/// Exactly 150 bytes of ASCII, as in the other benches.
+const MESSAGE: &str =
+    "order 4711 checked out: 3 items, total 149.90 EUR, paid by card via acme-pay in 182 ms; \
+label queued for warehouse fra-2, priority normal, ETA 2 days.";
+const _: () = assert!(MESSAGE.len() == 150);
+
+/// Burst limits far above any rate reached here: every event pays the bucket, none is held.
+const LIMITS: &str = "info=10000000/10000000";
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+fn main() -> Result<()> {
+    let events: u64 = std::env::var("LOGSHIP_GUARD_EVENTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2_000);
+    let name = std::env::args().nth(1).unwrap_or_default();
+    if name == "otlp-body" {
+        let n = std::env::args()
+            .nth(2)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1000);
+        std::io::stdout().write_all(&otlp_body(n))?;
+        return Ok(());
+    }
+    // Count-only, except for Elasticsearch: its sender reads the `_bulk` answer's items,
+    // which only the strict emulation writes (so that row includes the intake's checks).
+    let intake = Intake::start(IntakeConfig {
+        keep_events: false,
+        count_only: name != "encode_elasticsearch",
+        ..IntakeConfig::default()
+    })?;
+    let delivered = match name.as_str() {
+        "log_call" | "admit_off" => traced(&intake, events, false, false)?,
+        "log_call_limits" => traced(&intake, events, true, false)?,
+        "admit_on" => traced(&intake, events, true, true)?,
+        "gzip_ndjson" => pushed(&intake, Vendor::Ndjson, events, true)?,
+        other => match other.strip_prefix("encode_").and_then(vendor) {
+            Some(v) => pushed(&intake, v, events, false)?,
+            None => return Err(format!("unknown workload {other:?} (see the file's docs)").into()),
+        },
+    };
+    println!("{name}: {delivered} of {events} events delivered");
+    if delivered != events {
+        return Err("not every event was delivered".into());
+    }
+    Ok(())
+}
+
+fn vendor(name: &str) -> Option<Vendor> {
+    Some(match name {
+        "ndjson" => Vendor::Ndjson,
+        "datadog" => Vendor::Datadog,
+        "splunk" => Vendor::Splunk,
+        "newrelic" => Vendor::NewRelic,
+        "dynatrace" => Vendor::Dynatrace,
+        "loki" => Vendor::Loki,
+        "elasticsearch" => Vendor::Elasticsearch,
+        "otlp" => Vendor::Otlp,
+        _ => return None,
+    })
+}
+
+/// The fixed, timing-free pipeline settings every workload shares.
+fn builder(intake: &Intake, vendor: Vendor, events: u64, gzip: bool) -> Result<Builder> {
+    let endpoint = match vendor {
+        Vendor::Ndjson => intake.url("/logs"),
+        _ => intake.url(""),
+    };
+    let capacity = usize::try_from(events)?.max(1) + 16;
+    Ok(Logship::builder()
+        .vendor(vendor)
+        .endpoint(endpoint)
+        .api_key("bench-key")
+        .service("bench")
+        .hostname("bench-host")
+        .max_batch_records(200)
+        .linger(Duration::from_secs(600))
+        .queue_capacity(capacity)
+        .queue_max_bytes(capacity * 2048)
+        .overflow(Overflow::Block(Duration::from_secs(60)))
+        .max_in_flight(2)
+        .adaptive_concurrency(false)
+        .gzip(gzip)
+        .spill(false)
+        .report_to_stderr(false))
+}
+
+/// `events` calls of `tracing::info!` through logship's layer; returns the events delivered.
+fn traced(intake: &Intake, events: u64, limits: bool, redact: bool) -> Result<u64> {
+    let mut b = builder(intake, Vendor::Ndjson, events, false)?;
+    if limits {
+        b = b.set("burst_limits", LIMITS)?;
+    }
+    if redact {
+        b = b.set("redact", "true")?;
+    }
+    let (layer, guard) = b.build_layer()?;
+    let logship = layer.logship().clone();
+    let subscriber = tracing_subscriber::registry().with(layer);
+    tracing::subscriber::with_default(subscriber, || calls(events));
+    logship.flush(Duration::from_secs(600))?;
+    let delivered = logship.stats().events_delivered;
+    drop(guard);
+    Ok(delivered)
+}
+
+/// The measured loop of `log_call` (check.sh collects only inside this function).
+#[inline(never)]
+fn calls(events: u64) {
+    for i in 0..events {
+        let message = MESSAGE;
+        tracing::info!(order_id = i, region = "eu-west", ratio = 0.5, "{message}");
+    }
+}
+
+/// `events` records pushed with [`Logship::push`] to `vendor`; returns the events delivered.
+fn pushed(intake: &Intake, vendor: Vendor, events: u64, gzip: bool) -> Result<u64> {
+    let (logship, guard) = builder(intake, vendor, events, gzip)?.build()?;
+    for i in 0..events {
+        let mut record = Record::new(Level::Info, "bench::orders");
+        record
+            .message(MESSAGE)
+            .field("order_id", i)
+            .field("region", "eu-west");
+        logship
+            .push(record)
+            .map_err(|e| format!("record {i} refused: {e:?}"))?;
+    }
+    logship.flush(Duration::from_secs(600))?;
+    let delivered = logship.stats().events_delivered;
+    drop(guard);
+    Ok(delivered)
+}
+
+/// An OTLP/HTTP `ExportLogsServiceRequest` of `n` records (one resource, one scope), each
+/// with the 150-byte message, a severity, a timestamp and two attributes.
+fn otlp_body(n: u64) -> Vec<u8> {
+    use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
+    use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, KeyValue};
+    use opentelemetry_proto::tonic::logs::v1::{LogRecord, ResourceLogs, ScopeLogs};
+    use opentelemetry_proto::tonic::resource::v1::Resource;
+    use prost::Message;
+    let text = |s: &str| AnyValue {
+        value: Some(any_value::Value::StringValue(s.to_owned())),
+    };
+    let attr = |k: &str, v: AnyValue| KeyValue {
+        key: k.to_owned(),
+        value: Some(v),
+        ..Default::default()
+    };
+    let records = (0..n)
+        .map(|i| LogRecord {
+            time_unix_nano: 1_764_900_000_000_000_000 + i * 1000,
+            severity_number: 9,
+            severity_text: "INFO".to_owned(),
+            body: Some(text(MESSAGE)),
+            attributes: vec![
+                attr(
+                    "order_id",
+                    AnyValue {
+                        value: Some(any_value::Value::IntValue(i64::try_from(i).unwrap_or(0))),
+                    },
+                ),
+                attr("region", text("eu-west")),
+            ],
+            ..Default::default()
+        })
+        .collect();
+    ExportLogsServiceRequest {
+        resource_logs: vec![ResourceLogs {
+            resource: Some(Resource {
+                attributes: vec![attr("service.name", text("bench"))],
+                ..Default::default()
+            }),
+            scope_logs: vec![ScopeLogs {
+                log_records: records,
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+    }
+    .encode_to_vec()
+}
