@@ -17,6 +17,8 @@
 #                               commit baseline.tsv with the change that moved them, and say
 #                               why in the commit message)
 #   LOGSHIP_GUARD_EVENTS=N      N (default 2000)
+#   LOGSHIP_GUARD_KEEP=DIR      keep the callgrind files there (WORKLOAD.COUNT.cg), for
+#                               `callgrind_annotate --inclusive=yes DIR/WORKLOAD.4000.cg`
 # Needs valgrind, curl and bash (its /dev/tcp); builds what it runs (release profile).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -39,7 +41,7 @@ WORK=$(ls -t "$T"/release/deps/cost_guard-* | grep -v '\.d$' | head -1)
 DIR=$(mktemp -d)
 INTAKE=
 LISTENER=
-trap 'kill $INTAKE $LISTENER 2>/dev/null || true; rm -rf "$DIR"' EXIT
+trap 'kill $INTAKE $LISTENER 2>/dev/null || true; [ -z "${LOGSHIP_GUARD_KEEP:-}" ] || { mkdir -p "$LOGSHIP_GUARD_KEEP"; cp "$DIR"/*.cg "$LOGSHIP_GUARD_KEEP"/ 2>/dev/null; }; rm -rf "$DIR"' EXIT
 
 # One count-only intake in another process for the command's workloads (its CPU is not
 # counted), on a port the kernel picks.
