@@ -51,15 +51,45 @@ fn main() -> Result<()> {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(2_000);
-    let name = std::env::args().nth(1).unwrap_or_default();
+    // `cargo bench` and `cargo test --benches` pass flags (`--bench`): not a workload.
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let Some(name) = args.first() else {
+        // No workload named: run each once, as a smoke test that they still deliver.
+        for name in WORKLOADS {
+            workload(name, events)?;
+        }
+        return Ok(());
+    };
     if name == "otlp-body" {
-        let n = std::env::args()
-            .nth(2)
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(1000);
+        let n = args.get(1).and_then(|v| v.parse().ok()).unwrap_or(1000);
         std::io::stdout().write_all(&otlp_body(n))?;
         return Ok(());
     }
+    workload(name, events)
+}
+
+/// Every workload of this file (what `guard/check.sh` runs in process).
+const WORKLOADS: [&str; 13] = [
+    "log_call",
+    "log_call_limits",
+    "admit_off",
+    "admit_on",
+    "encode_ndjson",
+    "encode_datadog",
+    "encode_splunk",
+    "encode_newrelic",
+    "encode_dynatrace",
+    "encode_loki",
+    "encode_elasticsearch",
+    "encode_otlp",
+    "gzip_ndjson",
+];
+
+/// Runs workload `name` with `events` events; fails unless every event was delivered.
+fn workload(name: &str, events: u64) -> Result<()> {
     // Count-only, except for Elasticsearch: its sender reads the `_bulk` answer's items,
     // which only the strict emulation writes (so that row includes the intake's checks).
     let intake = Intake::start(IntakeConfig {
@@ -67,7 +97,7 @@ fn main() -> Result<()> {
         count_only: name != "encode_elasticsearch",
         ..IntakeConfig::default()
     })?;
-    let delivered = match name.as_str() {
+    let delivered = match name {
         "log_call" | "admit_off" => traced(&intake, events, false, false)?,
         "log_call_limits" => traced(&intake, events, true, false)?,
         "admit_on" => traced(&intake, events, true, true)?,
