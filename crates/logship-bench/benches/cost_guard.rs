@@ -8,10 +8,9 @@
 //! counts repeat on a noisy machine where timings do not, so CI can compare them against the
 //! committed baseline (`guard/baseline.tsv`) and fail on a rise of more than 10 %.
 //!
-//! Everything that could make a count depend on timing is fixed: batches are cut by record
-//! count only (200 records, linger 10 min), requests in flight are a fixed 2 (no adaptive
-//! growth), the queue holds every event (nothing is dropped), spill is off, and burst limits,
-//! where on, are far above the rate (every event passes the bucket's arithmetic).
+//! Everything that could make a count depend on timing is fixed (`common/counted.rs`), and
+//! burst limits, where on, are far above the rate (every event passes the bucket's
+//! arithmetic).
 //!
 //! Workloads (`cost_guard NAME`):
 //! - `log_call`, `log_call_limits`: `tracing::info!` through logship's layer (three fields,
@@ -31,15 +30,14 @@
 use std::io::Write;
 use std::time::Duration;
 
-use logship::{Builder, Level, Logship, Overflow, Record, Vendor};
+#[allow(dead_code)]
+mod common;
+
+use common::counted::{counted_pipeline, push_orders};
+use common::MSG150 as MESSAGE;
+use logship::{Builder, Vendor};
 use logship_intake::{Intake, IntakeConfig};
 use tracing_subscriber::layer::SubscriberExt;
-
-/// Exactly 150 bytes of ASCII, as in the other benches.
-const MESSAGE: &str =
-    "order 4711 checked out: 3 items, total 149.90 EUR, paid by card via acme-pay in 182 ms; \
-label queued for warehouse fra-2, priority normal, ETA 2 days.";
-const _: () = assert!(MESSAGE.len() == 150);
 
 /// Burst limits far above any rate reached here: every event pays the bucket, none is held.
 const LIMITS: &str = "info=10000000/10000000";
@@ -128,29 +126,9 @@ fn vendor(name: &str) -> Option<Vendor> {
     })
 }
 
-/// The fixed, timing-free pipeline settings every workload shares.
+/// The fixed, timing-free pipeline of every workload (see `common/counted.rs`).
 fn builder(intake: &Intake, vendor: Vendor, events: u64, gzip: bool) -> Result<Builder> {
-    let endpoint = match vendor {
-        Vendor::Ndjson => intake.url("/logs"),
-        _ => intake.url(""),
-    };
-    let capacity = usize::try_from(events)?.max(1) + 16;
-    Ok(Logship::builder()
-        .vendor(vendor)
-        .endpoint(endpoint)
-        .api_key("bench-key")
-        .service("bench")
-        .hostname("bench-host")
-        .max_batch_records(200)
-        .linger(Duration::from_secs(600))
-        .queue_capacity(capacity)
-        .queue_max_bytes(capacity * 2048)
-        .overflow(Overflow::Block(Duration::from_secs(60)))
-        .max_in_flight(2)
-        .adaptive_concurrency(false)
-        .gzip(gzip)
-        .spill(false)
-        .report_to_stderr(false))
+    Ok(counted_pipeline(intake, vendor, events, gzip)?)
 }
 
 /// `events` calls of `tracing::info!` through logship's layer; returns the events delivered.
@@ -184,16 +162,7 @@ fn calls(events: u64) {
 /// `events` records pushed with [`Logship::push`] to `vendor`; returns the events delivered.
 fn pushed(intake: &Intake, vendor: Vendor, events: u64, gzip: bool) -> Result<u64> {
     let (logship, guard) = builder(intake, vendor, events, gzip)?.build()?;
-    for i in 0..events {
-        let mut record = Record::new(Level::Info, "bench::orders");
-        record
-            .message(MESSAGE)
-            .field("order_id", i)
-            .field("region", "eu-west");
-        logship
-            .push(record)
-            .map_err(|e| format!("record {i} refused: {e:?}"))?;
-    }
+    push_orders(&logship, events)?;
     logship.flush(Duration::from_secs(600))?;
     let delivered = logship.stats().events_delivered;
     drop(guard);
