@@ -13,12 +13,14 @@ BIN=$T/release/logship
 INTAKE_BIN=$T/release/logship-intake
 FLOOR=$(ls -t "$T"/release/deps/gzip_floor-* | grep -v '\.d$' | head -1)
 DIR=$(mktemp -d)
+INTAKE=
+CAPTURE=
 trap 'kill $INTAKE $CAPTURE 2>/dev/null || true; rm -rf "$DIR"' EXIT
 
 # 150-character lines: ids, amounts, trace ids and words.
 awk -v n="$LINES" 'BEGIN { srand(7); for (i = 0; i < n; i++) {
     printf "order %010d paid amount=%07.2f EUR customer=%06d trace=%032x status=accepted via card gateway eu-west ok done\n",
-        i, rand() * 10000, int(rand() * 1000000), i * 2654435761 }' | cut -c1-150 > "$DIR/in.log"
+        i, rand() * 10000, int(rand() * 1000000), i * 2654435761 } }' | cut -c1-150 > "$DIR/in.log"
 
 # The exact NDJSON the pipeline sends: a server that keeps the (uncompressed) bodies.
 cat > "$DIR/capture.py" <<'EOF'

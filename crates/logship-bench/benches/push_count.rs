@@ -27,7 +27,11 @@
 
 use std::time::{Duration, Instant};
 
-use logship::{Level, Logship, Overflow, Record, Vendor};
+#[allow(dead_code)]
+mod common;
+
+use common::counted::{counted_pipeline, push_orders};
+use logship::Vendor;
 use logship_intake::{Intake, IntakeConfig};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -35,7 +39,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(200_000);
-    let vendor = match std::env::args().nth(1).as_deref() {
+    // `cargo bench` passes `--bench`: flags are not a vendor.
+    let vendor = match std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .as_deref()
+    {
         None | Some("ndjson") => Vendor::Ndjson,
         Some("datadog") => Vendor::Datadog,
         Some(other) => return Err(format!("unknown vendor {other}: ndjson or datadog").into()),
@@ -45,39 +54,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         count_only: true,
         ..IntakeConfig::default()
     })?;
-    let endpoint = match vendor {
-        Vendor::Ndjson => intake.url("/logs"),
-        _ => intake.url(""),
-    };
-    let capacity = usize::try_from(events)?.max(1);
-    let (logship, guard) = Logship::builder()
-        .vendor(vendor)
-        .endpoint(endpoint)
-        .api_key("bench-key")
-        .service("bench")
-        .hostname("bench-host")
-        .max_batch_records(200)
-        .linger(Duration::from_secs(600))
-        .queue_capacity(capacity)
-        .queue_max_bytes(capacity * 1024)
-        .overflow(Overflow::Block(Duration::from_secs(60)))
-        .max_in_flight(2)
-        .adaptive_concurrency(false)
-        .gzip(false)
-        .spill(false)
-        .report_to_stderr(false)
-        .build()?;
+    let (logship, guard) = counted_pipeline(&intake, vendor, events, false)?.build()?;
     let started = Instant::now();
-    for i in 0..events {
-        let mut record = Record::new(Level::Info, "bench::orders");
-        record
-            .message(MESSAGE)
-            .field("order_id", i)
-            .field("region", "eu-west");
-        logship
-            .push(record)
-            .map_err(|e| format!("record {i} refused: {e:?}"))?;
-    }
+    push_orders(&logship, events)?;
     logship.flush(Duration::from_secs(600))?;
     let stats = logship.stats();
     drop(guard);
@@ -93,9 +72,3 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     Ok(())
 }
-
-/// Exactly 150 bytes of ASCII, as in the other benches.
-const MESSAGE: &str =
-    "order 4711 checked out: 3 items, total 149.90 EUR, paid by card via acme-pay in 182 ms; \
-label queued for warehouse fra-2, priority normal, ETA 2 days.";
-const _: () = assert!(MESSAGE.len() == 150);

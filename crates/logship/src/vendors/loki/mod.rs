@@ -26,6 +26,7 @@
 pub(crate) mod facts;
 pub(crate) mod labels;
 pub(crate) mod options;
+mod streams;
 
 use std::fmt::Write as _;
 
@@ -216,15 +217,20 @@ impl Encoder {
 
     /// Rewrites `body` (opened and holding `records` pushed in order) grouped into one
     /// stream per level, each ordered by time.
+    /// The pushed entries are copied, not encoded again, when `body` holds exactly them
+    /// (always, from the batcher); otherwise each record is encoded anew.
     fn close(&self, body: &mut Vec<u8>, records: &[Record]) {
-        body.clear();
+        let spans = streams::entry_spans(body, OPEN, records.len());
+        let pushed = std::mem::take(body);
+        body.reserve(pushed.len() + self.close_len());
         body.extend_from_slice(OPEN);
-        let mut order: Vec<&Record> = records.iter().collect();
+        let mut order: Vec<usize> = (0..records.len()).collect();
         // Stable: entries with equal timestamps keep their arrival order.
-        order.sort_by_key(|r| (r.level() as usize, r.timestamp_nanos()));
+        order.sort_by_key(|&i| (records[i].level() as usize, records[i].timestamp_nanos()));
         let mut scratch = String::new();
         let mut current: Option<Level> = None;
-        for record in order {
+        for i in order {
+            let record = &records[i];
             if current == Some(record.level()) {
                 body.push(b',');
             } else {
@@ -235,7 +241,10 @@ impl Encoder {
                 current = Some(record.level());
                 body.extend_from_slice(&self.heads[record.level() as usize]);
             }
-            self.entry(body, record, &mut scratch);
+            match &spans {
+                Some(spans) => body.extend_from_slice(&pushed[spans[i].0..spans[i].1]),
+                None => self.entry(body, record, &mut scratch),
+            }
         }
         if current.is_some() {
             body.extend_from_slice(STREAM_TAIL);

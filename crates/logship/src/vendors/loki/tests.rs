@@ -299,3 +299,43 @@ fn metadata_names_are_made_query_safe() {
     assert_eq!(name("\"é\""), "___");
     assert_eq!(name(""), "_");
 }
+
+#[test]
+fn close_copies_the_pushed_entries_into_the_same_body_as_encoding_each_anew() {
+    let codec = Codec::new(&config()).unwrap();
+    // Lines that hold what an entry boundary looks like, escaped or at a string's end.
+    let records = [
+        rec(Level::Info, 30, "ends in ,["),
+        rec(Level::Error, 20, "quoted \",[\"1 inside"),
+        rec(Level::Info, 10, ",[\"123\",{}]"),
+        rec(Level::Warn, 10, "[\"9"),
+        rec(Level::Info, 30, "last"),
+    ];
+    let copied = codec.encode(&records);
+    // A body that is not the pushed entries: `close` encodes every record anew.
+    let mut anew = Vec::new();
+    codec.open(&mut anew);
+    codec.close(&mut anew, &records);
+    assert_eq!(
+        String::from_utf8_lossy(&copied),
+        String::from_utf8_lossy(&anew)
+    );
+    let v = json(&copied);
+    let lines: Vec<&str> = v["streams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["values"].as_array().unwrap())
+        .map(|e| e[1].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            ",[\"123\",{}]",
+            "ends in ,[",
+            "last",
+            "[\"9",
+            "quoted \",[\"1 inside"
+        ]
+    );
+}
