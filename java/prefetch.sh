@@ -8,3 +8,6 @@ cd "$(dirname "$0")"
 mvn -B -q dependency:go-offline "$@"
 mvn -B -q verify -Dit.test=ThrowablesTest -Dlogship.build.dir="$PWD/../target/java/prefetch" "$@"
 rm -rf ../target/java/prefetch
+# Logback 1.2 for the version test (VersionsTest: the jar with the 1.2 line).
+mvn -B -q dependency:get -Dartifact=ch.qos.logback:logback-classic:1.2.13 "$@"
+mvn -B -q dependency:get -Dartifact=org.slf4j:slf4j-api:1.7.36 "$@"

@@ -48,7 +48,8 @@ public final class App {
             default:
                 LogManager.shutdown();
                 System.out.println("notTaken " + (appender == null ? -1 : appender.getStats().notTaken)
-                        + " lost " + (appender == null ? -1 : appender.getStats().lost));
+                        + " lost " + (appender == null ? -1 : appender.getStats().lost)
+                        + " delivered " + (appender == null ? -1 : appender.getStats().delivered));
         }
     }
 }
