@@ -200,12 +200,29 @@ pub(crate) fn object_record(map: &Members<'_>, size: usize) -> Record {
         record.message(m);
     }
     if let Some(t) = thrown {
+        // The same error fields as the in-process JVM appenders (docs/jvm.md): the full
+        // class name as the kind, the whole trace (frames, `Caused by:`) as the stack.
         let error = Throwable::read(t);
-        record.error("error", &error);
-        if let Some(Json::String(name)) = t.get("name") {
-            record.field("thrown.name", name.as_ref());
+        let name = t.get("name").and_then(Json::as_str).unwrap_or("");
+        let mut causes = String::new();
+        let mut source = std::error::Error::source(&error);
+        while let Some(cause) = source {
+            if !causes.is_empty() {
+                causes.push('\n');
+            }
+            causes.push_str(&cause.to_string());
+            source = cause.source();
         }
-        if let Some(trace) = stack_text(t) {
+        let trace = stack_text(t);
+        record.error_parts(
+            "error",
+            name,
+            &error.to_string(),
+            &causes,
+            trace.as_deref().unwrap_or(""),
+        );
+        record.field("thrown.name", name);
+        if let Some(trace) = &trace {
             record.field("thrown.extendedStackTrace", trace.as_str());
         }
     }
@@ -300,6 +317,23 @@ mod tests {
         let r = json_record(r#"{"fields":{"message":"x"}}"#).expect("object");
         assert_eq!(r.message_str(), "");
         assert_eq!(fields(&r)[0].0, "fields.message");
+    }
+
+    #[test]
+    fn a_log4j_thrown_is_the_error_with_its_full_class_name_and_every_frame() {
+        let r = json_record(
+            r#"{"thread":"main","level":"ERROR","loggerName":"com.x.A","message":"m","loggerFqcn":"f","thrown":{"name":"java.lang.IllegalStateException","message":"boom","extendedStackTrace":[{"class":"com.x.A","method":"run","file":"A.java","line":3}],"cause":{"name":"java.io.IOException","message":"disk","extendedStackTrace":[{"class":"com.x.B","method":"save","file":"B.java","line":9}]}}}"#,
+        )
+        .expect("object");
+        let (_, e) = r.first_error().expect("the thrown is the error");
+        assert_eq!(e.kind, "java.lang.IllegalStateException");
+        assert_eq!(e.message, "boom");
+        assert_eq!(e.sources, "java.io.IOException: disk");
+        assert_eq!(
+            e.trace,
+            "java.lang.IllegalStateException: boom\n\tat com.x.A.run(A.java:3)\n\
+             Caused by: java.io.IOException: disk\n\tat com.x.B.save(B.java:9)\n"
+        );
     }
 
     #[test]

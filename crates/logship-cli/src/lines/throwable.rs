@@ -82,8 +82,8 @@ impl std::error::Error for Throwable {
 /// Most stack frames written per exception in `thrown.extendedStackTrace`.
 const MAX_FRAMES: usize = 256;
 
-/// `thrown.extendedStackTrace` as Java prints it (`\tat class.method(File.java:12)` lines,
-/// each cause after a `Caused by:` line): a string as it is (`stacktraceAsString`), an
+/// `thrown.extendedStackTrace` as Java prints it (`name: message`, then
+/// `\tat class.method(File.java:12)` lines, each cause after a `Caused by:` line): a string as it is (`stacktraceAsString`), an
 /// array of frames formatted.
 pub(super) fn stack_text(thrown: &Members<'_>) -> Option<String> {
     let mut out = String::new();
@@ -93,13 +93,13 @@ pub(super) fn stack_text(thrown: &Members<'_>) -> Option<String> {
         match t.get("extendedStackTrace") {
             Some(Json::String(s)) => return Some(s.to_string()),
             Some(Json::Array(frames)) => {
-                if depth > 0 {
-                    let text = |k: &str| t.get(k).and_then(Json::as_str).unwrap_or("");
-                    out.push_str(&format!(
-                        "Caused by: {}: {}\n",
-                        text("name"),
-                        text("message")
-                    ));
+                let text = |k: &str| t.get(k).and_then(Json::as_str).unwrap_or("");
+                // The first line as `printStackTrace` writes it (`stacktraceAsString`
+                // carries it already).
+                let header = if depth > 0 { "Caused by: " } else { "" };
+                match text("message") {
+                    "" => out.push_str(&format!("{header}{}\n", text("name"))),
+                    m => out.push_str(&format!("{header}{}: {m}\n", text("name"))),
                 }
                 for frame in frames.iter().take(MAX_FRAMES) {
                     let text = |k: &str| frame.get(k).and_then(Json::as_str).unwrap_or("?");

@@ -160,10 +160,13 @@ impl Redaction {
                         .to_owned();
                     let mut sources = String::new();
                     let s = self.redact_text(e.sources, &mut spans, &mut sources, false);
+                    let mut trace = String::new();
+                    let t = self.redact_text(e.trace, &mut spans, &mut trace, false);
                     let ev = ErrorValue {
                         kind: e.kind,
                         message: &message,
                         sources: s,
+                        trace: t,
                     };
                     out.error_value(key, ev);
                 }

@@ -12,6 +12,8 @@ pub(super) const TAG_MESSAGE: u8 = 1;
 pub(super) const TAG_FIELD: u8 = 2;
 pub(super) const TAG_SPAN: u8 = 3;
 pub(super) const TAG_ERROR: u8 = 4;
+/// An error-valued field with its own stack trace ([`ErrorValue::trace`]).
+pub(super) const TAG_ERROR_TRACE: u8 = 5;
 pub(super) const VAL_STR: u8 = 0;
 pub(super) const VAL_I64: u8 = 1;
 pub(super) const VAL_U64: u8 = 2;
@@ -132,17 +134,23 @@ impl<'a> Reader<'a> {
                 Entry::Field(key, self.value()?)
             }
             TAG_SPAN => Entry::Span(self.str()?),
-            TAG_ERROR => {
+            tag @ (TAG_ERROR | TAG_ERROR_TRACE) => {
                 let key = self.str()?;
                 let kind = self.str()?;
                 let message = self.str()?;
                 let sources = self.str()?;
+                let trace = if tag == TAG_ERROR_TRACE {
+                    self.str()?
+                } else {
+                    ""
+                };
                 Entry::Error(
                     key,
                     ErrorValue {
                         kind,
                         message,
                         sources,
+                        trace,
                     },
                 )
             }

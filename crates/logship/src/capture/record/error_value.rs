@@ -20,6 +20,10 @@ pub struct ErrorValue<'a> {
     pub message: &'a str,
     /// The messages of its sources, outermost first, one per line (`""`: none).
     pub sources: &'a str,
+    /// The whole stack trace as the error's own runtime prints it (a JVM exception's
+    /// `printStackTrace`: every frame, `Caused by:` and `Suppressed:` sections), or `""`
+    /// when there is none (Rust errors: their stack is the chain of sources).
+    pub trace: &'a str,
 }
 
 impl<'a> ErrorValue<'a> {

@@ -29,7 +29,9 @@ pub use parts::{Entry, Level, Value};
 
 use bytes::{put_str, ByteWriter};
 use clock::now_nanos;
-use encoding::{put_value, Reader, TAG_ERROR, TAG_FIELD, TAG_MESSAGE, TAG_SPAN, VAL_STR};
+use encoding::{
+    put_value, Reader, TAG_ERROR, TAG_ERROR_TRACE, TAG_FIELD, TAG_MESSAGE, TAG_SPAN, VAL_STR,
+};
 use error_value::put_error;
 
 /// Bit of the serialised level byte saying an [`EventId`] follows the timestamp (levels
@@ -173,13 +175,44 @@ impl Record {
         self
     }
 
+    /// Adds an error-valued field captured by another runtime (a JVM exception): its
+    /// type name (`java.io.IOException`), its message, the messages of its causes
+    /// (outermost first, one per line) and its whole stack trace as that runtime prints
+    /// it. Each vendor ships them in its own error fields (the trace as the stack).
+    pub fn error_parts(
+        &mut self,
+        key: &str,
+        kind: &str,
+        message: &str,
+        causes: &str,
+        trace: &str,
+    ) -> &mut Self {
+        self.error_value(
+            key,
+            ErrorValue {
+                kind,
+                message,
+                sources: causes,
+                trace,
+            },
+        )
+    }
+
     /// Adds an error-valued field as captured by another record.
     pub(crate) fn error_value(&mut self, key: &str, e: ErrorValue<'_>) -> &mut Self {
-        self.data.push(TAG_ERROR);
+        let with_trace = !e.trace.is_empty();
+        self.data.push(if with_trace {
+            TAG_ERROR_TRACE
+        } else {
+            TAG_ERROR
+        });
         put_str(&mut self.data, key);
         put_str(&mut self.data, e.kind);
         put_str(&mut self.data, e.message);
         put_str(&mut self.data, e.sources);
+        if with_trace {
+            put_str(&mut self.data, e.trace);
+        }
         self
     }
 

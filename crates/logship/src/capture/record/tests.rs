@@ -151,7 +151,8 @@ fn errors_keep_their_type_message_and_sources_and_round_trip() {
                 ErrorValue {
                     kind: "std::io::Error",
                     message: "disk on fire",
-                    sources: ""
+                    sources: "",
+                    trace: ""
                 }
             )
         ),
@@ -282,5 +283,36 @@ fn json_text_cut_by_truncation_becomes_text() {
     assert_eq!(
         field_value(&r.truncated(100_000), "tags").unwrap(),
         format!("Json({long:?})")
+    );
+}
+
+#[test]
+fn an_error_with_its_own_trace_round_trips_is_cut_and_is_the_vendors_stack() {
+    let trace = "java.io.IOException: disk full\n\tat a.B.c(B.java:1)\n\tSuppressed: java.lang.IllegalStateException: x\n\t\tat a.B.d(B.java:2)\nCaused by: java.lang.RuntimeException: root\n\tat a.B.e(B.java:3)\n";
+    let mut r = Record::new(Level::Error, "t");
+    r.error_parts("error", "java.io.IOException", "disk full", "root", trace);
+    let (_, e) = r.first_error().unwrap();
+    assert_eq!(
+        (e.kind, e.message, e.sources, e.trace),
+        ("java.io.IOException", "disk full", "root", trace)
+    );
+    assert_eq!(crate::vendors::fields::error_stack(&e), trace);
+    let mut bytes = Vec::new();
+    r.to_bytes(&mut bytes);
+    assert_eq!(Record::from_bytes(&bytes), Some(r.clone()));
+    // A record cut to its size limit keeps a trace no longer than what was left.
+    let t = r.truncated(200);
+    let (_, cut) = t.first_error().unwrap();
+    assert!(
+        cut.trace.len() < trace.len() && trace.starts_with(&cut.trace[..20]),
+        "{cut:?}"
+    );
+    // Without a trace, the stack is the chain of sources, as for Rust errors.
+    let mut plain = Record::new(Level::Error, "t");
+    plain.error_parts("error", "K", "m", "root", "");
+    let (_, e) = plain.first_error().unwrap();
+    assert_eq!(
+        crate::vendors::fields::error_stack(&e),
+        "K: m\nCaused by: root"
     );
 }

@@ -80,11 +80,13 @@ impl Record {
                     left -= k.len() + e.kind.len();
                     let (message, _) = take(e.message, &mut left);
                     let (sources, _) = take(e.sources, &mut left);
+                    let (trace, _) = take(e.trace, &mut left);
                     out.error_value(
                         k,
                         ErrorValue {
                             message: &message,
                             sources: &sources,
+                            trace: &trace,
                             ..e
                         },
                     );

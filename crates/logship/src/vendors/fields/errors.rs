@@ -31,9 +31,14 @@ impl ErrorNames {
     }
 }
 
-/// The stack text of an error: `<type>: <message>`, then one `Caused by: <source>` line
-/// per source (Rust errors carry no stack trace of their own; the chain is what there is).
+/// The stack text of an error: its own trace when it carries one (a JVM exception's
+/// `printStackTrace` text), otherwise `<type>: <message>`, then one `Caused by: <source>`
+/// line per source (Rust errors carry no stack trace of their own; the chain is what
+/// there is).
 pub(crate) fn error_stack(e: &ErrorValue<'_>) -> String {
+    if !e.trace.is_empty() {
+        return e.trace.to_owned();
+    }
     let mut out = String::with_capacity(e.kind.len() + e.message.len() + e.sources.len() + 16);
     if !e.kind.is_empty() {
         out.push_str(e.kind);

@@ -1,0 +1,257 @@
+//! The JNI entry points of `dev.logship.jvm.NativeBridge` (java/).
+//!
+//! Why it exists: the only place Java calls into; each function reads its arguments,
+//! calls the pipeline, and returns a plain value. Must never: let a panic unwind into the
+//! JVM (each body runs under `catch_unwind`, a panic answers as "not taken"), block beyond
+//! the pipeline's overflow policy (`push`) or the bound Java passes (`flush`, `stop`), or
+//! throw anything but `IllegalArgumentException` from `open`.
+
+// `#[no_mangle]` is what exports a JNI symbol; the lint counts it as unsafe. No other
+// unsafe code is written here: the `jni` crate's typed handles do the rest.
+#![allow(unsafe_code)]
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Duration;
+
+use jni::objects::{JClass, JObjectArray, JString};
+use jni::sys::{jboolean, jint, jlong, jlongArray, jstring, JNI_FALSE, JNI_TRUE};
+use jni::JNIEnv;
+use logship::Rejected;
+
+use crate::event::{Event, Thrown};
+use crate::{config, slots, stats};
+
+/// `push` answers: taken, or why not (Java counts each).
+const TAKEN: jint = 0;
+const QUEUE_FULL: jint = 1;
+const CLOSED: jint = 2;
+const SUPPRESSED: jint = 3;
+const OVER_BUDGET: jint = 4;
+/// An unknown handle, or a panic inside logship (never expected): not taken.
+const FAILED: jint = -1;
+
+/// A Java string (`""` for null or unreadable).
+fn text(env: &mut JNIEnv<'_>, s: &JString<'_>) -> String {
+    if s.is_null() {
+        return String::new();
+    }
+    env.get_string(s).map(String::from).unwrap_or_default()
+}
+
+/// The strings of a Java `String[]` (empty for null).
+fn strings(env: &mut JNIEnv<'_>, array: &JObjectArray<'_>) -> Vec<String> {
+    if array.is_null() {
+        return Vec::new();
+    }
+    let n = env.get_array_length(array).unwrap_or(0).max(0);
+    let mut out = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let Ok(item) = env.get_object_array_element(array, i) else {
+            break;
+        };
+        let item = JString::from(item);
+        out.push(text(env, &item));
+        let _ = env.delete_local_ref(item);
+    }
+    out
+}
+
+/// `[k0, v0, k1, v1, ...]` as pairs (an odd last key is dropped).
+fn pairs(items: Vec<String>) -> Vec<(String, String)> {
+    let mut it = items.into_iter();
+    let mut out = Vec::new();
+    while let (Some(k), Some(v)) = (it.next(), it.next()) {
+        out.push((k, v));
+    }
+    out
+}
+
+fn long_array(env: &mut JNIEnv<'_>, values: &[i64]) -> jlongArray {
+    let Ok(len) = i32::try_from(values.len()) else {
+        return std::ptr::null_mut();
+    };
+    match env.new_long_array(len) {
+        Ok(array) => {
+            if env.set_long_array_region(&array, 0, values).is_err() {
+                return std::ptr::null_mut();
+            }
+            array.into_raw()
+        }
+        Err(_) => std::ptr::null_mut(),
+    }
+}
+
+/// `static native long open(String[] pairs)`: starts a pipeline; its handle, or 0 with
+/// an `IllegalArgumentException` naming the attribute and the fix.
+#[no_mangle]
+pub extern "system" fn Java_dev_logship_jvm_NativeBridge_open<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    attributes: JObjectArray<'l>,
+) -> jlong {
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let given = pairs(strings(&mut env, &attributes));
+        match config::open(given) {
+            Ok((logship, guard)) => slots::insert(logship, guard).ok_or_else(|| {
+                format!(
+                    "logship: more than {} pipelines started in this process; \
+                     restart the JVM or reconfigure less often",
+                    slots::MAX_PIPELINES
+                )
+            }),
+            Err(e) => Err(format!("logship: {e}")),
+        }
+    }));
+    let message = match result {
+        Ok(Ok(handle)) => return handle,
+        Ok(Err(message)) => message,
+        Err(_) => "logship: the pipeline could not start (a panic in logship, please report it)"
+            .to_owned(),
+    };
+    let _ = env.throw_new("java/lang/IllegalArgumentException", message);
+    0
+}
+
+/// `static native int push(long handle, long nanos, int level, String logger, String
+/// thread, String message, String[] context, String[] markers, String errorKind, String
+/// errorMessage, String errorCauses, String errorTrace)`: hands one event over.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "system" fn Java_dev_logship_jvm_NativeBridge_push<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    nanos: jlong,
+    level: jint,
+    logger: JString<'l>,
+    thread: JString<'l>,
+    message: JString<'l>,
+    context: JObjectArray<'l>,
+    markers: JObjectArray<'l>,
+    error_kind: JString<'l>,
+    error_message: JString<'l>,
+    error_causes: JString<'l>,
+    error_trace: JString<'l>,
+) -> jint {
+    catch_unwind(AssertUnwindSafe(|| {
+        let Some(logship) = slots::get(handle) else {
+            return FAILED;
+        };
+        let thrown = (!error_kind.is_null()).then(|| Thrown {
+            kind: text(&mut env, &error_kind),
+            message: text(&mut env, &error_message),
+            causes: text(&mut env, &error_causes),
+            trace: text(&mut env, &error_trace),
+        });
+        let event = Event {
+            nanos: u64::try_from(nanos).unwrap_or(0),
+            level,
+            logger: text(&mut env, &logger),
+            thread: text(&mut env, &thread),
+            message: text(&mut env, &message),
+            context: pairs(strings(&mut env, &context)),
+            markers: strings(&mut env, &markers),
+            thrown,
+        };
+        match logship.push(event.record()) {
+            Ok(()) => TAKEN,
+            Err(Rejected::QueueFull) => QUEUE_FULL,
+            Err(Rejected::Closed) => CLOSED,
+            Err(Rejected::Suppressed) => SUPPRESSED,
+            Err(Rejected::OverBudget) => OVER_BUDGET,
+            Err(_) => FAILED,
+        }
+    }))
+    .unwrap_or(FAILED)
+}
+
+/// `static native long[] stats(long handle)`: the counters in `Stats`' order (null for an
+/// unknown handle).
+#[no_mangle]
+pub extern "system" fn Java_dev_logship_jvm_NativeBridge_stats<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jlongArray {
+    let numbers = catch_unwind(|| slots::get(handle).map(|l| stats::numbers(&l.stats())));
+    match numbers {
+        Ok(Some(n)) => long_array(&mut env, &n),
+        _ => std::ptr::null_mut(),
+    }
+}
+
+/// `static native String describe(long handle, int what)`: 0 the counters that are not
+/// zero, one per line; 1 why spill is off although enabled (null when it is not).
+#[no_mangle]
+pub extern "system" fn Java_dev_logship_jvm_NativeBridge_describe<'l>(
+    env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    what: jint,
+) -> jstring {
+    let text = catch_unwind(|| {
+        let stats = slots::get(handle)?.stats();
+        match what {
+            0 => Some(stats.to_string()),
+            _ => stats.spill_unavailable,
+        }
+    });
+    match text {
+        Ok(Some(t)) => env
+            .new_string(t)
+            .map(|s| s.into_raw())
+            .unwrap_or(std::ptr::null_mut()),
+        _ => std::ptr::null_mut(),
+    }
+}
+
+/// `static native boolean flush(long handle, long millis)`: sends what is queued and
+/// waits until it is settled, at most `millis`; whether it all settled in time.
+#[no_mangle]
+pub extern "system" fn Java_dev_logship_jvm_NativeBridge_flush<'l>(
+    _env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    millis: jlong,
+) -> jboolean {
+    let ok = catch_unwind(|| {
+        let logship = slots::get(handle)?;
+        Some(logship.flush(bound(millis)).is_ok())
+    });
+    if matches!(ok, Ok(Some(true))) {
+        JNI_TRUE
+    } else {
+        JNI_FALSE
+    }
+}
+
+/// `static native long[] stop(long handle, long millis)`: stops taking events, delivers
+/// (or spills) what is queued within `millis` (negative: the configured
+/// `shutdown_timeout_ms`), and returns the final counters. A second
+/// call returns the first one's counters at once.
+#[no_mangle]
+pub extern "system" fn Java_dev_logship_jvm_NativeBridge_stop<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    millis: jlong,
+) -> jlongArray {
+    let numbers = catch_unwind(|| {
+        let logship = slots::get(handle)?;
+        let limit = if millis < 0 {
+            logship.shutdown_timeout()
+        } else {
+            bound(millis)
+        };
+        Some(stats::numbers(&logship.shutdown(limit).stats))
+    });
+    match numbers {
+        Ok(Some(n)) => long_array(&mut env, &n),
+        _ => std::ptr::null_mut(),
+    }
+}
+
+/// Java's milliseconds as a bound (negative: none, i.e. zero).
+fn bound(millis: jlong) -> Duration {
+    Duration::from_millis(u64::try_from(millis).unwrap_or(0))
+}

@@ -1,0 +1,91 @@
+//! Runs the Java side's JUnit 5 tests (`mvn verify` in `java/`) against this build of the
+//! native library and the in-repo intake, so that the README's test command covers the
+//! JVM appenders (issue 31, point 9).
+//!
+//! Why it exists: the Log4j2 and Logback appenders are only tested end to end, in a real
+//! JVM, with real HTTP to `logship-intake`. Under `CI=true` a missing `java` or `mvn`
+//! fails the test (`.ci/run` installs Maven and fetches the Maven dependencies); elsewhere
+//! the test says so and passes. Maven runs offline (`-o`): the dependencies must have
+//! been fetched once (`java/build.sh` or `.ci/run`).
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use logship_intake::processes::{run_with_stdin, workspace_binary};
+
+fn have(program: &str) -> bool {
+    Command::new(program)
+        .arg("-version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn the_jvm_appenders_pass_their_junit_tests() {
+    if !have("java")
+        || !Command::new("mvn")
+            .arg("-v")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "java and mvn are required under CI=true (.ci/run installs them)"
+        );
+        eprintln!("skipped: java or mvn is not installed");
+        return;
+    }
+    let intake = workspace_binary("logship-intake", "logship-intake");
+    // The cdylib of this package, built (or found fresh) in the test's own target and
+    // profile directory: cargo builds only the rlib for an integration test.
+    let out_dir = intake.parent().expect("target directory").to_path_buf();
+    let profile = match out_dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") | None => "dev".to_owned(),
+        Some(other) => other.to_owned(),
+    };
+    let target_dir = out_dir.parent().expect("target directory");
+    let built = Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "-q",
+            "-p",
+            "logship-jni",
+            "--lib",
+            "--profile",
+            &profile,
+        ])
+        .arg("--target-dir")
+        .arg(target_dir)
+        .status()
+        .expect("run cargo build");
+    assert!(built.success(), "cargo build -p logship-jni failed");
+    let lib = out_dir.join("liblogship_jni.so");
+    assert!(lib.exists(), "{} was not built", lib.display());
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    // Each run gets the native library it was built with, in its own resource directory.
+    let native = out_dir.join("java-native");
+    let platform = native.join("linux-x86_64");
+    std::fs::create_dir_all(&platform).unwrap();
+    std::fs::copy(&lib, platform.join("liblogship_jni.so")).unwrap();
+    let mut mvn = Command::new("mvn");
+    mvn.current_dir(root.join("java")).args([
+        "-B",
+        "-q",
+        "-o",
+        &format!("-Dlogship.intake={}", intake.display()),
+        &format!("-Dlogship.native.dir={}", native.display()),
+        &format!(
+            "-Dlogship.build.dir={}",
+            out_dir.join("java-maven").display()
+        ),
+        "verify",
+    ]);
+    let out = run_with_stdin(&mut mvn, b"", Duration::from_secs(600));
+    assert!(
+        out.status.success(),
+        "mvn verify failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -1,0 +1,30 @@
+package dev.logship.jvm;
+
+/**
+ * The native entry points (crates/logship-jni/src/exports.rs). Only {@link Pipeline} calls
+ * them, after {@link NativeLoader} loaded the library into this class's loader. Every call
+ * returns at once or within the bound it is given; none throws but {@code open}.
+ */
+final class NativeBridge {
+    private NativeBridge() {}
+
+    /** Starts a pipeline; its handle. Throws IllegalArgumentException naming a bad attribute. */
+    static native long open(String[] attributes);
+
+    /** Hands one event over: 0 taken, 1 queue full, 2 closed, 3 suppressed, 4 over budget, -1 failed. */
+    static native int push(long handle, long nanos, int level, String logger, String thread,
+            String message, String[] context, String[] markers, String errorKind,
+            String errorMessage, String errorCauses, String errorTrace);
+
+    /** The counters in {@link Stats#NAMES} order, or null. */
+    static native long[] stats(long handle);
+
+    /** 0: the counters that are not zero, one per line; 1: why spill is off (or null). */
+    static native String describe(long handle, int what);
+
+    /** Sends what is queued and waits, at most {@code millis}; whether all settled. */
+    static native boolean flush(long handle, long millis);
+
+    /** Stops within {@code millis} (negative: the configured shutdownTimeoutMs); final counters. */
+    static native long[] stop(long handle, long millis);
+}

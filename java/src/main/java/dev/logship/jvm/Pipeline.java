@@ -1,0 +1,128 @@
+package dev.logship.jvm;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One appender's pipeline in the Rust core, or the record of why it has none.
+ *
+ * <p>Why it exists: both appenders (Log4j2, Logback) start, feed, read and stop a pipeline
+ * the same way. Must never throw from {@link #push}, {@link #stats}, {@link #flush} or
+ * {@link #stop}, block a logging thread beyond the configured overflow policy, or drop an
+ * event without counting it: an event that finds no pipeline is counted as not taken.
+ */
+public final class Pipeline {
+    /** Level numbers the native side reads. */
+    public static final int TRACE = 0, DEBUG = 1, INFO = 2, WARN = 3, ERROR = 4;
+
+    private static final String[] NONE = new String[0];
+
+    private final long handle;
+    private final String failure;
+    private final AtomicLong notTaken = new AtomicLong();
+    private volatile Stats last;
+
+    private Pipeline(long handle, String failure) {
+        this.handle = handle;
+        this.failure = failure;
+    }
+
+    /**
+     * Starts a pipeline from attribute name, value pairs. When the native library cannot be
+     * loaded, returns a pipeline that takes nothing (and counts it): {@link #failure()} says
+     * why, for the appender to say once.
+     *
+     * @throws IllegalArgumentException when an attribute is unknown or invalid (the message
+     *     names it and the fix)
+     */
+    public static Pipeline open(List<String> attributes) {
+        if (!NativeLoader.load()) {
+            return new Pipeline(0, NativeLoader.failure());
+        }
+        long handle;
+        try {
+            handle = NativeBridge.open(attributes.toArray(NONE));
+        } catch (UnsatisfiedLinkError e) {
+            return new Pipeline(0, "logship: the native library does not match this jar (" + e.getMessage() + ")");
+        }
+        return new Pipeline(handle, null);
+    }
+
+    /** Why this pipeline takes no events (no native library), or null when it runs. */
+    public String failure() {
+        return failure;
+    }
+
+    /** Why spill is off although enabled (an unwritable directory, ...), or null. */
+    public String spillUnavailable() {
+        return handle == 0 ? null : NativeBridge.describe(handle, 1);
+    }
+
+    /**
+     * Hands one event over; whether it was taken. Never throws; an event not taken is counted
+     * (by the pipeline, or here when there is none).
+     */
+    public boolean push(long nanos, int level, String logger, String thread, String message,
+            String[] context, String[] markers, Throwable thrown) {
+        if (handle == 0) {
+            notTaken.incrementAndGet();
+            return false;
+        }
+        try {
+            String kind = null, msg = null, causes = null, trace = null;
+            if (thrown != null) {
+                kind = Throwables.kind(thrown);
+                msg = Throwables.message(thrown);
+                causes = Throwables.causes(thrown);
+                trace = Throwables.trace(thrown);
+            }
+            int r = NativeBridge.push(handle, nanos, level, logger, thread, message, context,
+                    markers, kind, msg, causes, trace);
+            if (r == -1) {
+                notTaken.incrementAndGet();
+            }
+            return r == 0;
+        } catch (RuntimeException | LinkageError e) {
+            notTaken.incrementAndGet();
+            return false;
+        }
+    }
+
+    /** The counters now (the final ones after {@link #stop}). */
+    public Stats stats() {
+        Stats done = last;
+        if (done != null) {
+            return new Stats(numbers(done), notTaken.get());
+        }
+        return new Stats(handle == 0 ? null : NativeBridge.stats(handle), notTaken.get());
+    }
+
+    /** The native counters that are not zero, one per line (empty without a pipeline). */
+    public String describe() {
+        String s = handle == 0 ? null : NativeBridge.describe(handle, 0);
+        return s == null ? "" : s;
+    }
+
+    /** Sends what is queued and waits at most {@code millis}; whether everything settled. */
+    public boolean flush(long millis) {
+        return handle == 0 || NativeBridge.flush(handle, millis);
+    }
+
+    /**
+     * Stops taking events and delivers (or spills) what is queued within {@code millis}
+     * (negative: the configured {@code shutdownTimeoutMs}, 5 s by default); the final counters.
+     */
+    public Stats stop(long millis) {
+        if (handle != 0 && last == null) {
+            last = new Stats(NativeBridge.stop(handle, millis), 0);
+        }
+        return stats();
+    }
+
+    private static long[] numbers(Stats s) {
+        return new long[] {
+            s.enqueued, s.delivered, s.spilled, s.replayed, s.failed, s.abandoned,
+            s.droppedQueueFull, s.droppedClosed, s.suppressed, s.spillDropped, s.pending, s.lost,
+        };
+    }
+}
