@@ -6,6 +6,8 @@
 //! under `CI=true` (`.ci/run` installs them and fetches the jars).
 
 mod common;
+#[path = "../../logship-intake/kafka_admin.rs"]
+mod kafka_admin;
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -13,45 +15,13 @@ use std::time::{Duration, Instant};
 use common::{temp_path, ShipProcess};
 use logship_intake::kafka_broker::KafkaBroker;
 use logship_intake::{Intake, IntakeConfig};
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 
 const LIMIT: Duration = Duration::from_secs(300);
 
 fn create_topic(broker: &KafkaBroker, topic: &str, partitions: i32) {
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", broker.bootstrap())
-        .create()
-        .unwrap();
-    let new = NewTopic::new(topic, partitions, TopicReplication::Fixed(1));
-    let rt = tokio_free_block_on(admin.create_topics([&new], &AdminOptions::new()));
-    for r in rt.unwrap() {
-        r.unwrap_or_else(|e| panic!("create topic {topic}: {e:?}"));
-    }
-}
-
-/// Drives a future to completion on this thread (rdkafka's admin futures complete from
-/// librdkafka's own threads; no runtime needed).
-fn tokio_free_block_on<F: std::future::Future>(f: F) -> F::Output {
-    use std::sync::Arc;
-    use std::task::{Context, Poll, Wake, Waker};
-    struct Unpark(std::thread::Thread);
-    impl Wake for Unpark {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
-    let mut cx = Context::from_waker(&waker);
-    let mut f = std::pin::pin!(f);
-    loop {
-        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
-            return v;
-        }
-        std::thread::park_timeout(Duration::from_millis(50));
-    }
+    kafka_admin::create_topic(&broker.bootstrap(), topic, partitions, &[]);
 }
 
 /// Produces `n` JSON events `{"message":"event i","seq":i}` to `topic`, keyed by `i`.

@@ -82,6 +82,13 @@ impl KafkaBroker {
         format!("127.0.0.1:{}", self.port)
     }
 
+    /// The broker's process id (for CPU figures), while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        std::fs::read_to_string(self.dir.join("broker.pid"))
+            .ok()
+            .and_then(|p| p.trim().parse().ok())
+    }
+
     /// Stops the broker (SIGTERM, waiting for it), keeping its data.
     pub fn stop(&self) {
         self.run("stop");

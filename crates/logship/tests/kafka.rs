@@ -5,6 +5,8 @@
 //! `CI=true` (`.ci/run` installs them and fetches the jars).
 
 mod common;
+#[path = "../../logship-intake/kafka_admin.rs"]
+mod kafka_admin;
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -13,32 +15,12 @@ use std::time::Duration;
 use common::{numbered, TempDir};
 use logship::{Builder, KafkaOptions, Logship, Overflow, Vendor};
 use logship_intake::kafka_broker::{KafkaBroker, SASL_PASSWORD};
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::{Headers, Message};
 
-/// Creates `topic` with `partitions`, and topic configs such as `max.message.bytes`.
 fn create_topic(broker: &KafkaBroker, topic: &str, partitions: i32, configs: &[(&str, &str)]) {
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", broker.bootstrap())
-        .create()
-        .unwrap();
-    let mut new = NewTopic::new(topic, partitions, TopicReplication::Fixed(1));
-    for (k, v) in configs {
-        new = new.set(k, v);
-    }
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let results = rt
-        .block_on(admin.create_topics([&new], &AdminOptions::new()))
-        .unwrap();
-    for r in results {
-        r.unwrap_or_else(|e| panic!("create topic {topic}: {e:?}"));
-    }
+    kafka_admin::create_topic(&broker.bootstrap(), topic, partitions, configs);
 }
 
 /// One message as read back: its `seq` field, key, headers and JSON.
@@ -103,6 +85,21 @@ fn kafka_builder(broker: &KafkaBroker, topic: &str) -> Builder {
         .linger(Duration::from_millis(20))
         .report_to_stderr(false)
         .spill(false)
+}
+
+/// Replays `spill` into `topic` with a new pipeline until `n` events were replayed.
+fn replay_spill(broker: &KafkaBroker, topic: &str, spill: &TempDir, n: u64) {
+    let (replay, guard) = kafka_builder(broker, topic)
+        .spill(true)
+        .spill_dir(spill.path())
+        .build()
+        .unwrap();
+    assert!(common::wait_for_stats(
+        &replay,
+        Duration::from_secs(120),
+        |s| { s.events_replayed >= n }
+    ));
+    drop(guard);
 }
 
 /// Every error the pipeline reported, as text.
@@ -199,17 +196,7 @@ fn a_broker_restart_mid_run_loses_nothing() {
     drop(logship);
     assert_eq!(stats.events_failed + stats.events_abandoned, 0, "{stats:?}");
     if stats.events_spilled > 0 {
-        let (replay, guard) = kafka_builder(&broker, "logs-restart")
-            .spill(true)
-            .spill_dir(spill.path())
-            .build()
-            .unwrap();
-        assert!(common::wait_for_stats(
-            &replay,
-            Duration::from_secs(120),
-            |s| { s.events_replayed >= stats.events_spilled }
-        ));
-        drop(guard);
+        replay_spill(&broker, "logs-restart", &spill, stats.events_spilled);
     }
     let read = read_topic(&broker, "logs-restart", n);
     let seqs: HashSet<u64> = read.iter().filter_map(|r| r.seq).collect();
@@ -376,17 +363,7 @@ fn a_topic_that_does_not_exist_is_named_and_its_events_are_spilled_not_lost() {
 
     // Once the topic exists, the spill replays into it.
     create_topic(&broker, "no-such-topic", 1, &[]);
-    let (replay, guard) = kafka_builder(&broker, "no-such-topic")
-        .spill(true)
-        .spill_dir(spill.path())
-        .build()
-        .unwrap();
-    assert!(common::wait_for_stats(
-        &replay,
-        Duration::from_secs(60),
-        |s| { s.events_replayed >= 20 }
-    ));
-    drop(guard);
+    replay_spill(&broker, "no-such-topic", &spill, 20);
     let seqs: HashSet<u64> = read_topic(&broker, "no-such-topic", 20)
         .iter()
         .filter_map(|r| r.seq)
