@@ -40,6 +40,7 @@ macro_rules! eprintln {
 mod config;
 mod demo;
 mod follow;
+mod kafka;
 mod lines;
 mod listen;
 mod moved;

@@ -90,6 +90,14 @@ pub fn run(
             return Err(failure);
         }
     };
+    let mut kafka = match crate::kafka::KafkaInputs::start(&l.kafka, &logship) {
+        Ok(kafka) => kafka,
+        Err(problem) => {
+            let _ = listeners.stop();
+            let _ = logship.shutdown(logship.shutdown_timeout());
+            return Err(Failure::usage(problem));
+        }
+    };
     let (reader_done_tx, reader_done) = mpsc::channel::<()>();
     let reader = match follower {
         Some(mut follower) => {
@@ -153,6 +161,8 @@ pub fn run(
             "logship: warning: a listener did not stop in time; what it still holds is not shipped"
         );
     }
+    // Kafka inputs stop reading and commit what is settled before leaving their groups.
+    kafka.stop();
     if let Some(reader) = reader {
         if reader_done.recv_timeout(READER_GRACE).is_ok() {
             let _ = reader.join();
@@ -191,10 +201,14 @@ pub fn run(
     // HTTP requests answered 503 and refusals the TCP reader sent again are counted as
     // dropped by the pipeline but lose nothing; events a TCP listener received but could
     // not hand over at stop are lost (the pipeline never saw them).
-    let resent = retried + not_taken + listeners.http.not_lost() + listeners.stream.retried();
+    let resent = retried
+        + not_taken
+        + listeners.http.not_lost()
+        + listeners.stream.retried()
+        + kafka.retried();
     let lost = stats.lost().saturating_sub(resent) + listeners.stream.lost();
     let mut line = Summary {
-        read: lines + listeners.http.received() + listeners.stream.received(),
+        read: lines + listeners.http.received() + listeners.stream.received() + kafka.received(),
         parse_errors,
         cut_lines,
         cut_limit: max_event_bytes as u64,
@@ -210,6 +224,7 @@ pub fn run(
     }
     line.push_str(&listeners.http.describe());
     line.push_str(&listeners.stream.describe());
+    line.push_str(&kafka.describe());
     eprintln!("logship: {line}");
     write_stats_json(stats_json, stats)?;
     let outcome = if lost == 0 && stats.pending() == 0 && stats.events_spilled == 0 {

@@ -71,6 +71,7 @@
 mod control;
 pub mod external;
 mod faults;
+pub mod kafka_broker;
 pub mod processes;
 mod protocol;
 mod server;

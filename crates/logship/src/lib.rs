@@ -457,6 +457,7 @@ pub use spill::{
 pub use support::secret::Secret;
 pub use support::threads::is_logship_thread;
 pub use vendors::elasticsearch::options::ElasticsearchOptions;
+pub use vendors::kafka::options::KafkaOptions;
 pub use vendors::loki::options::LokiOptions;
 pub use vendors::otlp::options::{OtlpEncoding, OtlpOptions};
 pub use vendors::splunk::options::SplunkOptions;

@@ -230,6 +230,7 @@ const VENDORS: &[(&str, &[&str])] = &[
     ("otlp", &["otlp"]),
     ("loki", &["loki"]),
     ("elasticsearch", &["elasticsearch", "opensearch"]),
+    ("kafka", &["kafka", "rdkafka"]),
 ];
 
 /// The files of `src/` where any vendor may be named: the registry, the key table and

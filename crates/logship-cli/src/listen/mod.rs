@@ -161,6 +161,8 @@ impl Spec {
 pub(crate) struct Listen {
     /// Where to listen (empty: not listening).
     pub specs: Vec<Spec>,
+    /// Kafka topics to consume (`kafka://` inputs; see `crate::kafka`).
+    pub kafka: Vec<crate::kafka::spec::KafkaSpec>,
     /// Most connections per listener.
     pub max_connections: usize,
     /// Idle connections are closed after this.

@@ -14,6 +14,7 @@ use std::time::Duration;
 use logship::{Config, Origin};
 
 use super::problem::{origin_text, quoted, Problem};
+use crate::kafka::spec::{KafkaSpec, HOW as KAFKA_HOW};
 use crate::listen::http::{Ack, DecodeGate, Options, Token};
 use crate::listen::{Listen, Spec};
 
@@ -32,7 +33,21 @@ pub fn listen(config: &Config, origin: impl Fn(&str) -> Origin) -> Result<Listen
         });
     };
     let mut specs = Vec::with_capacity(l.inputs.len());
+    let mut kafka = Vec::new();
     for url in &l.inputs {
+        if KafkaSpec::is_kafka(url) {
+            match KafkaSpec::parse(url) {
+                Ok(_) if !cfg!(feature = "kafka") => problem(
+                    "listen.inputs",
+                    quoted(url),
+                    "this logship was built without Kafka support".into(),
+                    "build it with the cargo feature `kafka` (cargo install logship-cli --features kafka)".into(),
+                ),
+                Ok(spec) => kafka.push(spec),
+                Err(what) => problem("listen.inputs", quoted(url), what, KAFKA_HOW.into()),
+            }
+            continue;
+        }
         match Spec::parse(url) {
             Ok(spec) => specs.push(spec),
             Err(bad) => problem("listen.inputs", quoted(url), bad.problem, bad.fix),
@@ -77,6 +92,7 @@ pub fn listen(config: &Config, origin: impl Fn(&str) -> Origin) -> Result<Listen
     let max_connections = usize::try_from(l.max_connections).unwrap_or(usize::MAX);
     Ok(Listen {
         specs,
+        kafka,
         max_connections,
         idle_timeout: ms(l.idle_timeout_ms),
         udp_receive_buffer: usize::try_from(l.udp_receive_buffer_bytes).unwrap_or(usize::MAX),
@@ -124,6 +140,31 @@ mod tests {
         assert_eq!(l.http.max_events, 500);
         assert!(l.http.token.is_some());
         assert!(!format!("{l:?}").contains("s3cret"));
+    }
+
+    #[test]
+    fn kafka_inputs_are_read_apart_and_named_with_the_fix_when_wrong() {
+        let c = config(&[(
+            "listen.inputs",
+            "tcp://127.0.0.1:0,kafka://127.0.0.1:9092/logs?group=g",
+        )]);
+        match listen(&c, |_| Origin::Default) {
+            Ok(l) if cfg!(feature = "kafka") => {
+                assert_eq!((l.specs.len(), l.kafka.len()), (1, 1));
+                assert_eq!(l.kafka[0].group, "g");
+            }
+            Err(p) if !cfg!(feature = "kafka") => {
+                assert!(p[0].to_string().contains("feature `kafka`"), "{}", p[0]);
+            }
+            other => panic!("{:?}", other.map(|l| l.kafka)),
+        }
+        let bad = config(&[("listen.inputs", "kafka://127.0.0.1:9092")]);
+        let p = listen(&bad, |_| Origin::Default).expect_err("no topic");
+        let text = p[0].to_string();
+        assert!(
+            text.contains("names no topic") || text.contains("feature `kafka`"),
+            "{text}"
+        );
     }
 
     #[test]

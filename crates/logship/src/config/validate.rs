@@ -29,7 +29,7 @@ impl Config {
                     .fix(self.vendor.endpoint_example()));
                 }
             }
-            Some(url) => validate_url(url)?,
+            Some(url) => validate_url(url, self.vendor.endpoint_schemes())?,
         }
         self.validate_intake()?;
         for (name, value) in &self.headers {
@@ -153,8 +153,20 @@ impl Config {
     }
 }
 
-fn validate_url(url: &str) -> Result<(), ConfigError> {
+fn validate_url(url: &str, schemes: &[&str]) -> Result<(), ConfigError> {
     let shown = redact_url(url);
+    if schemes != ["http", "https"] {
+        // A vendor's own scheme: its folder checks the rest (`Vendor::validate`).
+        let scheme = url.split_once("://").map(|(s, _)| s);
+        if scheme.is_none_or(|s| !schemes.contains(&s)) {
+            return Err(ConfigError::new(
+                "endpoint",
+                &shown,
+                format!("must start with {}://", schemes.join(":// or ")),
+            ));
+        }
+        return Ok(());
+    }
     let uri: ureq::http::Uri = url.parse().map_err(|e| {
         ConfigError::new("endpoint", &shown, format!("is not a valid URL ({e})"))
             .fix("use a full URL such as https://intake.example.com/v1/logs")

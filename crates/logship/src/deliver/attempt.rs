@@ -98,6 +98,9 @@ impl Sender {
     /// work list that this loop empties, so however the intake answers, the stack stays
     /// flat and memory holds at most the batch, one encoded part and what is settled.
     pub(crate) fn deliver(&self, records: &[Record], body: Vec<u8>) -> Delivery {
+        if let Some(transport) = &self.transport {
+            return self.deliver_by(transport, records, &body);
+        }
         let mut settled = Delivery::default();
         // Parts still to deliver, the next one last; a part borrows from `records`
         // unless an answer replaced it (a cut record, the events to resend).

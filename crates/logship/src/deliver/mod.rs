@@ -32,6 +32,7 @@ pub(crate) mod sender;
 pub(crate) mod settle;
 pub(crate) mod thread;
 pub(crate) mod tls;
+mod transport;
 pub(crate) mod watch;
 
 pub use network::NetworkSummary;

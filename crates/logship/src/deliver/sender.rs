@@ -14,6 +14,7 @@ use super::http::Client;
 use super::pool::Pool;
 use crate::pipeline::shared::Shared;
 use crate::vendors::codec::Codec;
+use crate::vendors::Transport;
 
 /// What a sender needs to deliver batches.
 #[derive(Clone)]
@@ -28,6 +29,9 @@ pub(crate) struct Sender {
     /// Whether a success answer must still be acknowledged (see `acks`): the accepted
     /// part then waits for its acknowledgement id to be confirmed.
     pub awaits_ack: bool,
+    /// The vendor's own client when its wire is not HTTP (a message broker's producer): batches go
+    /// through it instead of `client` (see `transport`).
+    pub transport: Option<Arc<Transport>>,
 }
 
 impl Sender {

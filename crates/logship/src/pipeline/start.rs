@@ -130,6 +130,9 @@ impl Builder {
         let (commands_tx, commands_rx) = crossbeam_channel::unbounded();
         let (jobs_tx, jobs_rx) = crossbeam_channel::bounded(config.max_in_flight);
         let client = Client::new(&config, &network);
+        // A vendor whose wire is not HTTP brings its own client (started here, so bad
+        // settings fail the build).
+        let transport = crate::vendors::Transport::new(&config)?.map(Arc::new);
         // Live senders and the replayer differ only in how often they retry.
         let new_sender = |max_retries: u32| Sender {
             shared: shared.clone(),
@@ -143,6 +146,7 @@ impl Builder {
                 max: config.retry_max_backoff,
             },
             awaits_ack: acks.is_some(),
+            transport: transport.clone(),
         };
         // The first few sender threads; the senders start more as the concurrency limit
         // grows (all of them at once when it is fixed).

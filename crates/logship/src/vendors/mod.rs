@@ -15,7 +15,11 @@
 //! per call, no `dyn`: the batcher calls `push` once per event). Adding a vendor is one
 //! folder, one arm of [`Format`], one line of [`Format::new`] and one of `each!`.
 //!
-//! Must never: perform I/O, or hold logic of a vendor's own (that lives in its folder).
+//! It also lists [`Transport`]: the clients of the vendors whose wire is not HTTP (Kafka's
+//! producer, behind the cargo feature `kafka`), which the senders call instead of POSTing
+//! (what their answers mean is `transport`).
+//!
+//! Must never: perform I/O itself, or hold logic of a vendor's own (that lives in its folder).
 
 pub(crate) mod answer;
 pub(crate) mod codec;
@@ -24,6 +28,7 @@ pub(crate) mod datadog;
 pub(crate) mod dynatrace;
 pub(crate) mod elasticsearch;
 pub(crate) mod fields;
+pub(crate) mod kafka;
 pub(crate) mod limits;
 pub(crate) mod loki;
 pub(crate) mod ndjson;
@@ -31,6 +36,7 @@ pub(crate) mod newrelic;
 pub(crate) mod otlp;
 pub(crate) mod protocol;
 pub(crate) mod splunk;
+pub(crate) mod transport;
 
 #[cfg(test)]
 mod tests;
@@ -47,6 +53,8 @@ use crate::capture::record::Record;
 use crate::config::{Config, Vendor};
 use crate::error::ConfigError;
 use crate::support::secret::Secret;
+use crate::support::sync::Signal;
+use transport::Sent;
 
 /// The request format of one configured intake: one arm per vendor.
 #[derive(Debug)]
@@ -60,6 +68,7 @@ pub(crate) enum Format {
     Loki(loki::Encoder),
     Elasticsearch(elasticsearch::Encoder),
     Otlp(otlp::Encoder),
+    Kafka(kafka::Encoder),
 }
 
 /// What configuration needs to know about each vendor, from its folder's `facts.rs` (and
@@ -77,6 +86,7 @@ impl Vendor {
             Vendor::Loki => loki::facts::API_KEY_ENV,
             Vendor::Elasticsearch => elasticsearch::facts::API_KEY_ENV,
             Vendor::Otlp => otlp::facts::API_KEY_ENV,
+            Vendor::Kafka => kafka::facts::API_KEY_ENV,
         }
     }
 
@@ -91,6 +101,16 @@ impl Vendor {
             Vendor::Loki => loki::facts::ENDPOINT_EXAMPLE,
             Vendor::Elasticsearch => elasticsearch::facts::ENDPOINT_EXAMPLE,
             Vendor::Otlp => otlp::facts::ENDPOINT_EXAMPLE,
+            Vendor::Kafka => kafka::facts::ENDPOINT_EXAMPLE,
+        }
+    }
+
+    /// The scheme(s) its endpoint may have: `http`/`https`, or a vendor's own (Kafka's
+    /// `kafka://brokers/topic`).
+    pub(crate) fn endpoint_schemes(self) -> &'static [&'static str] {
+        match self {
+            Vendor::Kafka => &[kafka::facts::SCHEME],
+            _ => &["http", "https"],
         }
     }
 
@@ -137,6 +157,7 @@ impl Vendor {
             Vendor::Splunk => config.splunk.validate(),
             Vendor::Loki => loki::labels::validate(config),
             Vendor::Elasticsearch => elasticsearch::target::validate(config),
+            Vendor::Kafka => kafka::target::validate(config),
             Vendor::Ndjson | Vendor::JsonArray | Vendor::Dynatrace | Vendor::Otlp => Ok(()),
         }
     }
@@ -152,6 +173,7 @@ impl Vendor {
             Vendor::Loki => loki::facts::write_example(out),
             Vendor::Elasticsearch => elasticsearch::facts::write_example(out),
             Vendor::Otlp => otlp::facts::write_example(out),
+            Vendor::Kafka => kafka::facts::write_example(out),
         }
     }
 }
@@ -176,6 +198,7 @@ impl Format {
                 Format::Elasticsearch(elasticsearch::Encoder::new(ctx, config)?)
             }
             Vendor::Otlp => Format::Otlp(otlp::Encoder::new(ctx, config)),
+            Vendor::Kafka => Format::Kafka(kafka::Encoder::new(config)),
         })
     }
 }
@@ -205,6 +228,7 @@ pub(crate) fn test_facts(vendor: Vendor) -> testutil::TestFacts {
         Vendor::Loki => loki::tests::FACTS,
         Vendor::Elasticsearch => elasticsearch::tests::FACTS,
         Vendor::Otlp => otlp::tests::FACTS,
+        Vendor::Kafka => kafka::tests::FACTS,
     }
 }
 
@@ -221,6 +245,7 @@ macro_rules! each {
             Format::Loki($p) => $call,
             Format::Elasticsearch($p) => $call,
             Format::Otlp($p) => $call,
+            Format::Kafka($p) => $call,
         }
     };
 }
@@ -291,5 +316,55 @@ impl Protocol for Format {
     }
     fn missing_ack_id(&self) -> &'static str {
         each!(self, p => Protocol::missing_ack_id(p))
+    }
+}
+
+/// The client of a vendor whose wire is not HTTP.
+#[derive(Debug)]
+pub(crate) enum Transport {
+    #[cfg(feature = "kafka")]
+    Kafka(kafka::producer::Producer),
+}
+
+impl Transport {
+    /// The client `config`'s vendor needs, `None` for an HTTP intake; an error when the
+    /// vendor's cargo feature is off or its client refuses the settings.
+    pub(crate) fn new(config: &Config) -> Result<Option<Transport>, ConfigError> {
+        if config.vendor != Vendor::Kafka {
+            return Ok(None);
+        }
+        #[cfg(feature = "kafka")]
+        {
+            let ctx = Context::of(config);
+            Ok(Some(Transport::Kafka(kafka::producer::Producer::new(
+                config, &ctx,
+            )?)))
+        }
+        #[cfg(not(feature = "kafka"))]
+        {
+            let _ = Context::of;
+            Err(ConfigError::new(
+                "vendor",
+                "kafka",
+                "this build of logship has no Kafka output",
+            )
+            .fix("build logship with the cargo feature `kafka`"))
+        }
+    }
+
+    /// Sends `messages[i]` (the encoded `records[i]`) for each `i` in `which` and waits for
+    /// the intake's answer to each.
+    pub(crate) fn send(
+        &self,
+        records: &[Record],
+        messages: &[&[u8]],
+        which: &[usize],
+        abort: &Signal,
+    ) -> Sent {
+        let _ = (records, messages, which, abort);
+        match *self {
+            #[cfg(feature = "kafka")]
+            Transport::Kafka(ref p) => p.send(records, messages, which, abort),
+        }
     }
 }

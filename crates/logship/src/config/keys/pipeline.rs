@@ -36,6 +36,8 @@ options! {
             elasticsearch: crate::vendors::elasticsearch::options::ElasticsearchOptions => fn elasticsearch,
             /// OpenTelemetry OTLP/HTTP options (key `otlp_encoding`).
             otlp: crate::vendors::otlp::options::OtlpOptions => fn otlp,
+            /// Apache Kafka output options (keys `kafka_*`).
+            kafka: crate::vendors::kafka::options::KafkaOptions => fn kafka,
             /// Redaction of secrets and personal data before events leave the process
             /// (keys `redact*`). Default: off.
             redaction: crate::config::RedactionConfig,
@@ -61,7 +63,7 @@ options! {
                 kind: Kind::Vendor,
                 flag: Value("--vendor"),
                 default: "`ndjson`",
-                doc: "`ndjson`, `json`, `datadog`, `splunk`, `newrelic`, `dynatrace`, `loki`, `elasticsearch`, `otlp`",
+                doc: "`ndjson`, `json`, `datadog`, `splunk`, `newrelic`, `dynatrace`, `loki`, `elasticsearch`, `otlp`, `kafka`",
                 set: |c, v| c.vendor = v.vendor(),
                 get: |c| Some(quote(c.vendor.name())),
                 setter: fn vendor(vendor: crate::Vendor) |f| *f = vendor,

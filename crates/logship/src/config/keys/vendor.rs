@@ -32,6 +32,10 @@ pub enum Vendor {
     /// OpenTelemetry OTLP/HTTP logs (`/v1/logs` on a collector; `endpoint` required,
     /// encoding from [`crate::OtlpOptions`]).
     Otlp,
+    /// Apache Kafka: one JSON message per event to a topic (`endpoint` =
+    /// `kafka://host:port[,host:port]/topic`; needs the cargo feature `kafka`; options in
+    /// [`crate::KafkaOptions`]).
+    Kafka,
 }
 
 impl Vendor {
@@ -47,6 +51,7 @@ impl Vendor {
             Vendor::Loki => "loki",
             Vendor::Elasticsearch => "elasticsearch",
             Vendor::Otlp => "otlp",
+            Vendor::Kafka => "kafka",
         }
     }
 
@@ -61,6 +66,7 @@ impl Vendor {
         Vendor::Loki,
         Vendor::Elasticsearch,
         Vendor::Otlp,
+        Vendor::Kafka,
     ];
 }
 
@@ -79,6 +85,7 @@ impl std::str::FromStr for Vendor {
             "loki" | "grafana_loki" | "grafana-loki" => Ok(Vendor::Loki),
             "elasticsearch" | "elastic" | "es" | "opensearch" => Ok(Vendor::Elasticsearch),
             "otlp" | "opentelemetry" | "otel" => Ok(Vendor::Otlp),
+            "kafka" => Ok(Vendor::Kafka),
             _ => Err(ConfigError::new(
                 "vendor",
                 s,

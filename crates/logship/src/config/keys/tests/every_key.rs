@@ -104,6 +104,29 @@ pub(super) const EVERY_KEY: &[(&str, &str, &str, Check)] = &[
     ("otlp_encoding", "\"json\"", "json", |c| {
         c.otlp.encoding == OtlpEncoding::Json
     }),
+    ("kafka_key", "\"service\"", "service", |c| {
+        c.kafka.key == "service"
+    }),
+    ("kafka_acks", "\"1\"", "1", |c| c.kafka.acks == 1),
+    ("kafka_idempotence", "false", "false", |c| {
+        !c.kafka.idempotence
+    }),
+    ("kafka_compression", "\"lz4\"", "lz4", |c| {
+        c.kafka.compression == "lz4"
+    }),
+    ("kafka_max_message_bytes", "20000", "20000", |c| {
+        c.kafka.max_message_bytes == 20000
+    }),
+    ("kafka_message_timeout_ms", "5000", "5000", |c| {
+        c.kafka.message_timeout_ms == 5000
+    }),
+    ("kafka_tls", "true", "true", |c| c.kafka.tls),
+    (
+        "kafka_sasl_mechanism",
+        "\"scram-sha-512\"",
+        "scram-sha-512",
+        |c| c.kafka.sasl_mechanism == 3,
+    ),
     ("max_request_bytes", "20000", "20000", |c| {
         c.max_request_bytes == Some(20_000)
     }),

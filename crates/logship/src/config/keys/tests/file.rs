@@ -110,7 +110,7 @@ fn bad_inputs_fail_with_an_exact_message() {
         (
             "vendor = \"datadg\"",
             &[],
-            format!("vendor = \"datadg\": unknown vendor; choose one of: ndjson, json, datadog, splunk, newrelic, dynatrace, loki, elasticsearch, otlp (did you mean datadog?) {f}"),
+            format!("vendor = \"datadg\": unknown vendor; choose one of: ndjson, json, datadog, splunk, newrelic, dynatrace, loki, elasticsearch, otlp, kafka (did you mean datadog?) {f}"),
         ),
         (
             "spill_fsync = \"sometimes\"",

@@ -1,0 +1,195 @@
+//! # Kafka: events/s produced, and a consumer group draining to the intake (plain `main`)
+//!
+//! What it measures (issue 33), against a real single-node Apache Kafka broker started by
+//! `scripts/kafka-broker.sh` (KRaft, 4.4.0, on this machine):
+//!
+//! 1. **Produce**: `LOGSHIP_BENCH_EVENTS` events (default 1,000,000) with a 150-byte
+//!    message pushed by one thread (blocking overflow: none dropped) through a pipeline with
+//!    `vendor = kafka` (zstd, acks=all, idempotence: the defaults) to a 4-partition topic;
+//!    events/s from the first push until shutdown returned with every event acknowledged,
+//!    and this process's CPU per event (the pushing thread, the batcher, the senders,
+//!    librdkafka's threads).
+//! 2. **Group drain**: the same topic drained by `logship ship --listen kafka://...` to a
+//!    real intake in this process (NDJSON, gzip), by one instance, then by a group of two
+//!    (a new group each time, so each reads the whole topic): events/s from the first event
+//!    the intake saw to the last, and the instances' CPU per event (from /proc).
+//!
+//! How to run: `cargo build --release -p logship-cli --features kafka && cargo bench -p
+//! logship-bench --features kafka --bench kafka` (the `logship` binary is taken from the
+//! target directory, or `LOGSHIP_BIN`). Needs java and mvn (the broker). `cargo test
+//! --benches --features kafka` runs it with 20,000 events as a smoke test.
+//! The broker and the intake share the machine's cores with logship: the rates are floors.
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use logship::{KafkaOptions, Level, Logship, Overflow, Record, Vendor};
+use logship_intake::kafka_broker::KafkaBroker;
+use logship_intake::{Intake, IntakeConfig};
+
+#[path = "../../logship-intake/kafka_admin.rs"]
+mod kafka_admin;
+
+/// The message every event carries: exactly 150 bytes of ASCII.
+const MSG150: &str =
+    "order 4711 checked out: 3 items, total 149.90 EUR, paid by card via acme-pay in 182 ms; \
+label queued for warehouse fra-2, priority normal, ETA 2 days.";
+const _: () = assert!(MSG150.len() == 150);
+const TOPIC: &str = "bench";
+const PARTITIONS: i32 = 4;
+
+/// CPU seconds (user + system) of a `/proc/<pid>/stat` (clock ticks of 1/100 s).
+fn cpu_of(pid: &str) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let after = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let tick = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    // Fields 14 and 15 of the stat line (utime, stime) are 12 and 13 after the ')'.
+    (tick(11) + tick(12)) / 100.0
+}
+
+/// The `logship` binary: `LOGSHIP_BIN`, else beside this bench in the target directory.
+fn logship_bin() -> PathBuf {
+    if let Some(p) = std::env::var_os("LOGSHIP_BIN") {
+        return p.into();
+    }
+    let exe = std::env::current_exe().expect("own path");
+    let dir = exe
+        .parent()
+        .and_then(|d| d.parent())
+        .expect("target/<profile>");
+    dir.join("logship")
+}
+
+/// CPU seconds of the broker's JVM so far.
+fn broker_cpu(broker: &KafkaBroker) -> f64 {
+    broker.pid().map_or(0.0, |p| cpu_of(&p.to_string()))
+}
+
+fn produce(broker: &KafkaBroker, n: u64) {
+    let cpu0 = cpu_of("self");
+    let broker0 = broker_cpu(broker);
+    let started = Instant::now();
+    let (logship, guard) = Logship::builder()
+        .vendor(Vendor::Kafka)
+        .endpoint(format!("kafka://{}/{TOPIC}", broker.bootstrap()))
+        .service("bench")
+        .kafka(KafkaOptions::default())
+        .overflow(Overflow::Block(Duration::from_secs(60)))
+        .report_to_stderr(true)
+        .spill(false)
+        .build()
+        .expect("pipeline");
+    for _ in 0..n {
+        let mut r = Record::new(Level::Info, "bench");
+        r.message(MSG150);
+        logship.push(r).expect("pushed (blocking overflow)");
+    }
+    drop(guard);
+    let secs = started.elapsed().as_secs_f64();
+    let cpu = cpu_of("self") - cpu0;
+    let broker_busy = (broker_cpu(broker) - broker0) / secs;
+    let stats = logship.stats();
+    assert_eq!(stats.events_delivered, n, "{stats:?}");
+    println!(
+        "| produce, 1 pipeline (zstd, acks=all, idempotent) | {n} | {secs:.2} | {:.0} | {:.2} | {:.2} | {broker_busy:.2} |",
+        n as f64 / secs,
+        cpu / secs,
+        cpu / n as f64 * 1e6
+    );
+}
+
+fn drain(broker: &KafkaBroker, intake: &Intake, n: u64, members: usize) -> f64 {
+    intake.reset();
+    let url = format!(
+        "kafka://{}/{TOPIC}?group=drain{members}",
+        broker.bootstrap()
+    );
+    let bin = logship_bin();
+    let mut children: Vec<Child> = (0..members)
+        .map(|i| {
+            let spill = std::env::temp_dir().join(format!(
+                "logship-bench-kafka-{}-{members}-{i}",
+                std::process::id()
+            ));
+            Command::new(&bin)
+                .args(["ship", "--listen", &url, "--vendor", "ndjson", "--endpoint"])
+                .arg(intake.url("/logs"))
+                .arg("--spill-dir")
+                .arg(&spill)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap_or_else(|e| {
+                    panic!(
+                        "start {} (build it with --features kafka): {e}",
+                        bin.display()
+                    )
+                })
+        })
+        .collect();
+    assert!(
+        intake.wait_for_events(1, Duration::from_secs(120)),
+        "no event arrived"
+    );
+    let first = Instant::now();
+    let at_first = intake.stats().events;
+    let cpu0: f64 = children.iter().map(|c| cpu_of(&c.id().to_string())).sum();
+    let broker0 = broker_cpu(broker);
+    assert!(
+        intake.wait_for_events(n as usize, Duration::from_secs(900)),
+        "only {} of {n} events arrived",
+        intake.stats().events
+    );
+    let secs = first.elapsed().as_secs_f64();
+    let cpu: f64 = children
+        .iter()
+        .map(|c| cpu_of(&c.id().to_string()))
+        .sum::<f64>()
+        - cpu0;
+    let broker_busy = (broker_cpu(broker) - broker0) / secs;
+    for c in &mut children {
+        let _ = Command::new("kill").arg(c.id().to_string()).status();
+        let _ = c.wait();
+    }
+    let events = (n - at_first) as f64;
+    let rate = events / secs;
+    println!(
+        "| group drain, {members} instance{} -> intake (ndjson, gzip) | {n} | {secs:.2} | {rate:.0} | {:.2} | {:.2} | {broker_busy:.2} |",
+        if members == 1 { "" } else { "s" },
+        cpu / secs,
+        cpu / events * 1e6
+    );
+    rate
+}
+
+fn main() {
+    let bench = std::env::args().any(|a| a == "--bench");
+    let n: u64 = std::env::var("LOGSHIP_BENCH_EVENTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if bench { 1_000_000 } else { 20_000 });
+    let Some(broker) = KafkaBroker::start("bench") else {
+        println!("skipped: no java/mvn for the broker");
+        return;
+    };
+    kafka_admin::create_topic(&broker.bootstrap(), TOPIC, PARTITIONS, &[]);
+    println!("| run | events | seconds | events/s | cores busy (logship) | CPU µs/event (logship) | cores busy (broker) |");
+    println!("|---|---|---|---|---|---|---|");
+    produce(&broker, n);
+    let intake = Intake::start(IntakeConfig {
+        keep_events: false,
+        ..IntakeConfig::default()
+    })
+    .expect("intake");
+    let one = drain(&broker, &intake, n, 1);
+    let two = drain(&broker, &intake, n, 2);
+    println!("\ntwo instances / one: {:.2}x", two / one);
+}

@@ -1,0 +1,171 @@
+//! `logship ship --listen kafka://...` against a real Apache Kafka broker (single-node KRaft
+//! from `scripts/kafka-broker.sh`), draining to the strict intake: a group of two instances
+//! where one is killed with SIGKILL halfway (every event arrives at least once; duplicates
+//! counted and reported), and one instance with a tiny queue behind a slow intake (the
+//! partitions are paused, nothing dropped). Skipped locally without java and mvn; a failure
+//! under `CI=true` (`.ci/run` installs them and fetches the jars).
+
+mod common;
+#[path = "../../logship-intake/kafka_admin.rs"]
+mod kafka_admin;
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use common::{temp_path, ShipProcess};
+use logship_intake::kafka_broker::KafkaBroker;
+use logship_intake::{Intake, IntakeConfig};
+use rdkafka::config::ClientConfig;
+use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+
+const LIMIT: Duration = Duration::from_secs(300);
+
+fn create_topic(broker: &KafkaBroker, topic: &str, partitions: i32) {
+    kafka_admin::create_topic(&broker.bootstrap(), topic, partitions, &[]);
+}
+
+/// Produces `n` JSON events `{"message":"event i","seq":i}` to `topic`, keyed by `i`.
+fn produce(broker: &KafkaBroker, topic: &str, n: u64) {
+    let producer: BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", broker.bootstrap())
+        .set("linger.ms", "5")
+        .create()
+        .unwrap();
+    for i in 0..n {
+        let payload = format!("{{\"message\":\"event {i}\",\"level\":\"info\",\"seq\":{i}}}");
+        let key = i.to_string();
+        let mut record = BaseRecord::to(topic).payload(&payload).key(&key);
+        loop {
+            match producer.send(record) {
+                Ok(()) => break,
+                Err((_, back)) => {
+                    producer.poll(Duration::from_millis(10));
+                    record = back;
+                }
+            }
+        }
+        producer.poll(Duration::ZERO);
+    }
+    producer.flush(Duration::from_secs(60)).unwrap();
+}
+
+/// How often the intake received each `seq`.
+fn seq_counts(intake: &Intake) -> HashMap<u64, u32> {
+    let mut counts = HashMap::new();
+    for e in intake.events() {
+        if let Some(seq) = e.value.get("seq").and_then(|v| v.as_u64()) {
+            *counts.entry(seq).or_insert(0) += 1;
+        }
+    }
+    counts
+}
+
+fn wait_until(what: &str, limit: Duration, done: impl Fn() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn member(intake: &Intake, url: &str, extra: &[&str]) -> ShipProcess {
+    let spill = temp_path("kafka-spill");
+    let mut args = vec!["--listen", url, "--vendor", "ndjson", "--spill-dir"];
+    let spill = spill.to_string_lossy().into_owned();
+    args.push(&spill);
+    args.extend_from_slice(extra);
+    ShipProcess::start(&intake.url("/logs"), &args, LIMIT)
+}
+
+#[test]
+fn a_group_of_two_where_one_is_killed_halfway_delivers_every_event_at_least_once() {
+    let Some(broker) = KafkaBroker::start("group") else {
+        return;
+    };
+    let n = 60_000u64;
+    create_topic(&broker, "drain", 4);
+    produce(&broker, "drain", n);
+    let intake = Intake::start(IntakeConfig::default()).expect("intake");
+    let url = format!("kafka://{}/drain?group=shippers", broker.bootstrap());
+    let mut a = member(&intake, &url, &[]);
+    let mut b = member(&intake, &url, &[]);
+    a.stderr
+        .expect("consuming kafka://", Duration::from_secs(30));
+    b.stderr
+        .expect("consuming kafka://", Duration::from_secs(30));
+    wait_until("a third of the events", LIMIT, || {
+        seq_counts(&intake).len() as u64 >= n / 3
+    });
+    // Halfway through, one member dies without a word: its partitions go to the other
+    // after the session timeout, from the last offsets it committed.
+    a.child.kill().expect("SIGKILL");
+    let _ = a.child.wait();
+    wait_until("every event", LIMIT, || {
+        seq_counts(&intake).len() as u64 == n
+    });
+    let (code, stderr) = b.stop();
+    let counts = seq_counts(&intake);
+    let received: u64 = counts.values().map(|&c| u64::from(c)).sum();
+    let duplicates = received - n;
+    eprintln!(
+        "kafka group: {n} events, {received} received, {duplicates} duplicates after SIGKILL"
+    );
+    assert_eq!(counts.len() as u64, n, "every event at least once");
+    assert!(
+        duplicates < n / 2,
+        "duplicates bounded by what the killed member had not committed: {duplicates}"
+    );
+    assert_eq!(code, Some(0), "{stderr:?}");
+    let summary = stderr.join("\n");
+    assert!(summary.contains("kafka: "), "{summary}");
+}
+
+#[test]
+fn a_full_queue_pauses_the_partitions_and_drops_nothing() {
+    let Some(broker) = KafkaBroker::start("pause") else {
+        return;
+    };
+    let n = 5_000u64;
+    create_topic(&broker, "slow", 2);
+    produce(&broker, "slow", n);
+    let intake = Intake::start(IntakeConfig {
+        delay: Duration::from_millis(100),
+        ..IntakeConfig::default()
+    })
+    .expect("intake");
+    let url = format!("kafka://{}/slow?group=slow", broker.bootstrap());
+    let mut ship = member(
+        &intake,
+        &url,
+        &[
+            "--queue-capacity",
+            "50",
+            "--max-batch-records",
+            "50",
+            "--max-in-flight",
+            "1",
+        ],
+    );
+    wait_until("every event", LIMIT, || {
+        seq_counts(&intake).len() as u64 == n
+    });
+    let (code, stderr) = ship.stop();
+    let summary = stderr.join("\n");
+    assert_eq!(code, Some(0), "{summary}");
+    let pauses: u64 = summary
+        .split(" pauses")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
+    assert!(
+        pauses > 0,
+        "the queue filled and the partitions were paused: {summary}"
+    );
+    let counts = seq_counts(&intake);
+    assert_eq!(counts.len() as u64, n);
+    assert!(
+        counts.values().all(|&c| c == 1),
+        "no duplicate without a failure"
+    );
+}

@@ -1,0 +1,441 @@
+//! The Kafka producer: one librdkafka producer per pipeline, one message per event, each
+//! event settled by its own delivery report.
+//!
+//! Why it exists: an event is "delivered" only when the broker acknowledged it (acks =
+//! all by default), never when librdkafka merely queued it (Fluent Bit's loss). A sender
+//! hands a batch's messages over and waits for every report of that batch; each report
+//! says delivered, retry (timed out, broker gone, topic unknown: logship's own retries and
+//! spill follow) or rejected (too large, invalid: dead-lettered). Enqueueing waits while
+//! librdkafka's queue is full (backpressure, never a drop). librdkafka's own log lines and
+//! errors never go through `log` or `tracing` (no feedback loop): an authentication failure
+//! is kept here and fails the batches at once, with one clear error, instead of a loop of
+//! retries. The poll thread is logship's own. Must never: settle an event before its report,
+//! or block past the message timeout (plus a margin) or the shutdown deadline.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use rdkafka::client::ClientContext;
+use rdkafka::config::{ClientConfig, RDKafkaLogLevel};
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::message::{Header, OwnedHeaders};
+use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer as _, ProducerContext};
+
+use super::key::{KeySource, Keyer};
+use super::options::{ACKS, SASL_MECHANISMS};
+use super::target::Target;
+use crate::capture::record::Record;
+use crate::config::Config;
+use crate::error::ConfigError;
+use crate::support::sync::Signal;
+use crate::vendors::context::Context;
+use crate::vendors::transport::{Sent, Status};
+
+/// Time a batch waits for its reports beyond the message timeout before the rest count as
+/// to be retried (librdkafka reports every message by then; this only bounds a bug).
+const REPORT_MARGIN: Duration = Duration::from_secs(10);
+
+/// One event's report, as the delivery callback writes it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Report {
+    Pending,
+    Done(Status),
+}
+
+/// The reports of one batch, filled in by the poll thread.
+struct Batch {
+    state: Mutex<BatchState>,
+    done: Condvar,
+}
+
+struct BatchState {
+    remaining: usize,
+    reports: Vec<Report>,
+    first_retry: Option<String>,
+    first_rejected: Option<String>,
+}
+
+impl Batch {
+    fn lock(&self) -> MutexGuard<'_, BatchState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn settle(&self, index: usize, status: Status, error: Option<String>) {
+        let mut s = self.lock();
+        if s.reports.get(index) != Some(&Report::Pending) {
+            return;
+        }
+        s.reports[index] = Report::Done(status);
+        s.remaining -= 1;
+        match status {
+            Status::Retry if s.first_retry.is_none() => s.first_retry = error,
+            Status::Rejected | Status::TooLarge if s.first_rejected.is_none() => {
+                s.first_rejected = error
+            }
+            _ => {}
+        }
+        if s.remaining == 0 {
+            self.done.notify_all();
+        }
+    }
+}
+
+/// What travels with each message to its delivery report.
+pub(crate) struct Slot {
+    batch: Arc<Batch>,
+    index: usize,
+}
+
+/// librdkafka's callbacks: delivery reports, errors and log lines (kept, never logged).
+pub(crate) struct Callbacks {
+    /// An authentication failure, once seen: every batch fails at once from then on.
+    auth_failed: Mutex<Option<String>>,
+    has_auth_failed: AtomicBool,
+}
+
+impl ClientContext for Callbacks {
+    fn log(&self, _level: RDKafkaLogLevel, _fac: &str, _line: &str) {
+        // Never through `log`/`tracing` (a feedback loop); errors arrive in `error`.
+    }
+
+    fn error(&self, error: KafkaError, reason: &str) {
+        let code = error.rdkafka_error_code();
+        if matches!(
+            code,
+            Some(RDKafkaErrorCode::Authentication)
+                | Some(RDKafkaErrorCode::SaslAuthenticationFailed)
+                | Some(RDKafkaErrorCode::ClusterAuthorizationFailed)
+                | Some(RDKafkaErrorCode::TopicAuthorizationFailed)
+        ) {
+            let mut kept = self.auth_failed.lock().unwrap_or_else(|e| e.into_inner());
+            if kept.is_none() {
+                *kept = Some(reason.to_owned());
+            }
+            self.has_auth_failed.store(true, Ordering::Release);
+        }
+    }
+}
+
+impl ProducerContext for Callbacks {
+    type DeliveryOpaque = Box<Slot>;
+
+    fn delivery(&self, result: &DeliveryResult<'_>, slot: Box<Slot>) {
+        match result {
+            Ok(_) => slot.batch.settle(slot.index, Status::Delivered, None),
+            Err((e, _)) => {
+                let (status, text) = classify(e);
+                slot.batch.settle(slot.index, status, Some(text));
+            }
+        }
+    }
+}
+
+/// What a failed delivery (or enqueue) means: rejected for good, or to be retried.
+fn classify(e: &KafkaError) -> (Status, String) {
+    let code = e.rdkafka_error_code();
+    let status = match code {
+        Some(RDKafkaErrorCode::MessageSizeTooLarge)
+        | Some(RDKafkaErrorCode::MessageBatchTooLarge) => Status::TooLarge,
+        Some(RDKafkaErrorCode::InvalidMessageSize)
+        | Some(RDKafkaErrorCode::InvalidMessage)
+        | Some(RDKafkaErrorCode::InvalidRecord) => Status::Rejected,
+        _ => Status::Retry,
+    };
+    let text = match code {
+        Some(RDKafkaErrorCode::MessageSizeTooLarge) => {
+            "the broker refused a message as too large (lower kafka_max_message_bytes to the topic's max.message.bytes)".to_owned()
+        }
+        Some(RDKafkaErrorCode::UnknownTopic) | Some(RDKafkaErrorCode::UnknownTopicOrPartition) => {
+            "the topic does not exist on the brokers (create it, or fix the endpoint's topic); events are kept for retry and spill".to_owned()
+        }
+        Some(RDKafkaErrorCode::MessageTimedOut) => {
+            "no broker acknowledged the message within kafka_message_timeout_ms (brokers down or unreachable)".to_owned()
+        }
+        Some(c) => format!("Kafka error: {c}"),
+        None => format!("Kafka error: {e}"),
+    };
+    (status, text)
+}
+
+/// The producer of one pipeline.
+pub(crate) struct Producer {
+    inner: Arc<BaseProducer<Callbacks>>,
+    stop: Arc<AtomicBool>,
+    topic: String,
+    keyer: Keyer,
+    service: Option<String>,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for Producer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Producer")
+            .field("topic", &self.topic)
+            .finish()
+    }
+}
+
+/// librdkafka's configuration for `config` (secrets included: never shown).
+fn client_config(config: &Config, target: &Target) -> ClientConfig {
+    let k = &config.kafka;
+    let mut c = ClientConfig::new();
+    c.set("bootstrap.servers", &target.brokers)
+        .set("client.id", "logship")
+        .set("acks", ACKS[k.acks])
+        .set(
+            "enable.idempotence",
+            if k.idempotence { "true" } else { "false" },
+        )
+        .set("compression.codec", &k.compression)
+        .set("message.max.bytes", k.max_message_bytes.to_string())
+        // A broker checks its limit against a whole batch of messages: batches stay
+        // within it by construction.
+        .set("batch.size", k.max_message_bytes.to_string())
+        .set("message.timeout.ms", k.message_timeout_ms.to_string())
+        // logship batches already (max_batch_records, linger_ms): a batch handed over is
+        // sent at once, in librdkafka batches as large as ours.
+        .set("linger.ms", "5")
+        .set(
+            "batch.num.messages",
+            config.max_batch_records.clamp(1, 1_000_000).to_string(),
+        )
+        .set("queue.buffering.max.messages", "1000000")
+        .set("queue.buffering.max.kbytes", "262144")
+        // A topic the brokers do not know fails its messages (UnknownTopic, named in the
+        // error) after this, rather than at the message timeout.
+        .set("topic.metadata.propagation.max.ms", "5000")
+        .set("socket.connection.setup.timeout.ms", "10000")
+        .set("log.connection.close", "false");
+    let sasl = k.sasl_mechanism != 0;
+    let protocol = match (k.tls, sasl) {
+        (false, false) => "plaintext",
+        (true, false) => "ssl",
+        (false, true) => "sasl_plaintext",
+        (true, true) => "sasl_ssl",
+    };
+    c.set("security.protocol", protocol);
+    if sasl {
+        c.set("sasl.mechanism", SASL_MECHANISMS[k.sasl_mechanism]);
+        if let Some(user) = &config.username {
+            c.set("sasl.username", user);
+        }
+        if let Some(password) = &config.password {
+            c.set("sasl.password", password.expose());
+        }
+    }
+    if k.tls {
+        if let Some(ca) = &config.tls_ca_file {
+            c.set("ssl.ca.location", ca.display().to_string());
+        }
+        if let Some(cert) = &config.tls_client_cert {
+            c.set("ssl.certificate.location", cert.display().to_string());
+        }
+        if let Some(key) = &config.tls_client_key {
+            c.set("ssl.key.location", key.display().to_string());
+        }
+        if !config.tls_verify {
+            c.set("enable.ssl.certificate.verification", "false");
+        }
+    }
+    c
+}
+
+impl Producer {
+    /// The producer of a validated configuration (vendor `kafka`); starts its poll thread.
+    pub(crate) fn new(config: &Config, ctx: &Context) -> Result<Producer, ConfigError> {
+        let endpoint = config.endpoint.as_deref().unwrap_or_default();
+        let target = Target::parse(endpoint)?;
+        let keyer = Keyer::new(KeySource::parse(&config.kafka.key)?, ctx);
+        let callbacks = Callbacks {
+            auth_failed: Mutex::new(None),
+            has_auth_failed: AtomicBool::new(false),
+        };
+        let inner: BaseProducer<Callbacks> = client_config(config, &target)
+            .create_with_context(callbacks)
+            .map_err(|e| {
+                // librdkafka names the property it refused; no secret is in its text.
+                ConfigError::new(
+                    "kafka",
+                    "(producer)",
+                    format!("librdkafka refused the settings: {e}"),
+                )
+                .fix("check the kafka_* keys, tls_* files and kafka_sasl_mechanism")
+            })?;
+        let inner = Arc::new(inner);
+        let stop = Arc::new(AtomicBool::new(false));
+        let (poller, stopped) = (Arc::clone(&inner), Arc::clone(&stop));
+        crate::support::threads::spawn("logship-kafka-poll".into(), move || {
+            while !stopped.load(Ordering::Acquire) {
+                poller.poll(Duration::from_millis(100));
+            }
+        })
+        .map_err(|e| {
+            ConfigError::new(
+                "kafka",
+                "(producer)",
+                format!("could not start its poll thread: {e}"),
+            )
+        })?;
+        Ok(Producer {
+            inner,
+            stop,
+            topic: target.topic,
+            keyer,
+            service: ctx.service.clone(),
+            timeout: Duration::from_millis(config.kafka.message_timeout_ms),
+        })
+    }
+
+    /// The authentication failure seen, if any.
+    fn auth_failure(&self) -> Option<String> {
+        let ctx = self.inner.context();
+        if !ctx.has_auth_failed.load(Ordering::Acquire) {
+            return None;
+        }
+        ctx.auth_failed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Produces `messages[i]` (the encoded `records[i]`) for each `i` of `which`, and waits
+    /// for their reports. Gives up waiting when `abort` is raised (those stay `Retry`,
+    /// counted by the caller as not sent).
+    pub(crate) fn send(
+        &self,
+        records: &[Record],
+        messages: &[&[u8]],
+        which: &[usize],
+        abort: &Signal,
+    ) -> Sent {
+        let mut sent = Sent::new(messages.len());
+        if let Some(why) = self.auth_failure() {
+            for &i in which {
+                sent.status[i] = Status::Retry;
+            }
+            sent.fatal = Some(format!(
+                "Kafka authentication failed ({why}); check username, password and kafka_sasl_mechanism"
+            ));
+            return sent;
+        }
+        let batch = Arc::new(Batch {
+            state: Mutex::new(BatchState {
+                remaining: which.len(),
+                reports: vec![Report::Pending; messages.len()],
+                first_retry: None,
+                first_rejected: None,
+            }),
+            done: Condvar::new(),
+        });
+        {
+            // Indices not in `which` are not waited for.
+            let mut s = batch.lock();
+            let mut wanted = vec![false; messages.len()];
+            for &i in which {
+                wanted[i] = true;
+            }
+            for (i, w) in wanted.iter().enumerate() {
+                if !w {
+                    s.reports[i] = Report::Done(Status::Delivered);
+                }
+            }
+        }
+        let mut key = Vec::new();
+        let headers = self.headers();
+        for &i in which {
+            let has_key = self.keyer.key(&records[i], &mut key);
+            let slot = Box::new(Slot {
+                batch: Arc::clone(&batch),
+                index: i,
+            });
+            let mut record: BaseRecord<'_, [u8], [u8], Box<Slot>> =
+                BaseRecord::with_opaque_to(&self.topic, slot)
+                    .payload(messages[i])
+                    .headers(headers.clone());
+            if has_key {
+                record = record.key(&key[..]);
+            }
+            loop {
+                match self.inner.send(record) {
+                    Ok(()) => break,
+                    Err((e, back))
+                        if e.rdkafka_error_code() == Some(RDKafkaErrorCode::QueueFull) =>
+                    {
+                        // Backpressure: wait for room (the poll thread drains reports).
+                        if abort.sleep(Duration::from_millis(5)) {
+                            batch.settle(i, Status::Retry, Some("shutdown".into()));
+                            break;
+                        }
+                        record = back;
+                    }
+                    Err((e, _)) => {
+                        let (status, text) = classify(&e);
+                        batch.settle(i, status, Some(text));
+                        break;
+                    }
+                }
+            }
+        }
+        self.wait(&batch, abort);
+        let s = batch.lock();
+        for (i, r) in s.reports.iter().enumerate() {
+            sent.status[i] = match r {
+                Report::Done(status) => *status,
+                Report::Pending => Status::Retry,
+            };
+        }
+        sent.retry_error = s.first_retry.clone();
+        sent.rejected_error = s.first_rejected.clone();
+        drop(s);
+        if let Some(why) = self.auth_failure() {
+            sent.fatal = Some(format!(
+                "Kafka authentication failed ({why}); check username, password and kafka_sasl_mechanism"
+            ));
+        }
+        sent
+    }
+
+    /// Waits until every report of `batch` is in, the deadline passed, shutdown gave up,
+    /// or authentication failed.
+    fn wait(&self, batch: &Batch, abort: &Signal) {
+        let deadline = Instant::now() + self.timeout + REPORT_MARGIN;
+        let mut s = batch.lock();
+        while s.remaining > 0 {
+            let now = Instant::now();
+            if now >= deadline || abort.is_raised() || self.auth_failure().is_some() {
+                return;
+            }
+            let step = (deadline - now).min(Duration::from_millis(100));
+            s = batch
+                .done
+                .wait_timeout(s, step)
+                .map(|(s, _)| s)
+                .unwrap_or_else(|e| e.into_inner().0);
+        }
+    }
+
+    /// The headers every message carries: the service and the content type.
+    fn headers(&self) -> OwnedHeaders {
+        let mut h = OwnedHeaders::new_with_capacity(2);
+        if let Some(service) = &self.service {
+            h = h.insert(Header {
+                key: "service",
+                value: Some(service.as_bytes()),
+            });
+        }
+        h.insert(Header {
+            key: "content-type",
+            value: Some("application/json".as_bytes()),
+        })
+    }
+}
+
+impl Drop for Producer {
+    fn drop(&mut self) {
+        // Every batch waited for its reports, so this only delivers what shutdown gave up
+        // on (bounded), before the queue is purged with the producer.
+        let _ = self.inner.flush(Duration::from_secs(2));
+        self.stop.store(true, Ordering::Release);
+    }
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# A single-node Apache Kafka broker (KRaft, broker and controller in one JVM) on 127.0.0.1,
+# from Maven Central's Kafka jars, for the Kafka tests and benchmarks (docs/kafka.md).
+#
+#   scripts/kafka-broker.sh fetch          copies the jars (once) into $LOGSHIP_KAFKA_LIBS
+#   scripts/kafka-broker.sh start DIR      formats DIR (first time), starts the broker, waits
+#                                          until it serves, prints its PLAINTEXT port
+#   scripts/kafka-broker.sh stop DIR       stops it (SIGTERM, then SIGKILL after 30 s)
+#
+# start picks free ports (PLAINTEXT, SASL_PLAINTEXT with PLAIN, controller) the first time and
+# keeps them in DIR, so a restart of the same DIR comes back on the same ports. DIR/sasl.port
+# holds the SASL port; the SASL user is `logship`, its password $LOGSHIP_KAFKA_SASL_PASSWORD
+# (default `logship-test-secret`). Topics are not created automatically (a test creates its
+# own). The broker's log is DIR/broker.log; its pid DIR/broker.pid. With
+# LOGSHIP_KAFKA_OWNER_PID set, the broker is also stopped once that process is gone (a test
+# process that dies never leaves a JVM behind).
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+libs="${LOGSHIP_KAFKA_LIBS:-${HOME:-/root}/.cache/logship/kafka-4.4.0}"
+java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+
+die() { echo "kafka-broker.sh: $*" >&2; exit 1; }
+
+fetch() {
+    if [ -f "$libs/.complete" ]; then
+        return 0
+    fi
+    command -v mvn >/dev/null 2>&1 || die "mvn not found: install maven (apt-get install maven)"
+    mkdir -p "$libs"
+    mvn -q -B -f "$here/kafka/pom.xml" dependency:copy-dependencies \
+        -DincludeScope=runtime -DoutputDirectory="$libs" >&2 \
+        || die "could not fetch the Kafka jars from Maven Central (see mvn's output above)"
+    touch "$libs/.complete"
+}
+
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+start() {
+    local dir="$1"
+    [ -n "$dir" ] || die "usage: $0 start DIR"
+    fetch
+    mkdir -p "$dir"
+    dir="$(cd "$dir" && pwd)"
+    if [ -f "$dir/broker.pid" ] && kill -0 "$(cat "$dir/broker.pid")" 2>/dev/null; then
+        die "a broker already runs from $dir (pid $(cat "$dir/broker.pid"))"
+    fi
+    [ -f "$dir/port" ] || free_port >"$dir/port"
+    [ -f "$dir/sasl.port" ] || free_port >"$dir/sasl.port"
+    [ -f "$dir/controller.port" ] || free_port >"$dir/controller.port"
+    local port sasl ctl password
+    port=$(cat "$dir/port")
+    sasl=$(cat "$dir/sasl.port")
+    ctl=$(cat "$dir/controller.port")
+    password="${LOGSHIP_KAFKA_SASL_PASSWORD:-logship-test-secret}"
+    cat >"$dir/server.properties" <<EOF
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$ctl
+listeners=PLAINTEXT://127.0.0.1:$port,SASL_PLAINTEXT://127.0.0.1:$sasl,CONTROLLER://127.0.0.1:$ctl
+advertised.listeners=PLAINTEXT://127.0.0.1:$port,SASL_PLAINTEXT://127.0.0.1:$sasl
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT
+sasl.enabled.mechanisms=PLAIN
+listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="logship" password="$password" user_logship="$password";
+log.dirs=$dir/data
+num.partitions=1
+auto.create.topics.enable=false
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=4
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+group.initial.rebalance.delay.ms=0
+num.network.threads=2
+num.io.threads=2
+EOF
+    local cp="$libs/*"
+    if [ ! -f "$dir/data/meta.properties" ]; then
+        "$java" -Xmx256m -cp "$cp" kafka.tools.StorageTool format \
+            -t "$("$java" -Xmx256m -cp "$cp" kafka.tools.StorageTool random-uuid 2>>"$dir/broker.log")" \
+            -c "$dir/server.properties" >>"$dir/broker.log" 2>&1 \
+            || die "formatting $dir/data failed: see $dir/broker.log"
+    fi
+    # Small heap, serial GC: the test machines have 2 cores shared with the build.
+    nohup "$java" -Xms256m -Xmx768m -XX:+UseSerialGC -Djava.awt.headless=true \
+        -Dorg.slf4j.simpleLogger.defaultLogLevel=info \
+        -cp "$cp" kafka.Kafka "$dir/server.properties" >>"$dir/broker.log" 2>&1 </dev/null &
+    local pid=$!
+    echo "$pid" >"$dir/broker.pid"
+    if [ -n "${LOGSHIP_KAFKA_OWNER_PID:-}" ]; then
+        local owner="$LOGSHIP_KAFKA_OWNER_PID"
+        nohup bash -c "while kill -0 $owner 2>/dev/null && kill -0 $pid 2>/dev/null; do sleep 1; done; kill -KILL $pid 2>/dev/null" \
+            >/dev/null 2>&1 </dev/null &
+    fi
+    # Ready when the broker says it has started (it then answers metadata requests).
+    local marker="Kafka Server started"
+    local before
+    before=$(grep -c "$marker" "$dir/broker.log" || true)
+    for _ in $(seq 1 1200); do
+        kill -0 "$pid" 2>/dev/null || die "the broker exited during start-up: see $dir/broker.log"
+        if [ "$(grep -c "$marker" "$dir/broker.log" || true)" -gt "$before" ]; then
+            echo "$port"
+            return 0
+        fi
+        sleep 0.1
+    done
+    kill -9 "$pid" 2>/dev/null || true
+    die "the broker did not start within 120 s: see $dir/broker.log"
+}
+
+stop() {
+    local dir="$1"
+    [ -n "$dir" ] || die "usage: $0 stop DIR"
+    [ -f "$dir/broker.pid" ] || return 0
+    local pid
+    pid=$(cat "$dir/broker.pid")
+    if kill -0 "$pid" 2>/dev/null; then
+        kill -TERM "$pid" 2>/dev/null || true
+        for _ in $(seq 1 300); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
+    rm -f "$dir/broker.pid"
+}
+
+case "${1:-}" in
+    fetch) fetch; echo "$libs" ;;
+    start) start "${2:-}" ;;
+    stop) stop "${2:-}" ;;
+    *) die "usage: $0 fetch | start DIR | stop DIR" ;;
+esac
