@@ -123,18 +123,14 @@ mod tests {
 
     #[test]
     fn a_bad_attribute_is_named_with_its_fix() {
-        let err = super::builder(pairs(&[("lingerMillis", "soon")]))
-            .err()
-            .expect("invalid");
+        let err = super::builder(pairs(&[("lingerMillis", "soon")])).expect_err("invalid");
         let text = err.to_string();
         assert!(
             text.contains("linger_ms") && text.contains("whole number"),
             "{text}"
         );
         assert!(text.contains(super::LABEL), "{text}");
-        let err = super::builder(pairs(&[("noSuchOption", "1")]))
-            .err()
-            .expect("unknown");
+        let err = super::builder(pairs(&[("noSuchOption", "1")])).expect_err("unknown");
         assert!(err.to_string().contains("noSuchOption"), "{err}");
     }
 }
