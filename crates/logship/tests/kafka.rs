@@ -300,7 +300,7 @@ fn a_wrong_password_is_one_clear_error_without_a_retry_loop() {
             .spill(false)
             .max_retries(5)
     };
-    let (builder, errors) = collect_errors(sasl("not-the-password-5150"));
+    let (builder, errors) = collect_errors(sasl("wrong-7Qz-5150"));
     let logship = common::ship(builder, (0..10).map(numbered));
     let stats = logship.stats();
     assert_eq!(stats.events_delivered, 0, "{stats:?}");

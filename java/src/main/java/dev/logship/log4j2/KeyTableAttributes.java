@@ -14,12 +14,12 @@ import org.apache.logging.log4j.core.config.plugins.PluginBuilderAttribute;
  */
 public abstract class KeyTableAttributes<B extends KeyTableAttributes<B>>
         extends AbstractAppender.Builder<B> {
-    /** `ndjson`, `json`, `datadog`, `splunk`, `newrelic`, `dynatrace`, `loki`, `elasticsearch`, `otlp`. */
+    /** `ndjson`, `json`, `datadog`, `splunk`, `newrelic`, `dynatrace`, `loki`, `elasticsearch`, `otlp`, `kafka`. */
     @PluginBuilderAttribute("vendor")
     private String vendor;
 
     /**
-     * Sets vendor: `ndjson`, `json`, `datadog`, `splunk`, `newrelic`, `dynatrace`, `loki`, `elasticsearch`, `otlp`.
+     * Sets vendor: `ndjson`, `json`, `datadog`, `splunk`, `newrelic`, `dynatrace`, `loki`, `elasticsearch`, `otlp`, `kafka`.
      *
      * @param value the option's value
      * @return this builder
@@ -71,6 +71,21 @@ public abstract class KeyTableAttributes<B extends KeyTableAttributes<B>>
      */
     public B setApiKey(final String value) {
         this.apiKey = value;
+        return asBuilder();
+    }
+
+    /** a file holding the vendor key or token (keeps it out of the command line and the environment). */
+    @PluginBuilderAttribute("apiKeyFile")
+    private String apiKeyFile;
+
+    /**
+     * Sets apiKeyFile: a file holding the vendor key or token (keeps it out of the command line and the environment).
+     *
+     * @param value the option's value
+     * @return this builder
+     */
+    public B setApiKeyFile(final String value) {
+        this.apiKeyFile = value;
         return asBuilder();
     }
 
@@ -899,6 +914,126 @@ public abstract class KeyTableAttributes<B extends KeyTableAttributes<B>>
         return asBuilder();
     }
 
+    /** Kafka message key: `none`, `service`, `host`, `level`, `target` or `field:NAME`. */
+    @PluginBuilderAttribute("kafkaKey")
+    private String kafkaKey;
+
+    /**
+     * Sets kafkaKey: Kafka message key: `none`, `service`, `host`, `level`, `target` or `field:NAME`.
+     *
+     * @param value the option's value
+     * @return this builder
+     */
+    public B setKafkaKey(final String value) {
+        this.kafkaKey = value;
+        return asBuilder();
+    }
+
+    /** Kafka acks: `all`, `1` or `0` (`1` and `0` need kafka_idempotence = false). */
+    @PluginBuilderAttribute("kafkaAcks")
+    private String kafkaAcks;
+
+    /**
+     * Sets kafkaAcks: Kafka acks: `all`, `1` or `0` (`1` and `0` need kafka_idempotence = false).
+     *
+     * @param value the option's value
+     * @return this builder
+     */
+    public B setKafkaAcks(final String value) {
+        this.kafkaAcks = value;
+        return asBuilder();
+    }
+
+    /** Kafka idempotent producer (no duplicates from its own retries). */
+    @PluginBuilderAttribute("kafkaIdempotence")
+    private String kafkaIdempotence;
+
+    /**
+     * Sets kafkaIdempotence: Kafka idempotent producer (no duplicates from its own retries).
+     *
+     * @param value the option's value
+     * @return this builder
+     */
+    public B setKafkaIdempotence(final String value) {
+        this.kafkaIdempotence = value;
+        return asBuilder();
+    }
+
+    /** Kafka compression: `zstd`, `lz4`, `gzip`, `snappy` or `none`. */
+    @PluginBuilderAttribute("kafkaCompression")
+    private String kafkaCompression;
+
+    /**
+     * Sets kafkaCompression: Kafka compression: `zstd`, `lz4`, `gzip`, `snappy` or `none`.
+     *
+     * @param value the option's value
+     * @return this builder
+     */
+    public B setKafkaCompression(final String value) {
+        this.kafkaCompression = value;
+        return asBuilder();
+    }
+
+    /** Kafka: largest message (bigger events are cut to fit and counted). */
+    @PluginBuilderAttribute("kafkaMaxMessageBytes")
+    private String kafkaMaxMessageBytes;
+
+    /**
+     * Sets kafkaMaxMessageBytes: Kafka: largest message (bigger events are cut to fit and counted).
+     *
+     * @param value the option's value
+     * @return this builder
+     */
+    public B setKafkaMaxMessageBytes(final String value) {
+        this.kafkaMaxMessageBytes = value;
+        return asBuilder();
+    }
+
+    /** Kafka: time one message may take before its delivery counts as failed. */
+    @PluginBuilderAttribute("kafkaMessageTimeoutMs")
+    private String kafkaMessageTimeoutMs;
+
+    /**
+     * Sets kafkaMessageTimeoutMs: Kafka: time one message may take before its delivery counts as failed.
+     *
+     * @param value the option's value
+     * @return this builder
+     */
+    public B setKafkaMessageTimeoutMs(final String value) {
+        this.kafkaMessageTimeoutMs = value;
+        return asBuilder();
+    }
+
+    /** Kafka: TLS to the brokers (CA and client certificate from the tls_* keys). */
+    @PluginBuilderAttribute("kafkaTls")
+    private String kafkaTls;
+
+    /**
+     * Sets kafkaTls: Kafka: TLS to the brokers (CA and client certificate from the tls_* keys).
+     *
+     * @param value the option's value
+     * @return this builder
+     */
+    public B setKafkaTls(final String value) {
+        this.kafkaTls = value;
+        return asBuilder();
+    }
+
+    /** Kafka SASL: `none`, `plain`, `scram_sha_256` or `scram_sha_512` (any case, `-` for `_`) (username, password). */
+    @PluginBuilderAttribute("kafkaSaslMechanism")
+    private String kafkaSaslMechanism;
+
+    /**
+     * Sets kafkaSaslMechanism: Kafka SASL: `none`, `plain`, `scram_sha_256` or `scram_sha_512` (any case, `-` for `_`) (username, password).
+     *
+     * @param value the option's value
+     * @return this builder
+     */
+    public B setKafkaSaslMechanism(final String value) {
+        this.kafkaSaslMechanism = value;
+        return asBuilder();
+    }
+
     /** redact secrets and personal data (the rules below) on the batcher's thread, before events are sent or spilled; counted per rule in `stats().redactions`. */
     @PluginBuilderAttribute("redact")
     private String redact;
@@ -1264,6 +1399,9 @@ public abstract class KeyTableAttributes<B extends KeyTableAttributes<B>>
             case "apiKey":
                 apiKey = value;
                 break;
+            case "apiKeyFile":
+                apiKeyFile = value;
+                break;
             case "username":
                 username = value;
                 break;
@@ -1429,6 +1567,30 @@ public abstract class KeyTableAttributes<B extends KeyTableAttributes<B>>
             case "otlpEncoding":
                 otlpEncoding = value;
                 break;
+            case "kafkaKey":
+                kafkaKey = value;
+                break;
+            case "kafkaAcks":
+                kafkaAcks = value;
+                break;
+            case "kafkaIdempotence":
+                kafkaIdempotence = value;
+                break;
+            case "kafkaCompression":
+                kafkaCompression = value;
+                break;
+            case "kafkaMaxMessageBytes":
+                kafkaMaxMessageBytes = value;
+                break;
+            case "kafkaMessageTimeoutMs":
+                kafkaMessageTimeoutMs = value;
+                break;
+            case "kafkaTls":
+                kafkaTls = value;
+                break;
+            case "kafkaSaslMechanism":
+                kafkaSaslMechanism = value;
+                break;
             case "redact":
                 redact = value;
                 break;
@@ -1510,6 +1672,7 @@ public abstract class KeyTableAttributes<B extends KeyTableAttributes<B>>
         add(out, "endpoint", endpoint);
         add(out, "headers", headers);
         add(out, "apiKey", apiKey);
+        add(out, "apiKeyFile", apiKeyFile);
         add(out, "username", username);
         add(out, "password", password);
         add(out, "site", site);
@@ -1565,6 +1728,14 @@ public abstract class KeyTableAttributes<B extends KeyTableAttributes<B>>
         add(out, "maxLineBytes", maxLineBytes);
         add(out, "index", index);
         add(out, "otlpEncoding", otlpEncoding);
+        add(out, "kafkaKey", kafkaKey);
+        add(out, "kafkaAcks", kafkaAcks);
+        add(out, "kafkaIdempotence", kafkaIdempotence);
+        add(out, "kafkaCompression", kafkaCompression);
+        add(out, "kafkaMaxMessageBytes", kafkaMaxMessageBytes);
+        add(out, "kafkaMessageTimeoutMs", kafkaMessageTimeoutMs);
+        add(out, "kafkaTls", kafkaTls);
+        add(out, "kafkaSaslMechanism", kafkaSaslMechanism);
         add(out, "redact", redact);
         add(out, "redactFields", redactFields);
         add(out, "redactPatterns", redactPatterns);

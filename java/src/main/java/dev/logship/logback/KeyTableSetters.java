@@ -18,7 +18,7 @@ public abstract class KeyTableSetters extends UnsynchronizedAppenderBase<ILoggin
     private final Map<String, String> given = new LinkedHashMap<>();
 
     /**
-     * `ndjson`, `json`, `datadog`, `splunk`, `newrelic`, `dynatrace`, `loki`, `elasticsearch`, `otlp`.
+     * `ndjson`, `json`, `datadog`, `splunk`, `newrelic`, `dynatrace`, `loki`, `elasticsearch`, `otlp`, `kafka`.
      *
      * @param value the option's value
      */
@@ -51,6 +51,15 @@ public abstract class KeyTableSetters extends UnsynchronizedAppenderBase<ILoggin
      */
     public void setApiKey(final String value) {
         given.put("apiKey", value);
+    }
+
+    /**
+     * a file holding the vendor key or token (keeps it out of the command line and the environment).
+     *
+     * @param value the option's value
+     */
+    public void setApiKeyFile(final String value) {
+        given.put("apiKeyFile", value);
     }
 
     /**
@@ -546,6 +555,78 @@ public abstract class KeyTableSetters extends UnsynchronizedAppenderBase<ILoggin
      */
     public void setOtlpEncoding(final String value) {
         given.put("otlpEncoding", value);
+    }
+
+    /**
+     * Kafka message key: `none`, `service`, `host`, `level`, `target` or `field:NAME`.
+     *
+     * @param value the option's value
+     */
+    public void setKafkaKey(final String value) {
+        given.put("kafkaKey", value);
+    }
+
+    /**
+     * Kafka acks: `all`, `1` or `0` (`1` and `0` need kafka_idempotence = false).
+     *
+     * @param value the option's value
+     */
+    public void setKafkaAcks(final String value) {
+        given.put("kafkaAcks", value);
+    }
+
+    /**
+     * Kafka idempotent producer (no duplicates from its own retries).
+     *
+     * @param value the option's value
+     */
+    public void setKafkaIdempotence(final String value) {
+        given.put("kafkaIdempotence", value);
+    }
+
+    /**
+     * Kafka compression: `zstd`, `lz4`, `gzip`, `snappy` or `none`.
+     *
+     * @param value the option's value
+     */
+    public void setKafkaCompression(final String value) {
+        given.put("kafkaCompression", value);
+    }
+
+    /**
+     * Kafka: largest message (bigger events are cut to fit and counted).
+     *
+     * @param value the option's value
+     */
+    public void setKafkaMaxMessageBytes(final String value) {
+        given.put("kafkaMaxMessageBytes", value);
+    }
+
+    /**
+     * Kafka: time one message may take before its delivery counts as failed.
+     *
+     * @param value the option's value
+     */
+    public void setKafkaMessageTimeoutMs(final String value) {
+        given.put("kafkaMessageTimeoutMs", value);
+    }
+
+    /**
+     * Kafka: TLS to the brokers (CA and client certificate from the tls_* keys).
+     *
+     * @param value the option's value
+     */
+    public void setKafkaTls(final String value) {
+        given.put("kafkaTls", value);
+    }
+
+    /**
+     * Kafka SASL: `none`, `plain`, `scram_sha_256` or `scram_sha_512` (any case, `-` for `_`) (username, password).
+     *
+     * @param value the option's value
+     */
+    public void setKafkaSaslMechanism(final String value) {
+        given.put("kafkaSaslMechanism", value);
     }
 
     /**
