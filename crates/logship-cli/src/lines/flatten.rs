@@ -54,10 +54,11 @@ pub(crate) fn flatten_with<'a, 'b>(
         members: std::slice::Iter<'a, (Cow<'b, str>, Json<'b>)>,
     }
     let mut out = Vec::with_capacity(map.len() + 4);
-    // Dotted names this object may still build (see `NAME_BYTES_PER_BYTE`).
-    let mut names_left = approx_size(map)
-        .saturating_mul(NAME_BYTES_PER_BYTE)
-        .saturating_add(NAME_BYTES_FLOOR);
+    // Dotted names this object may still build (see `NAME_BYTES_PER_BYTE`): the floor
+    // first, and the object's size is only estimated once names pass it (most events
+    // never build that many, and the estimate walks the whole object).
+    let mut names_left = NAME_BYTES_FLOOR;
+    let mut sized = false;
     // Room for three levels below the root before it grows (Log4j2's events have one).
     let mut stack = Vec::with_capacity(4);
     stack.push(Frame {
@@ -104,7 +105,15 @@ pub(crate) fn flatten_with<'a, 'b>(
                     // A root member's whole subtree is priced once, before any of its
                     // names is built: over what is left, it stays one field (its JSON
                     // text, bounded by its input) instead of a name per leaf.
-                    match names_cost(inner, name.len(), names_left) {
+                    let mut cost = names_cost(inner, name.len(), names_left);
+                    if cost.is_none() && !sized {
+                        sized = true;
+                        names_left = approx_size(map)
+                            .saturating_mul(NAME_BYTES_PER_BYTE)
+                            .saturating_add(names_left);
+                        cost = names_cost(inner, name.len(), names_left);
+                    }
+                    match cost {
                         Some(cost) => names_left -= cost,
                         None => {
                             out.push(Leaf {
@@ -164,6 +173,22 @@ fn approx_size(map: &Members<'_>) -> usize {
 /// builds (0: its members keep their own names), or `None` once they pass `limit`
 /// (the walk stops there: its work is bounded by the subtree, once). Iterative.
 fn names_cost(map: &Members<'_>, prefix_len: usize, limit: usize) -> Option<usize> {
+    // One level (the usual case, Log4j2's `contextMap` or tracing's `fields`): summed in
+    // place, without the walk's stack.
+    let flat = map
+        .as_slice()
+        .iter()
+        .all(|(_, value)| !matches!(value, Json::Object(inner) if !inner.is_empty()));
+    if flat {
+        if prefix_len == 0 {
+            return Some(0);
+        }
+        let names = map.as_slice().iter().try_fold(0usize, |cost, (key, _)| {
+            let cost = cost.saturating_add(prefix_len.saturating_add(1).saturating_add(key.len()));
+            (cost <= limit).then_some(cost)
+        });
+        return names;
+    }
     let mut cost = 0usize;
     let mut stack = vec![(prefix_len, map.as_slice().iter())];
     while let Some((prefix, members)) = stack.last_mut() {

@@ -17,6 +17,8 @@
 
 use std::mem::size_of;
 
+use super::wire_count::varint;
+
 use opentelemetry_proto::tonic::common::v1::{
     AnyValue, ArrayValue, EntityRef, InstrumentationScope, KeyValue, KeyValueList,
 };
@@ -412,18 +414,6 @@ fn skip_group(mut b: &[u8], field: u32) -> Option<&[u8]> {
         };
     }
     Some(b)
-}
-
-/// A base-128 varint at the start of `b`, and what follows it.
-fn varint(b: &[u8]) -> Option<(u64, &[u8])> {
-    let mut value = 0u64;
-    for (i, &byte) in b.iter().enumerate().take(10) {
-        value |= u64::from(byte & 0x7f) << (7 * i);
-        if byte & 0x80 == 0 {
-            return Some((value, &b[i + 1..]));
-        }
-    }
-    None
 }
 
 #[cfg(test)]

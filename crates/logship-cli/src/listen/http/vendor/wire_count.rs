@@ -58,16 +58,18 @@ pub(super) fn count(buf: &[u8], path: &[u32], stop_after: usize) -> Option<usize
     }
 }
 
-/// A base-128 varint at the start of `b`, and what follows it.
-fn varint(b: &[u8]) -> Option<(u64, &[u8])> {
-    let mut value = 0u64;
-    for (i, &byte) in b.iter().enumerate().take(10) {
-        value |= u64::from(byte & 0x7f) << (7 * i);
-        if byte & 0x80 == 0 {
-            return Some((value, &b[i + 1..]));
+/// A base-128 varint at the start of `b`, and what follows it (`None`: cut short or
+/// longer than ten bytes). One byte (tags and short lengths, most of them) is read in
+/// place; longer ones by prost's decoder.
+pub(super) fn varint(b: &[u8]) -> Option<(u64, &[u8])> {
+    match b.split_first() {
+        Some((&byte, rest)) if byte < 0x80 => Some((u64::from(byte), rest)),
+        _ => {
+            let mut rest = b;
+            let value = prost::encoding::decode_varint(&mut rest).ok()?;
+            Some((value, rest))
         }
     }
-    None
 }
 
 #[cfg(test)]
