@@ -9,7 +9,6 @@ BIN=${1:-target/release/logship}
 MB=${2:-500}
 PORT=${PORT:-18777}
 . "$(dirname "$0")/follow-setup.sh"
-cpu_secs() { awk -v t="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat"; }
 report() { # name seconds cpu
     awk -v n="$1" -v s="$2" -v c="$3" -v b="$BYTES" -v l="$LINES" 'BEGIN {
         printf "%-16s %8.1f MB/s %10.0f events/s  %.2f s CPU  %.4f CPU s/MB\n", n, b / s / 1048576, l / s, c, c / (b / 1048576) }'
