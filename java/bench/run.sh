@@ -6,7 +6,7 @@
 # mode (a fast local sink); the table of what the intake received and what Logship
 # dropped follows the ops/s tables.
 #
-#   java/bench/run.sh            # the full run (~12 min on 2 cores)
+#   java/bench/run.sh            # the full run (longer iterations than the documented ~6 min one)
 #   java/bench/run.sh --quick    # 1 and 2 threads, one short iteration: proves it runs
 #
 # Environment: LOGSHIP_JAR and LOGSHIP_INTAKE name a built jar and intake (default: built
