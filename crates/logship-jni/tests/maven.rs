@@ -7,9 +7,14 @@
 //! fails the test (`.ci/run` installs Maven and fetches the Maven dependencies); elsewhere
 //! the test says so and passes. Maven runs offline (`-o`): the dependencies must have
 //! been fetched once (`java/build.sh` or `.ci/run`).
+//!
+//! The second test runs Log4j2's appender throughput benchmark (`java/bench/run.sh
+//! --quick`, JMH) against the jar the first one built, so that the benchmark of issue 31
+//! item 10a keeps running (about 30 s).
 
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use logship_intake::processes::{run_with_stdin, workspace_binary};
@@ -21,8 +26,15 @@ fn have(program: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-#[test]
-fn the_jvm_appenders_pass_their_junit_tests() {
+/// What `mvn verify` built: the jar and the intake it was tested against.
+struct Built {
+    jar: PathBuf,
+    intake: PathBuf,
+    out_dir: PathBuf,
+}
+
+/// Java and Maven are here (else: a failure under `CI=true`, a skip elsewhere).
+fn java_and_maven() -> bool {
     if !have("java")
         || !Command::new("mvn")
             .arg("-v")
@@ -34,8 +46,59 @@ fn the_jvm_appenders_pass_their_junit_tests() {
             "java and mvn are required under CI=true (.ci/run installs them)"
         );
         eprintln!("skipped: java or mvn is not installed");
+        return false;
+    }
+    true
+}
+
+/// Runs `mvn verify` once for both tests (the second waits for the first's build).
+fn verified() -> &'static Built {
+    static BUILT: OnceLock<Built> = OnceLock::new();
+    BUILT.get_or_init(verify)
+}
+
+#[test]
+fn the_jvm_appenders_pass_their_junit_tests() {
+    if java_and_maven() {
+        assert!(verified().jar.exists());
+    }
+}
+
+#[test]
+fn log4j2s_appender_benchmark_runs_in_its_quick_form() {
+    if !java_and_maven() {
         return;
     }
+    let built = verified();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let results = built.out_dir.join("java-bench");
+    let mut run = Command::new(root.join("java/bench/run.sh"));
+    run.arg("--quick")
+        .env("LOGSHIP_JAR", &built.jar)
+        .env("LOGSHIP_INTAKE", &built.intake)
+        .env("BENCH_OUT", &results)
+        .env("MVN_FLAGS", "-o");
+    let out = run_with_stdin(&mut run, b"", Duration::from_secs(300));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "java/bench/run.sh --quick failed:\n{table}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Every appender scored at every thread count of the quick form (the report fails
+    // otherwise), and Logship's rows say what the intake received.
+    for row in [
+        "| 1 |",
+        "| 2 |",
+        "Logship / RAF",
+        "| appender | 1 |",
+        "| end2end | 2 |",
+    ] {
+        assert!(table.contains(row), "no {row:?} in the report:\n{table}");
+    }
+}
+
+fn verify() -> Built {
     let intake = workspace_binary("logship-intake", "logship-intake");
     // The cdylib of this package, built (or found fresh) in the test's own target and
     // profile directory: cargo builds only the rlib for an integration test.
@@ -88,4 +151,9 @@ fn the_jvm_appenders_pass_their_junit_tests() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    Built {
+        jar: out_dir.join("java-maven/logship-0.1.0.jar"),
+        intake,
+        out_dir,
+    }
 }
