@@ -7,10 +7,16 @@
 #                                          until it serves, prints its PLAINTEXT port
 #   scripts/kafka-broker.sh stop DIR       stops it (SIGTERM, then SIGKILL after 30 s)
 #
-# start picks free ports (PLAINTEXT, SASL_PLAINTEXT with PLAIN, controller) the first time and
-# keeps them in DIR, so a restart of the same DIR comes back on the same ports. DIR/sasl.port
-# holds the SASL port; the SASL user is `logship`, its password $LOGSHIP_KAFKA_SASL_PASSWORD
-# (default `logship-test-secret`). Topics are not created automatically (a test creates its
+# start picks free ports (PLAINTEXT, SASL_PLAINTEXT, SSL, SASL_SSL, controller) the first
+# time and keeps them in DIR, so a restart of the same DIR comes back on the same ports.
+# DIR/sasl.port holds the SASL_PLAINTEXT port (mechanisms PLAIN, SCRAM-SHA-256 and
+# SCRAM-SHA-512); the SASL user is `logship`, its password $LOGSHIP_KAFKA_SASL_PASSWORD
+# (default `logship-test-secret`; the SCRAM credentials are written when DIR is formatted).
+# DIR/ssl.port is a TLS listener that requires a client certificate; DIR/sasl_ssl.port is
+# TLS with SASL (no client certificate). The test certificates are made with openssl into
+# DIR/tls the first time: ca.pem (the CA to trust), client.pem and client.key (a client
+# certificate the broker accepts), broker.pem (the broker's key and certificate, for
+# 127.0.0.1 and localhost); throwaway keys, never committed. Topics are not created automatically (a test creates its
 # own). The broker's log is DIR/broker.log; its pid DIR/broker.pid. With
 # LOGSHIP_KAFKA_OWNER_PID set, the broker is also stopped once that process is gone (a test
 # process that dies never leaves a JVM behind).
@@ -34,6 +40,30 @@ fetch() {
     touch "$libs/.complete"
 }
 
+# The throwaway CA, broker and client certificates of DIR/tls (once per DIR).
+make_certs() {
+    local tls="$1"
+    [ -f "$tls/.complete" ] && return 0
+    command -v openssl >/dev/null 2>&1 || die "openssl not found: install it (apt-get install openssl)"
+    mkdir -p "$tls"
+    (
+        cd "$tls"
+        openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 30 \
+            -subj "/CN=logship test CA" 2>/dev/null
+        for who in broker client; do
+            openssl req -newkey rsa:2048 -nodes -keyout "$who.key" -out "$who.csr" \
+                -subj "/CN=logship test $who" 2>/dev/null
+            printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >"$who.ext"
+            openssl x509 -req -in "$who.csr" -CA ca.pem -CAkey ca.key -CAcreateserial \
+                -out "$who.pem" -days 30 -extfile "$who.ext" 2>/dev/null
+        done
+        # The broker's PEM key store: its (unencrypted PKCS#8) key, then its certificate.
+        cat broker.key broker.pem >broker-store.pem
+        chmod 600 ./*.key broker-store.pem
+    ) || die "making the test certificates in $tls failed"
+    touch "$tls/.complete"
+}
+
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
@@ -50,22 +80,37 @@ start() {
     [ -f "$dir/port" ] || free_port >"$dir/port"
     [ -f "$dir/sasl.port" ] || free_port >"$dir/sasl.port"
     [ -f "$dir/controller.port" ] || free_port >"$dir/controller.port"
-    local port sasl ctl password
+    [ -f "$dir/ssl.port" ] || free_port >"$dir/ssl.port"
+    [ -f "$dir/sasl_ssl.port" ] || free_port >"$dir/sasl_ssl.port"
+    make_certs "$dir/tls"
+    local port sasl ctl ssl sasl_ssl password
     port=$(cat "$dir/port")
     sasl=$(cat "$dir/sasl.port")
     ctl=$(cat "$dir/controller.port")
+    ssl=$(cat "$dir/ssl.port")
+    sasl_ssl=$(cat "$dir/sasl_ssl.port")
     password="${LOGSHIP_KAFKA_SASL_PASSWORD:-logship-test-secret}"
     cat >"$dir/server.properties" <<EOF
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$ctl
-listeners=PLAINTEXT://127.0.0.1:$port,SASL_PLAINTEXT://127.0.0.1:$sasl,CONTROLLER://127.0.0.1:$ctl
-advertised.listeners=PLAINTEXT://127.0.0.1:$port,SASL_PLAINTEXT://127.0.0.1:$sasl
+listeners=PLAINTEXT://127.0.0.1:$port,SASL_PLAINTEXT://127.0.0.1:$sasl,SSL://127.0.0.1:$ssl,SASL_SSL://127.0.0.1:$sasl_ssl,CONTROLLER://127.0.0.1:$ctl
+advertised.listeners=PLAINTEXT://127.0.0.1:$port,SASL_PLAINTEXT://127.0.0.1:$sasl,SSL://127.0.0.1:$ssl,SASL_SSL://127.0.0.1:$sasl_ssl
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT
-sasl.enabled.mechanisms=PLAIN
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SSL:SSL,SASL_SSL:SASL_SSL
+sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512
 listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="logship" password="$password" user_logship="$password";
+listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="logship" password="$password" user_logship="$password";
+listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+ssl.keystore.type=PEM
+ssl.keystore.location=$dir/tls/broker-store.pem
+ssl.truststore.type=PEM
+ssl.truststore.location=$dir/tls/ca.pem
+listener.name.ssl.ssl.client.auth=required
 log.dirs=$dir/data
 num.partitions=1
 auto.create.topics.enable=false
@@ -83,7 +128,10 @@ EOF
     if [ ! -f "$dir/data/meta.properties" ]; then
         "$java" -Xmx256m -cp "$cp" kafka.tools.StorageTool format \
             -t "$("$java" -Xmx256m -cp "$cp" kafka.tools.StorageTool random-uuid 2>>"$dir/broker.log")" \
-            -c "$dir/server.properties" >>"$dir/broker.log" 2>&1 \
+            -c "$dir/server.properties" \
+            --add-scram "SCRAM-SHA-256=[name=logship,password=$password]" \
+            --add-scram "SCRAM-SHA-512=[name=logship,password=$password]" \
+            >>"$dir/broker.log" 2>&1 \
             || die "formatting $dir/data failed: see $dir/broker.log"
     fi
     # Small heap, serial GC: the test machines have 2 cores shared with the build.

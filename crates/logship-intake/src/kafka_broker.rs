@@ -3,7 +3,7 @@
 //!
 //! Why it exists: the Kafka output and input must be tested against the real broker, not a
 //! mock (no container image can be fetched here). Each test gets its own broker (own
-//! directory, own free ports on 127.0.0.1), stopped when dropped, and killed by the script's
+//! directory, own free ports on 127.0.0.1, own throwaway TLS certificates), stopped when dropped, and killed by the script's
 //! watcher if the test process dies first. Without `java`/`mvn` a test skips with a note,
 //! except under `CI=true`, where that is a failure (`.ci/run` installs them and fetches the
 //! jars).
@@ -19,8 +19,13 @@ pub struct KafkaBroker {
     dir: PathBuf,
     /// The PLAINTEXT port on 127.0.0.1.
     pub port: u16,
-    /// The SASL_PLAINTEXT port (mechanism PLAIN, user `logship`, password [`SASL_PASSWORD`]).
+    /// The SASL_PLAINTEXT port (mechanisms PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512, user
+    /// `logship`, password [`SASL_PASSWORD`]).
     pub sasl_port: u16,
+    /// The SSL port: TLS that requires a client certificate ([`KafkaBroker::client_cert`]).
+    pub ssl_port: u16,
+    /// The SASL_SSL port: TLS (no client certificate) with the SASL mechanisms above.
+    pub sasl_ssl_port: u16,
 }
 
 /// The SASL password of the broker's `logship` user.
@@ -40,6 +45,7 @@ impl KafkaBroker {
     pub fn start(name: &str) -> Option<KafkaBroker> {
         require("java")?;
         require("mvn")?;
+        require("openssl")?;
         let dir = std::env::temp_dir().join(format!("logship-kafka-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut broker = KafkaBroker {
@@ -47,13 +53,33 @@ impl KafkaBroker {
             dir,
             port: 0,
             sasl_port: 0,
+            ssl_port: 0,
+            sasl_ssl_port: 0,
         };
         broker.port = broker.run("start");
-        broker.sasl_port = std::fs::read_to_string(broker.dir.join("sasl.port"))
-            .ok()
-            .and_then(|p| p.trim().parse().ok())
-            .expect("the script writes sasl.port");
+        let port_in = |file: &str| -> u16 {
+            std::fs::read_to_string(broker.dir.join(file))
+                .ok()
+                .and_then(|p| p.trim().parse().ok())
+                .unwrap_or_else(|| panic!("the script writes {file}"))
+        };
+        broker.sasl_port = port_in("sasl.port");
+        broker.ssl_port = port_in("ssl.port");
+        broker.sasl_ssl_port = port_in("sasl_ssl.port");
         Some(broker)
+    }
+
+    /// The CA that signed the broker's (and the client's) test certificate, PEM.
+    pub fn ca_file(&self) -> PathBuf {
+        self.dir.join("tls/ca.pem")
+    }
+
+    /// A client certificate the SSL listener accepts, and its key (PEM files).
+    pub fn client_cert(&self) -> (PathBuf, PathBuf) {
+        (
+            self.dir.join("tls/client.pem"),
+            self.dir.join("tls/client.key"),
+        )
     }
 
     fn run(&self, what: &str) -> u16 {

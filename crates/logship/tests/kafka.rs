@@ -23,10 +23,11 @@ fn create_topic(broker: &KafkaBroker, topic: &str, partitions: i32, configs: &[(
     kafka_admin::create_topic(&broker.bootstrap(), topic, partitions, configs);
 }
 
-/// One message as read back: its `seq` field, key, headers and JSON.
+/// One message as read back: its `seq` field, key, partition, headers and JSON.
 struct Read {
     seq: Option<u64>,
     key: Option<String>,
+    partition: i32,
     headers: Vec<(String, String)>,
     json: serde_json::Value,
 }
@@ -65,6 +66,7 @@ fn read_topic(broker: &KafkaBroker, topic: &str, want: usize) -> Vec<Read> {
             out.push(Read {
                 seq: json.get("seq").and_then(|v| v.as_u64()),
                 key: m.key().map(|k| String::from_utf8_lossy(k).into_owned()),
+                partition: m.partition(),
                 headers,
                 json,
             });
@@ -158,6 +160,44 @@ fn a_hundred_thousand_events_arrive_as_json_messages_none_lost() {
             "key = the shard field"
         );
     }
+}
+
+#[test]
+fn a_key_template_lands_on_the_broker_and_one_key_stays_on_one_partition() {
+    let Some(broker) = KafkaBroker::start("keys") else {
+        return;
+    };
+    create_topic(&broker, "logs-keys", 6, &[]);
+    let n = 300u64;
+    let logship = common::ship(
+        kafka_builder(&broker, "logs-keys")
+            .hostname("web-1")
+            .kafka(KafkaOptions::default().key("{service}-{host}/{tenant}")),
+        (0..n as usize).map(|i| {
+            let mut r = numbered(i);
+            // Every tenth event has no tenant: no key (spread).
+            if i % 10 != 0 {
+                r.field("tenant", format!("t{}", i % 3).as_str());
+            }
+            r
+        }),
+    );
+    assert_eq!(logship.stats().events_delivered, n, "{:?}", logship.stats());
+    let read = read_topic(&broker, "logs-keys", n as usize);
+    assert_eq!(read.len(), n as usize);
+    let mut partition_of = std::collections::HashMap::new();
+    for r in &read {
+        let seq = r.seq.unwrap();
+        if seq % 10 == 0 {
+            assert_eq!(r.key, None, "event {seq} has no tenant");
+            continue;
+        }
+        let want = format!("checkout-web-1/t{}", seq % 3);
+        assert_eq!(r.key.as_deref(), Some(want.as_str()), "event {seq}");
+        let first = *partition_of.entry(want.clone()).or_insert(r.partition);
+        assert_eq!(first, r.partition, "one key, one partition: {want}");
+    }
+    assert_eq!(partition_of.len(), 3);
 }
 
 #[test]
@@ -283,54 +323,157 @@ fn a_message_over_the_brokers_limit_is_dead_lettered_and_counted_and_ours_is_cut
     }
 }
 
+/// A pipeline to `port` of `broker` with SASL `mechanism` as user `logship`.
+fn sasl_builder(port: u16, topic: &str, mechanism: &str, password: &str) -> Builder {
+    Logship::builder()
+        .vendor(Vendor::Kafka)
+        .endpoint(format!("kafka://127.0.0.1:{port}/{topic}"))
+        .basic_auth("logship", password)
+        .kafka(KafkaOptions::default().sasl_mechanism(mechanism))
+        .linger(Duration::from_millis(20))
+        .report_to_stderr(false)
+        .spill(false)
+        .max_retries(5)
+}
+
 #[test]
 fn a_wrong_password_is_one_clear_error_without_a_retry_loop() {
     let Some(broker) = KafkaBroker::start("sasl") else {
         return;
     };
     create_topic(&broker, "logs-sasl", 1, &[]);
-    let sasl = |password: &str| {
-        Logship::builder()
-            .vendor(Vendor::Kafka)
-            .endpoint(format!("kafka://127.0.0.1:{}/logs-sasl", broker.sasl_port))
-            .basic_auth("logship", password)
-            .kafka(KafkaOptions::default().sasl_mechanism("plain"))
-            .linger(Duration::from_millis(20))
-            .report_to_stderr(false)
-            .spill(false)
-            .max_retries(5)
-    };
-    let (builder, errors) = collect_errors(sasl("wrong-7Qz-5150"));
-    let logship = common::ship(builder, (0..10).map(numbered));
-    let stats = logship.stats();
-    assert_eq!(stats.events_delivered, 0, "{stats:?}");
-    assert_eq!(
-        stats.events_failed, 10,
-        "counted, not lost silently: {stats:?}"
-    );
-    assert_eq!(stats.retries, 0, "no retry loop: {stats:?}");
-    let errors = errors.lock().unwrap().clone();
-    assert!(
-        errors
-            .iter()
-            .any(|e| e.contains("authentication failed") && e.contains("username, password")),
-        "{errors:?}"
-    );
-    assert!(
-        errors.len() <= 2,
-        "one clear error, not a stream: {errors:?}"
-    );
-    common::assert_no_secret(&logship, "not-the-password-5150");
-    assert!(!errors.join(" ").contains("not-the-password-5150"));
+    for mechanism in ["plain", "scram_sha_256"] {
+        let (builder, errors) = collect_errors(sasl_builder(
+            broker.sasl_port,
+            "logs-sasl",
+            mechanism,
+            "wrong-7Qz-5150",
+        ));
+        let logship = common::ship(builder, (0..10).map(numbered));
+        let stats = logship.stats();
+        assert_eq!(stats.events_delivered, 0, "{mechanism}: {stats:?}");
+        assert_eq!(
+            stats.events_failed, 10,
+            "{mechanism}: counted, not lost silently: {stats:?}"
+        );
+        assert_eq!(stats.retries, 0, "{mechanism}: no retry loop: {stats:?}");
+        let errors = errors.lock().unwrap().clone();
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.contains("authentication failed") && e.contains("username, password")),
+            "{mechanism}: {errors:?}"
+        );
+        assert!(
+            errors.len() <= 2,
+            "{mechanism}: one clear error, not a stream: {errors:?}"
+        );
+        common::assert_no_secret(&logship, "wrong-7Qz-5150");
+        assert!(!errors.join(" ").contains("wrong-7Qz-5150"));
+    }
 
     // The right password works through the same listener.
-    let logship = common::ship(sasl(SASL_PASSWORD), (0..10).map(numbered));
+    let logship = common::ship(
+        sasl_builder(broker.sasl_port, "logs-sasl", "plain", SASL_PASSWORD),
+        (0..10).map(numbered),
+    );
     assert_eq!(
         logship.stats().events_delivered,
         10,
         "{:?}",
         logship.stats()
     );
+}
+
+#[test]
+fn scram_sha_256_and_512_and_tls_with_a_ca_file_and_a_client_certificate_deliver() {
+    let Some(broker) = KafkaBroker::start("secure") else {
+        return;
+    };
+    create_topic(&broker, "logs-secure", 1, &[]);
+    let (cert, key) = broker.client_cert();
+    let ways: Vec<(&str, Builder)> = vec![
+        (
+            "SCRAM-SHA-256",
+            sasl_builder(
+                broker.sasl_port,
+                "logs-secure",
+                "scram_sha_256",
+                SASL_PASSWORD,
+            ),
+        ),
+        (
+            "SCRAM-SHA-512",
+            sasl_builder(
+                broker.sasl_port,
+                "logs-secure",
+                "scram-sha-512",
+                SASL_PASSWORD,
+            ),
+        ),
+        (
+            "SASL_SSL SCRAM-SHA-512 trusting the CA file",
+            sasl_builder(
+                broker.sasl_ssl_port,
+                "logs-secure",
+                "SCRAM-SHA-512",
+                SASL_PASSWORD,
+            )
+            .kafka(
+                KafkaOptions::default()
+                    .sasl_mechanism("scram_sha_512")
+                    .tls(true),
+            )
+            .tls_ca_file(broker.ca_file()),
+        ),
+        (
+            "SSL with a client certificate",
+            Logship::builder()
+                .vendor(Vendor::Kafka)
+                .endpoint(format!("kafka://127.0.0.1:{}/logs-secure", broker.ssl_port))
+                .kafka(KafkaOptions::default().tls(true))
+                .tls_ca_file(broker.ca_file())
+                .tls_client_cert(&cert, &key)
+                .linger(Duration::from_millis(20))
+                .report_to_stderr(false)
+                .spill(false),
+        ),
+    ];
+    let per = 10;
+    let mut total = 0;
+    for (way, builder) in ways {
+        let logship = common::ship(builder, (total..total + per).map(numbered));
+        let stats = logship.stats();
+        assert_eq!(stats.events_delivered, per as u64, "{way}: {stats:?}");
+        total += per;
+    }
+    let seqs: HashSet<u64> = read_topic(&broker, "logs-secure", total)
+        .iter()
+        .filter_map(|r| r.seq)
+        .collect();
+    assert_eq!(seqs, (0..total as u64).collect());
+
+    // Without its client certificate the SSL listener refuses the producer: nothing is
+    // delivered, and every event is counted (failed, as no spill is configured).
+    let (builder, errors) = collect_errors(
+        Logship::builder()
+            .vendor(Vendor::Kafka)
+            .endpoint(format!("kafka://127.0.0.1:{}/logs-secure", broker.ssl_port))
+            .kafka(KafkaOptions::default().tls(true).message_timeout_ms(2000))
+            .tls_ca_file(broker.ca_file())
+            .linger(Duration::from_millis(20))
+            .report_to_stderr(false)
+            .spill(false)
+            .max_retries(0),
+    );
+    let logship = common::ship(builder, (0..5).map(numbered));
+    let stats = logship.stats();
+    assert_eq!(
+        (stats.events_delivered, stats.events_failed),
+        (0, 5),
+        "{stats:?}"
+    );
+    assert!(!errors.lock().unwrap().is_empty());
 }
 
 #[test]

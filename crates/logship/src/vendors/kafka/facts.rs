@@ -21,7 +21,10 @@ pub(crate) fn write_example(out: &mut String) {
         "# The brokers (comma-separated) and the topic, as kafka://host:port[,host:port]/topic.\n",
     );
     out.push_str("endpoint = \"kafka://127.0.0.1:9092/logs\"\n");
-    out.push_str("# The message key: none, service, host, level, target or field:NAME.\n");
+    out.push_str(
+        "# The message key: none, service, host, level, target, field:NAME or a template\n",
+    );
+    out.push_str("# such as {service}-{host} (other names in braces are fields).\n");
     out.push_str("kafka_key = \"none\"\n");
     out.push_str("kafka_acks = \"all\"\n");
     out.push_str("kafka_idempotence = true\n");

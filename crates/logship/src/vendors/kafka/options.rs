@@ -44,8 +44,11 @@ options! {
         debug: generated,
         rows: [
             /// The message key: `none` (spread over the partitions), `service`, `host`,
-            /// `level`, `target`, or `field:NAME` (that field's value, none where absent).
-            /// Events with one key go to one partition, in order.
+            /// `level`, `target`, `field:NAME` (that field's value), or a template of
+            /// them such as `{service}-{host}` or `{service}/{user_id}` (any other name in
+            /// braces is a field; `{{` and `}}` for braces). An event missing a field the
+            /// key names gets no key. Keys are cut at 256 bytes. Events with one key go to
+            /// one partition, in order.
             key: String = "none".to_owned() => {
                 name: "kafka_key",
                 kind: Kind::Str,
