@@ -179,10 +179,17 @@ fn a_line_over_max_line_bytes_is_cut_and_counted() {
     assert!(line.len() > 255 * 1024, "{}", line.len());
     assert!(line.ends_with("…[truncated]"));
     assert_eq!(cut.value["metadata"]["logship_truncated"], "true");
+    // Every byte cut is counted; the line's other fields stay.
+    let kept = line.len() - "…[truncated]".len();
     assert_eq!(
-        cut.value["metadata"]["logship_original_bytes"],
-        (300 * 1024).to_string()
+        cut.value["metadata"]["logship_truncated_bytes"],
+        (300 * 1024 - kept).to_string()
     );
+    let original: usize = cut.value["metadata"]["logship_original_bytes"]
+        .as_str()
+        .and_then(|s| s.parse().ok())
+        .unwrap();
+    assert!(original > 300 * 1024, "{original}");
 }
 
 #[test]

@@ -12,6 +12,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod fit;
 pub(crate) mod thread;
 
 use crate::capture::record::Record;
@@ -94,15 +95,17 @@ impl Batcher {
         self.codec
             .push(&mut self.body, &record, self.records.last());
         // The vendor's per-event cap applies to the encoded event, which escaping can make
-        // several times larger than the record: cut until it fits.
-        let mut allowed = self.max_encoded_event_bytes;
-        while self.body.len() - before > self.max_encoded_event_bytes && allowed > 1024 {
+        // several times larger than the record: cut, measured, until it fits.
+        if self.body.len() - before > self.max_encoded_event_bytes {
             effects.truncated = true;
-            allowed /= 2;
-            record = record.truncated(allowed);
-            self.body.truncate(before);
-            self.codec
-                .push(&mut self.body, &record, self.records.last());
+            record = fit::fit(
+                &self.codec,
+                &mut self.body,
+                before,
+                self.records.last(),
+                record,
+                self.max_encoded_event_bytes,
+            );
         }
         if !self.records.is_empty() && self.body.len() + self.codec.close_len() > self.max_bytes {
             // It does not fit: ship what we had, start a new batch with this record.

@@ -53,6 +53,28 @@ fn escape(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(&bytes[start..]);
 }
 
+/// Length of the longest prefix of `s` (ending on a character boundary) that takes at most
+/// `room` bytes once escaped by [`string`]: where to cut a message so that its JSON
+/// text fits a limit exactly.
+pub(crate) fn escaped_prefix(s: &str, room: usize) -> usize {
+    let mut used = 0usize;
+    for (i, c) in s.char_indices() {
+        let cost = match u8::try_from(c) {
+            Ok(b) if b.is_ascii() => match ESCAPES[usize::from(b)] {
+                0 => 1,
+                b'u' => 6,
+                _ => 2,
+            },
+            _ => c.len_utf8(),
+        };
+        if used + cost > room {
+            return i;
+        }
+        used += cost;
+    }
+    s.len()
+}
+
 /// How each byte is escaped in a JSON string: 0 not at all, `u` as `\u00XX`, any other
 /// as a backslash and that character (`\"`, `\\`, `\n`, `\r`, `\t`).
 const ESCAPES: [u8; 256] = {
@@ -330,6 +352,21 @@ mod tests {
             let mut out = Vec::new();
             rfc3339_millis(&mut out, *nanos);
             assert_eq!(String::from_utf8(out).unwrap(), *want);
+        }
+    }
+
+    #[test]
+    fn escaped_prefix_is_the_longest_whole_character_prefix_that_fits_escaped() {
+        for input in ["plain", "a\u{1}b\"c\\d\ne", "é中🚀x", &"\u{1}".repeat(50)] {
+            for room in 0..=input.len() * 6 + 2 {
+                let k = escaped_prefix(input, room);
+                assert!(input.is_char_boundary(k));
+                let len = |t: &str| s(t).len() - 2;
+                assert!(len(&input[..k]) <= room, "{input:?} {room}");
+                if let Some(c) = input[k..].chars().next() {
+                    assert!(len(&input[..k + c.len_utf8()]) > room, "{input:?} {room}");
+                }
+            }
         }
     }
 }

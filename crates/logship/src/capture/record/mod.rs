@@ -26,6 +26,7 @@ pub use encoding::Entries;
 pub use error_value::ErrorValue;
 pub use identity::EventId;
 pub use parts::{Entry, Level, Value};
+pub(crate) use truncate::MARKER;
 
 use bytes::{put_str, ByteWriter};
 use clock::now_nanos;

@@ -30,7 +30,7 @@ mod streams;
 
 use std::fmt::Write as _;
 
-use crate::capture::record::{cut, Entry, Level, Record, Value};
+use crate::capture::record::{Level, Record, Value, MARKER as LINE_MARKER};
 use crate::config::Config;
 use crate::error::ConfigError;
 use crate::support::http_auth::basic_auth;
@@ -74,9 +74,6 @@ const ERRORS: ErrorNames = ErrorNames {
     message: "exception_message",
     stack: "exception_stacktrace",
 };
-
-/// Appended to a line cut to `max_line_bytes`.
-const LINE_MARKER: &str = "…[truncated]";
 
 /// The levels, in the order their streams are written; index = `Level as usize`.
 const LEVELS: [Level; 5] = Level::ALL;
@@ -284,49 +281,14 @@ impl Encoder {
     }
 
     /// The record with its line (message) cut to `max_line_bytes`, when it is longer; the
-    /// cut line ends in a marker, and `logship_truncated` / `logship_original_bytes` say
-    /// so in the metadata.
+    /// cut line ends in a marker, every other field is kept, and `logship_truncated`,
+    /// `logship_original_bytes` and `logship_truncated_bytes` say so in the metadata.
     fn fit_line(&self, record: &Record) -> Option<Record> {
-        let line = record.message_str();
-        if line.len() <= self.max_line_bytes {
+        if record.message_str().len() <= self.max_line_bytes {
             return None;
         }
-        let keep = cut(line, self.max_line_bytes.saturating_sub(LINE_MARKER.len()));
-        let mut out = Record::with_capacity(record.level(), record.target(), keep.len() + 256);
-        out.set_timestamp_nanos(record.timestamp_nanos());
-        let mut marked = false;
-        for entry in record.entries() {
-            match entry {
-                Entry::Message(_) => {
-                    out.message_fmt(format_args!("{keep}{LINE_MARKER}"));
-                }
-                Entry::Field(k, v) => {
-                    out.field(k, v);
-                }
-                Entry::Error(k, e) => {
-                    out.error_value(k, e);
-                }
-                Entry::Span(name) => {
-                    // The markers are the event's own fields: they go before any span's.
-                    if !marked {
-                        marked = true;
-                        mark(&mut out, line.len());
-                    }
-                    out.span(name);
-                }
-            }
-        }
-        if !marked {
-            mark(&mut out, line.len());
-        }
-        Some(out)
+        Some(record.with_message_cut(self.max_line_bytes.saturating_sub(LINE_MARKER.len())))
     }
-}
-
-/// Adds the fields that say a line was cut.
-fn mark(record: &mut Record, original_bytes: usize) {
-    record.field("logship.truncated", true);
-    record.field("logship.original_bytes", original_bytes as u64);
 }
 
 impl Protocol for Encoder {

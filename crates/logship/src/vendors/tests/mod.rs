@@ -2,6 +2,7 @@
 //! its name, or none; never make up a logger; keep every body valid), with the names
 //! each vendor folder states in its `tests::FACTS`.
 
+mod truncation;
 mod unique_names;
 
 use crate::capture::record::{Level, Record};
