@@ -1,0 +1,169 @@
+//! Which ids reached the intake: one bit per id sent, per input, filled from the lines the
+//! `logship-intake --print` child writes (one JSON event per line).
+//!
+//! Why it exists: the soak's verdict is "every id sent is delivered, or counted lost";
+//! an hour at 20,000 events/s is 72 million ids, so they are bits (9 MB), not a set. Must
+//! never: grow with anything but the ids sent, or parse more of a line than the id.
+
+use std::sync::Mutex;
+
+/// The two inputs the soak feeds, each with its own id space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// Lines appended to the followed file: `soak f=ID ...`.
+    Follow,
+    /// Lines written to the `tcp://` listener: `soak t=ID ...`.
+    Tcp,
+}
+
+impl Input {
+    /// The marker before the id in a line's message.
+    fn marker(self) -> &'static str {
+        match self {
+            Input::Follow => "soak f=",
+            Input::Tcp => "soak t=",
+        }
+    }
+
+    /// The line the soak sends with id `id` (newline included).
+    pub fn line(self, id: u64) -> String {
+        format!(
+            "{}{id} the quick brown fox jumps over the lazy dog, a soak line\n",
+            self.marker()
+        )
+    }
+}
+
+/// One input's ids seen so far.
+#[derive(Debug, Default)]
+struct Bits {
+    words: Vec<u64>,
+    unique: u64,
+    duplicates: u64,
+}
+
+impl Bits {
+    fn mark(&mut self, id: u64) {
+        let (word, bit) = ((id / 64) as usize, id % 64);
+        if word >= self.words.len() {
+            self.words.resize(word + 1, 0);
+        }
+        if self.words[word] & (1 << bit) != 0 {
+            self.duplicates += 1;
+        } else {
+            self.words[word] |= 1 << bit;
+            self.unique += 1;
+        }
+    }
+
+    fn has(&self, id: u64) -> bool {
+        self.words
+            .get((id / 64) as usize)
+            .is_some_and(|w| w & (1 << (id % 64)) != 0)
+    }
+}
+
+/// The ids of both inputs the intake received, shared by the intake's reader threads.
+#[derive(Debug, Default)]
+pub struct Seen {
+    follow: Mutex<Bits>,
+    tcp: Mutex<Bits>,
+    /// Printed lines that carried no soak id (the intake's summary, anything else).
+    other: Mutex<u64>,
+}
+
+/// What one input's ids came to, checked against how many were sent.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Tally {
+    pub sent: u64,
+    pub delivered: u64,
+    pub duplicates: u64,
+    /// Ids below `sent` never received, whose write the client saw fail.
+    pub refused: u64,
+    /// Ids below `sent` never received, the rest.
+    pub missing: u64,
+    /// The first missing id, for the report.
+    pub first_missing: Option<u64>,
+}
+
+impl Seen {
+    fn bits(&self, input: Input) -> std::sync::MutexGuard<'_, Bits> {
+        let m = match input {
+            Input::Follow => &self.follow,
+            Input::Tcp => &self.tcp,
+        };
+        m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Marks the id a printed event line carries, if any.
+    pub fn mark_line(&self, line: &str) {
+        for input in [Input::Follow, Input::Tcp] {
+            if let Some(at) = line.find(input.marker()) {
+                let digits = &line[at + input.marker().len()..];
+                let end = digits
+                    .find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(digits.len());
+                if let Ok(id) = digits[..end].parse::<u64>() {
+                    self.bits(input).mark(id);
+                    return;
+                }
+            }
+        }
+        *self
+            .other
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) += 1;
+    }
+
+    /// How many distinct ids of `input` arrived.
+    pub fn unique(&self, input: Input) -> u64 {
+        self.bits(input).unique
+    }
+
+    /// The tally of `input` against `sent` ids (`0..sent`); an id never received in one
+    /// of the `refused` ranges (the client saw its write fail) is counted as refused.
+    pub fn tally(&self, input: Input, sent: u64, refused: &[std::ops::Range<u64>]) -> Tally {
+        let bits = self.bits(input);
+        let mut t = Tally {
+            sent,
+            duplicates: bits.duplicates,
+            ..Tally::default()
+        };
+        for id in 0..sent {
+            if bits.has(id) {
+                t.delivered += 1;
+            } else if refused.iter().any(|r| r.contains(&id)) {
+                t.refused += 1;
+            } else {
+                t.missing += 1;
+                t.first_missing.get_or_insert(id);
+            }
+        }
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_read_from_printed_events_and_counted_once() {
+        let seen = Seen::default();
+        for id in [0, 1, 64, 1] {
+            let line = serde_json::json!({"message": Input::Follow.line(id).trim_end()});
+            seen.mark_line(&line.to_string());
+        }
+        seen.mark_line(&format!(
+            "{{\"message\":{:?}}}",
+            Input::Tcp.line(7).trim_end()
+        ));
+        seen.mark_line("intake: 4 events in 2 requests");
+        let f = seen.tally(Input::Follow, 66, &[]);
+        assert_eq!((f.delivered, f.duplicates, f.missing), (3, 1, 63));
+        assert_eq!(f.first_missing, Some(2));
+        let t = seen.tally(Input::Tcp, 8, std::slice::from_ref(&(0..3)));
+        assert_eq!((t.delivered, t.refused, t.missing), (1, 3, 4));
+        assert_eq!(t.first_missing, Some(3));
+    }
+}
