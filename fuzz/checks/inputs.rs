@@ -15,6 +15,11 @@ use crate::lines;
 #[allow(dead_code)]
 mod otlp_cost;
 
+/// The protobuf wire reader `otlp_cost` shares with the listener's event counter.
+#[path = "../../crates/logship-cli/src/listen/http/vendor/wire_count.rs"]
+#[allow(dead_code)]
+mod wire_count;
+
 /// Target `http_request`: `logship_http::read_request` on any bytes never panics, never
 /// returns a body over its limit, and whatever it accepts httparse (a strict, widely
 /// deployed parser) accepts too, with the same method, target and headers: no request is
