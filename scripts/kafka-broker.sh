@@ -64,8 +64,25 @@ make_certs() {
     touch "$tls/.complete"
 }
 
-free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+# Five distinct free ports, one per line: every socket is held until all are picked, so no
+# two are the same. Another process may still take one before the broker binds it: start
+# then picks again (below).
+free_ports() {
+    python3 -c 'import socket
+socks = [socket.socket() for _ in range(5)]
+for s in socks: s.bind(("127.0.0.1", 0))
+print("\n".join(str(s.getsockname()[1]) for s in socks))'
+}
+
+pick_ports() {
+    local dir="$1" ports
+    ports=$(free_ports) || die "picking free ports failed (python3 is needed)"
+    set -- $ports
+    echo "$1" >"$dir/port"
+    echo "$2" >"$dir/sasl.port"
+    echo "$3" >"$dir/controller.port"
+    echo "$4" >"$dir/ssl.port"
+    echo "$5" >"$dir/sasl_ssl.port"
 }
 
 start() {
@@ -77,12 +94,33 @@ start() {
     if [ -f "$dir/broker.pid" ] && kill -0 "$(cat "$dir/broker.pid")" 2>/dev/null; then
         die "a broker already runs from $dir (pid $(cat "$dir/broker.pid"))"
     fi
-    [ -f "$dir/port" ] || free_port >"$dir/port"
-    [ -f "$dir/sasl.port" ] || free_port >"$dir/sasl.port"
-    [ -f "$dir/controller.port" ] || free_port >"$dir/controller.port"
-    [ -f "$dir/ssl.port" ] || free_port >"$dir/ssl.port"
-    [ -f "$dir/sasl_ssl.port" ] || free_port >"$dir/sasl_ssl.port"
     make_certs "$dir/tls"
+    # Ports picked here (not kept from an earlier start of DIR) may be taken by another
+    # process before the broker binds them: pick again, up to three times. A restart keeps
+    # its ports, because clients reconnect to them.
+    local fresh=0 attempt rc
+    if [ ! -f "$dir/port" ]; then
+        fresh=1
+        pick_ports "$dir"
+    fi
+    for attempt in 1 2 3; do
+        rc=0
+        launch "$dir" || rc=$?
+        [ "$rc" -eq 0 ] && return 0
+        if [ "$rc" -eq 75 ] && [ "$fresh" -eq 1 ] && [ "$attempt" -lt 3 ]; then
+            echo "kafka-broker.sh: a port was taken before the broker bound it; picking new ones" >&2
+            pick_ports "$dir"
+            continue
+        fi
+        [ "$rc" -eq 75 ] && die "the broker could not bind its ports: see $dir/broker.log"
+        exit "$rc"
+    done
+}
+
+# Writes the configuration and runs the broker until it serves; prints its PLAINTEXT port.
+# Returns 75 when the broker exited because a port was in use.
+launch() {
+    local dir="$1"
     local port sasl ctl ssl sasl_ssl password
     port=$(cat "$dir/port")
     sasl=$(cat "$dir/sasl.port")
@@ -134,6 +172,8 @@ EOF
             >>"$dir/broker.log" 2>&1 \
             || die "formatting $dir/data failed: see $dir/broker.log"
     fi
+    local log_lines
+    log_lines=$(wc -l <"$dir/broker.log" 2>/dev/null || echo 0)
     # Small heap, serial GC: the test machines have 2 cores shared with the build.
     nohup "$java" -Xms256m -Xmx768m -XX:+UseSerialGC -Djava.awt.headless=true \
         -Dorg.slf4j.simpleLogger.defaultLogLevel=info \
@@ -150,7 +190,14 @@ EOF
     local before
     before=$(grep -c "$marker" "$dir/broker.log" || true)
     for _ in $(seq 1 1200); do
-        kill -0 "$pid" 2>/dev/null || die "the broker exited during start-up: see $dir/broker.log"
+        if ! kill -0 "$pid" 2>/dev/null; then
+            # (grep without -q reads to the end: no SIGPIPE for tail under pipefail)
+            if tail -n +"$((log_lines + 1))" "$dir/broker.log" \
+                | grep -E "BindException|Address already in use" >/dev/null; then
+                return 75
+            fi
+            die "the broker exited during start-up: see $dir/broker.log"
+        fi
         if [ "$(grep -c "$marker" "$dir/broker.log" || true)" -gt "$before" ]; then
             echo "$port"
             return 0
