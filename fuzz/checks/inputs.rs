@@ -74,6 +74,17 @@ pub fn otlp_cost(data: &[u8]) {
         }
     }
     let price = otlp_cost::decoded_bytes(data, usize::MAX);
+    // The listener skips pricing a body too short to reach the budget: that rests on this.
+    if let Some(price) = price {
+        let most = data
+            .len()
+            .saturating_mul(otlp_cost::MAX_PRICE_PER_WIRE_BYTE);
+        assert!(
+            price <= most,
+            "priced {price}, over {most} for {} bytes",
+            data.len()
+        );
+    }
     let Ok(request) = ExportLogsServiceRequest::decode(data) else {
         return;
     };

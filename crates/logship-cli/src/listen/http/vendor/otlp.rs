@@ -100,6 +100,13 @@ pub(super) fn decode(req: &Request<'_>) -> Decoded {
     let budget = super::otlp_cost::DECODE_BUDGET;
     let (too_many, too_costly) = match encoding {
         // What cannot be priced is not decoded either (prost would refuse it too).
+        // A body too small to price over the budget is not priced: its fields are walked
+        // by the decoder alone, which refuses what does not walk.
+        Encoding::Protobuf if !super::otlp_cost::could_exceed(req.body.len(), budget) => (
+            super::wire_count::count(req.body, &[1, 2, 2], req.max_events)
+                .is_some_and(|n| n > req.max_events),
+            false,
+        ),
         Encoding::Protobuf => match super::otlp_cost::decoded_bytes(req.body, budget) {
             Some(price) => (
                 super::wire_count::count(req.body, &[1, 2, 2], req.max_events)

@@ -112,6 +112,43 @@ const MAX_DEPTH: usize = 100;
 /// The least an allocation takes (the allocator's smallest size class and header).
 const MIN_ALLOC: usize = 16;
 
+/// The most [`decoded_bytes`] prices one byte of the wire at. Every price is charged to a
+/// field's own tag and length (at least 2 bytes, never shared): a repeated element costs
+/// twice its struct, a string at most the allocator's minimum more than its bytes.
+pub(super) const MAX_PRICE_PER_WIRE_BYTE: usize = max_price_per_wire_byte();
+
+const fn max_price_per_wire_byte() -> usize {
+    let sizes = [
+        size_of::<ResourceLogs>(),
+        size_of::<Resource>(),
+        size_of::<EntityRef>(),
+        size_of::<ScopeLogs>(),
+        size_of::<InstrumentationScope>(),
+        size_of::<LogRecord>(),
+        size_of::<KeyValue>(),
+        size_of::<AnyValue>(),
+        size_of::<ArrayValue>(),
+        size_of::<KeyValueList>(),
+        size_of::<String>(),
+    ];
+    let mut most = 0;
+    let mut i = 0;
+    while i < sizes.len() {
+        if sizes[i] > most {
+            most = sizes[i];
+        }
+        i += 1;
+    }
+    most + MIN_ALLOC
+}
+
+/// Whether a body of `len` bytes could price over `budget` at all. When it cannot, the
+/// walk is skipped: most requests are far below the budget, and pricing costs about a
+/// tenth of decoding.
+pub(super) fn could_exceed(len: usize, budget: usize) -> bool {
+    len.saturating_mul(MAX_PRICE_PER_WIRE_BYTE) > budget
+}
+
 /// About the bytes decoding `buf` as an `ExportLogsServiceRequest` allocates, or `None`
 /// when the bytes do not walk as protobuf. Stops pricing once past `stop_after`.
 pub(super) fn decoded_bytes(buf: &[u8], stop_after: usize) -> Option<usize> {
@@ -486,6 +523,69 @@ mod tests {
         // The real decoder agrees: it builds a million ResourceLogs.
         let decoded = ExportLogsServiceRequest::decode(&empty_resources[..]).expect("valid");
         assert_eq!(decoded.resource_logs.len(), 1 << 20);
+    }
+
+    #[test]
+    fn no_body_prices_over_its_length_times_the_most_per_wire_byte() {
+        // The skip in `otlp::decode` rests on this bound: the densest shapes there are,
+        // each an empty (or one-byte) element of a repeated field, back to back.
+        let empty_records = {
+            // ResourceLogs > ScopeLogs > empty LogRecords, repeated.
+            let records = [0x12, 0x00].repeat(1 << 19);
+            let mut scope = vec![0x12];
+            scope.extend_from_slice(&varint_bytes(records.len()));
+            scope.extend_from_slice(&records);
+            let mut body = vec![0x0a];
+            body.extend_from_slice(&varint_bytes(scope.len()));
+            body.extend_from_slice(&scope);
+            body
+        };
+        let one_byte_id_keys = {
+            // ResourceLogs > Resource > EntityRef > id_keys "x", repeated.
+            let keys = [0x1a, 0x01, b'x'].repeat(1000);
+            let mut entity = vec![0x1a];
+            entity.extend_from_slice(&varint_bytes(keys.len()));
+            entity.extend_from_slice(&keys);
+            let mut resource = vec![0x0a];
+            resource.extend_from_slice(&varint_bytes(entity.len()));
+            resource.extend_from_slice(&entity);
+            let mut body = vec![0x0a];
+            body.extend_from_slice(&varint_bytes(resource.len()));
+            body.extend_from_slice(&resource);
+            body
+        };
+        for body in [
+            [0x0a, 0x00].repeat(1 << 20),
+            empty_records,
+            one_byte_id_keys,
+            real_request(100),
+        ] {
+            let price = decoded_bytes(&body, usize::MAX).expect("walks");
+            assert!(
+                price <= body.len() * MAX_PRICE_PER_WIRE_BYTE,
+                "{price} for {} bytes",
+                body.len()
+            );
+            assert!(price > 0);
+        }
+        // At the budget: what could exceed it is priced, what cannot is not.
+        let edge = DECODE_BUDGET / MAX_PRICE_PER_WIRE_BYTE;
+        assert!(!could_exceed(edge, DECODE_BUDGET));
+        assert!(could_exceed(edge + 1, DECODE_BUDGET));
+        assert!(
+            could_exceed(10 << 20, DECODE_BUDGET),
+            "the 10 MiB bombs are priced"
+        );
+    }
+
+    fn varint_bytes(mut n: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        while n >= 0x80 {
+            out.push((n as u8) | 0x80);
+            n >>= 7;
+        }
+        out.push(n as u8);
+        out
     }
 
     #[test]
