@@ -398,3 +398,39 @@ fn a_syslog_frame_over_the_limit_keeps_its_header_fields_and_a_lying_count_is_no
     let summary = err.iter().find(|l| l.contains("shipped")).unwrap();
     assert!(summary.contains("1 bad octet counts"), "{summary}");
 }
+
+#[test]
+fn a_cri_line_joined_from_pieces_over_the_limit_is_read_whole_and_cut_exactly() {
+    let intake = intake();
+    let dir = fresh_dir("trunc-cri");
+    let log = dir.join("0.log");
+    // 128 partial pieces of 16 KiB, then the final one: a 2 MiB line.
+    let mut text = String::new();
+    let mut message = String::new();
+    for i in 0..128 {
+        let piece = format!("{i:04}{}", "c".repeat(16_380));
+        text.push_str(&format!(
+            "2026-12-01T12:00:00.000000001Z stderr P {piece}\n"
+        ));
+        message.push_str(&piece);
+    }
+    text.push_str("2026-12-01T12:00:00.000000002Z stderr F end\n");
+    message.push_str("end");
+    std::fs::write(&log, text).unwrap();
+    let follower = Follower::start(
+        &intake,
+        &["--follow", s(&log), "--format", "cri", "--no-checkpoint"],
+    );
+    wait_events(&intake, 1);
+    let (code, stderr) = follower.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    let e = &events(&intake)[0];
+    assert_eq!(e["log.iostream"], "stderr");
+    assert_eq!(e["log.file.path"], s(&log));
+    let cut = kept(&e["message"], &message, "cri");
+    assert_eq!(e["logship.truncated_bytes"], cut as u64);
+    let encoded = serde_json::to_string(e).unwrap().len();
+    assert!(LIMIT - encoded <= MARGIN, "{encoded}");
+    let summary = stderr.iter().find(|l| l.contains("shipped")).unwrap();
+    assert!(!summary.contains("cut while reading"), "{summary}");
+}

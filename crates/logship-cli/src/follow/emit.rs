@@ -21,6 +21,7 @@ use super::counters::Counters;
 use super::multiline::{Assembler, Event};
 use super::options::{LineFormat, Options};
 use super::tail::Line;
+use crate::lines::room::LineBuf;
 use crate::lines::{json_record_with, mark_read_cut, text_record_with_room};
 
 /// Hands one file's lines to the pipeline (through its multi-line assembler, if any),
@@ -66,6 +67,7 @@ impl<'a> Emit<'a> {
             LineFormat::Text | LineFormat::Json => None,
         };
         let joined;
+        let mut joined_room = false;
         let (bytes, real_len, meta, parse_error) = match decoded {
             None => (line.bytes, line.real_len, None, false),
             Some(None) => {
@@ -80,13 +82,15 @@ impl<'a> Emit<'a> {
                 }
                 join.pieces += 1;
                 join.real += piece.message.len();
-                let room = self.opts.max_line.saturating_sub(join.text.len());
-                join.text
-                    .extend_from_slice(&piece.message[..piece.message.len().min(room)]);
+                // Joined up to the read cap, as a line is (past `max_line`, with room
+                // from the pool, given back once the event is handed over).
+                let (max, cap) = (self.opts.max_line, self.opts.read_cap);
+                join.text.extend(&piece.message, max, cap);
                 if piece.partial {
                     return; // the rest is in the next lines; `pushed` stays before
                 }
-                joined = std::mem::take(&mut join.text);
+                joined = std::mem::take(&mut join.text.bytes);
+                joined_room = true;
                 let real = std::mem::take(&mut join.real);
                 join.pieces = 0;
                 (
@@ -119,6 +123,9 @@ impl<'a> Emit<'a> {
                 }
                 self.ready = ready;
             }
+        }
+        if joined_room {
+            asm.join.text.clear(); // its bytes were handed over: the pool's room back
         }
     }
 
@@ -178,7 +185,7 @@ impl Pending {
 /// A container line being joined from partial pieces.
 #[derive(Default)]
 pub(super) struct Join {
-    text: Vec<u8>,
+    text: LineBuf,
     real: usize,
     pieces: usize,
     stream: String,

@@ -129,6 +129,13 @@ impl LineBuf {
     }
 }
 
+/// An empty buffer borrowing from the process's pool.
+impl Default for LineBuf {
+    fn default() -> LineBuf {
+        LineBuf::new(Room::shared())
+    }
+}
+
 impl Drop for LineBuf {
     fn drop(&mut self) {
         self.room.give(self.borrowed);
