@@ -97,6 +97,11 @@ fn line(case: &Case) -> String {
     )
 }
 
+/// Every case's line, each ended by a newline.
+fn every_line() -> String {
+    cases().iter().map(|c| line(c) + "\n").collect()
+}
+
 fn find<'a>(events: &'a [Value], id: &str) -> &'a Value {
     events
         .iter()
@@ -186,12 +191,7 @@ fn a_followed_json_line_over_the_limit_arrives_parsed_with_every_field() {
     let intake = intake();
     let dir = fresh_dir("trunc-follow");
     let log = dir.join("app.log");
-    let mut text = String::new();
-    for case in cases() {
-        text.push_str(&line(&case));
-        text.push('\n');
-    }
-    std::fs::write(&log, text).unwrap();
+    std::fs::write(&log, every_line()).unwrap();
     let follower = Follower::start(
         &intake,
         &[
@@ -249,11 +249,7 @@ fn ship_input_keeps_every_field_and_a_line_over_the_read_cap_says_its_real_size(
     let intake = intake();
     let dir = fresh_dir("trunc-input");
     let file = dir.join("in.ndjson");
-    let mut text = String::new();
-    for case in cases() {
-        text.push_str(&line(&case));
-        text.push('\n');
-    }
+    let mut text = every_line();
     // Over the 8 MiB read cap: cut while reading, shipped as text, its real size told.
     let huge = 9 << 20;
     text.push_str(&"h".repeat(huge));
@@ -298,6 +294,16 @@ fn ship_input_keeps_every_field_and_a_line_over_the_read_cap_says_its_real_size(
     );
 }
 
+/// `logship ship --listen SCHEME://127.0.0.1:0 EXTRA...` into `intake`, and its port.
+fn listen(intake: &Intake, scheme: &str, extra: &[&str]) -> (ShipProcess, u16) {
+    let url = format!("{scheme}://127.0.0.1:0");
+    let mut args = vec!["--listen", &url, "--no-spill"];
+    args.extend_from_slice(extra);
+    let ship = ShipProcess::start(&intake.url("/logs"), &args, WAIT);
+    let port = ship.port(scheme);
+    (ship, port)
+}
+
 /// Sends `bytes` on one TCP connection and closes it.
 fn send(port: u16, bytes: &[u8]) {
     let mut c = TcpStream::connect(("127.0.0.1", port)).expect("connect");
@@ -307,19 +313,9 @@ fn send(port: u16, bytes: &[u8]) {
 #[test]
 fn a_tcp_json_line_over_the_limit_arrives_parsed_with_every_field() {
     let intake = intake();
-    let mut ship = ShipProcess::start(
-        &intake.url("/logs"),
-        &["--listen", "tcp://127.0.0.1:0", "--no-spill"],
-        WAIT,
-    );
-    let port = ship.port("tcp");
+    let (mut ship, port) = listen(&intake, "tcp", &[]);
     // One connection, read in order: each long line has the pool to itself.
-    let mut lines = String::new();
-    for case in cases() {
-        lines.push_str(&line(&case));
-        lines.push('\n');
-    }
-    send(port, lines.as_bytes());
+    send(port, every_line().as_bytes());
     assert!(intake.wait_for_events(cases().len(), WAIT));
     let (code, err) = ship.stop();
     assert_eq!(code, Some(0), "{err:?}");
@@ -329,18 +325,7 @@ fn a_tcp_json_line_over_the_limit_arrives_parsed_with_every_field() {
 #[test]
 fn an_http_ndjson_event_over_the_limit_arrives_with_every_field() {
     let intake = intake();
-    let mut ship = ShipProcess::start(
-        &intake.url("/logs"),
-        &[
-            "--listen",
-            "http://127.0.0.1:0",
-            "--listen-max-body-bytes",
-            "67108864",
-            "--no-spill",
-        ],
-        WAIT,
-    );
-    let port = ship.port("http");
+    let (mut ship, port) = listen(&intake, "http", &["--listen-max-body-bytes", "67108864"]);
     for case in cases() {
         let (status, answer) = common::listen::post(
             port,
@@ -359,12 +344,7 @@ fn an_http_ndjson_event_over_the_limit_arrives_with_every_field() {
 #[test]
 fn a_syslog_frame_over_the_limit_keeps_its_header_fields_and_a_lying_count_is_not_its_size() {
     let intake = intake();
-    let mut ship = ShipProcess::start(
-        &intake.url("/logs"),
-        &["--listen", "syslog+tcp://127.0.0.1:0", "--no-spill"],
-        WAIT,
-    );
-    let port = ship.port("syslog+tcp");
+    let (mut ship, port) = listen(&intake, "syslog+tcp", &[]);
     let message = "é中🚀".repeat(200_000); // 1.8 MB
     let frame = format!("<12>1 2026-12-01T14:00:00Z host-7f3a app.orders 4242 PAY7 [order@32473 id=\"42\"] {message}");
     send(port, format!("{} {frame}", frame.len()).as_bytes());
