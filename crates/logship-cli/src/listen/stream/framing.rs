@@ -105,7 +105,7 @@ impl Framer {
             syslog: matches!(framing, Framing::Syslog),
             max,
             cap,
-            count_limit: cap.max(MIN_COUNT_LIMIT).saturating_mul(COUNT_SLACK),
+            count_limit: max.max(MIN_COUNT_LIMIT).saturating_mul(COUNT_SLACK),
             buf,
             state: State::Start,
         }
