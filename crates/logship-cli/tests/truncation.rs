@@ -17,7 +17,7 @@ use std::net::TcpStream;
 use std::path::Path;
 use std::time::Duration;
 
-use common::follow::{fresh_dir, s, wait_events, Follower};
+use common::follow::{follow_without_checkpoint, fresh_dir, s, wait_events};
 use common::{logship, run_with_stdin, stderr, ShipProcess, WATCHDOG};
 use logship_intake::{Intake, IntakeConfig};
 use serde_json::Value;
@@ -192,17 +192,7 @@ fn a_followed_json_line_over_the_limit_arrives_parsed_with_every_field() {
     let dir = fresh_dir("trunc-follow");
     let log = dir.join("app.log");
     std::fs::write(&log, every_line()).unwrap();
-    let follower = Follower::start(
-        &intake,
-        &[
-            "--follow",
-            s(&log),
-            "--no-checkpoint",
-            "--no-spill",
-            "--format",
-            "json",
-        ],
-    );
+    let follower = follow_without_checkpoint(&intake, &log, &["--format", "json"]);
     wait_events(&intake, cases().len());
     let (code, stderr) = follower.stop();
     assert_eq!(code, Some(0), "{stderr:?}");
@@ -224,10 +214,7 @@ fn a_log4j2_json_layout_line_over_the_limit_keeps_its_logger_thread_and_error() 
         serde_json::to_string(&message).unwrap()
     );
     std::fs::write(&log, line).unwrap();
-    let follower = Follower::start(
-        &intake,
-        &["--follow", s(&log), "--no-checkpoint", "--format", "json"],
-    );
+    let follower = follow_without_checkpoint(&intake, &log, &["--format", "json"]);
     wait_events(&intake, 1);
     let (code, stderr) = follower.stop();
     assert_eq!(code, Some(0), "{stderr:?}");
@@ -397,10 +384,7 @@ fn a_cri_line_joined_from_pieces_over_the_limit_is_read_whole_and_cut_exactly() 
     text.push_str("2026-12-01T12:00:00.000000002Z stderr F end\n");
     message.push_str("end");
     std::fs::write(&log, text).unwrap();
-    let follower = Follower::start(
-        &intake,
-        &["--follow", s(&log), "--format", "cri", "--no-checkpoint"],
-    );
+    let follower = follow_without_checkpoint(&intake, &log, &["--format", "cri"]);
     wait_events(&intake, 1);
     let (code, stderr) = follower.stop();
     assert_eq!(code, Some(0), "{stderr:?}");
