@@ -527,8 +527,12 @@ pub fn cli_lines(data: &[u8]) {
     let mut buf = Vec::new();
     let mut got = Vec::new();
     let mut sizes = Vec::new();
-    while let Some(n) = lines::read_line(&mut reader, &mut buf, cap).expect("in-memory read") {
+    let mut ends = Vec::new();
+    while let Some((n, ended)) =
+        lines::read_line(&mut reader, &mut buf, cap).expect("in-memory read")
+    {
         sizes.push(n);
+        ends.push(ended);
         assert!(
             buf.len() <= cap,
             "a line of {} bytes above the cap {cap}",
@@ -546,6 +550,14 @@ pub fn cli_lines(data: &[u8]) {
         .map(<[u8]>::len)
         .collect();
     assert_eq!(sizes, real, "each line's real length, however long");
+    let newline: Vec<bool> = input
+        .split_inclusive(|&b| b == b'\n')
+        .map(|l| l.ends_with(b"\n"))
+        .collect();
+    assert_eq!(
+        ends, newline,
+        "whether each line ended in a newline, even when cut"
+    );
 
     for line in input.split(|&b| b == b'\n') {
         let text = String::from_utf8_lossy(lines::trim_newline(line));

@@ -20,6 +20,8 @@ pub(crate) mod flatten;
 pub(crate) mod json;
 #[path = "lines/level.rs"]
 pub(crate) mod level;
+#[path = "lines/room.rs"]
+pub(crate) mod room;
 #[path = "lines/throwable.rs"]
 mod throwable;
 #[path = "lines/time.rs"]
@@ -37,13 +39,15 @@ use time::{instant_nanos, log4j_instant, parse_time};
 pub(crate) const TARGET: &str = "";
 
 /// Reads one line (including its `\n`, if any) into `buf`, keeping at most `cap` bytes and
-/// discarding the rest of a longer line. Returns the line's real length, or `None` at end
-/// of input.
+/// discarding the rest of a longer line. Returns the line's real length, and whether it
+/// ended in `\n` (which the length counts; the last line of an input may have none: the
+/// text's own length is one less, even when the newline was cut off with the rest of a
+/// long line), or `None` at end of input.
 pub(crate) fn read_line(
     reader: &mut dyn BufRead,
     buf: &mut Vec<u8>,
     cap: usize,
-) -> io::Result<Option<usize>> {
+) -> io::Result<Option<(usize, bool)>> {
     buf.clear();
     let mut any = false;
     let mut total = 0usize;
@@ -54,7 +58,7 @@ pub(crate) fn read_line(
             Err(e) => return Err(e),
         };
         if chunk.is_empty() {
-            return Ok(any.then_some(total));
+            return Ok(any.then_some((total, false)));
         }
         any = true;
         let (used, done) = match memchr::memchr(b'\n', chunk) {
@@ -66,7 +70,7 @@ pub(crate) fn read_line(
         total = total.saturating_add(used);
         reader.consume(used);
         if done {
-            return Ok(Some(total));
+            return Ok(Some((total, true)));
         }
     }
 }
@@ -86,6 +90,20 @@ pub(crate) fn utf8_lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
 pub(crate) fn trim_newline(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// Marks `record` as made of a line cut while reading: `kept` of its `real_len` bytes
+/// were read (the line was over the read cap). `logship.truncated_bytes` counts the
+/// bytes never read, and the pipeline adds what it cuts later; `logship.original_bytes`
+/// is the line's real size.
+pub(crate) fn mark_read_cut(record: &mut Record, real_len: usize, kept: usize) {
+    record
+        .field("logship.truncated", true)
+        .field("logship.original_bytes", real_len as u64)
+        .field(
+            "logship.truncated_bytes",
+            real_len.saturating_sub(kept) as u64,
+        );
 }
 
 /// An INFO event whose message is the line.
@@ -132,11 +150,19 @@ const TIME_KEYS: &[&str] = &["timestamp", "@timestamp", "time", "ts", "timeMilli
 /// A line of more than [`LINE_VALUES`] JSON values is not read as JSON (`None`: the
 /// caller ships it as text), so no line's tree takes more than a few MiB.
 pub(crate) fn json_record(line: &str) -> Option<Record> {
+    json_record_with(line, &[])
+}
+
+/// [`json_record`] with the input's own fields `first` (a followed file's
+/// `log.file.path`) placed right after the message, before the line's fields: when even
+/// an event's field names are over the limit, truncation leaves out the last fields, and
+/// the input's own must not be among them.
+pub(crate) fn json_record_with(line: &str, first: &[(&'static str, String)]) -> Option<Record> {
     let (parsed, _) = json::with_value_budget(LINE_VALUES, || Json::parse(line));
     let Ok(Json::Object(map)) = parsed else {
         return None;
     };
-    Some(object_record(&map, line.len()))
+    Some(object_record_with(&map, line.len(), first))
 }
 
 /// The most JSON values (elements, members and the slots objects allocate) one line is
@@ -155,6 +181,11 @@ pub(crate) const LINE_VALUES: usize = 64 * 1024;
 /// stack frames as text in `thrown.extendedStackTrace`); Log4j2's internals
 /// `loggerFqcn` and `endOfBatch` are left out.
 pub(crate) fn object_record(map: &Members<'_>, size: usize) -> Record {
+    object_record_with(map, size, &[])
+}
+
+/// [`object_record`] with `first` as in [`json_record_with`].
+fn object_record_with(map: &Members<'_>, size: usize, first: &[(&'static str, String)]) -> Record {
     let lift_fields =
         matches!(map.get("fields"), Some(Json::Object(_))) && map.contains_key("target");
     let log4j = map.contains_key("loggerFqcn")
@@ -198,6 +229,9 @@ pub(crate) fn object_record(map: &Members<'_>, size: usize) -> Record {
     }
     if let Some(m) = &message {
         record.message(m);
+    }
+    for (key, value) in first {
+        record.field(key, value.as_str());
     }
     if let Some(t) = thrown {
         // The same error fields as the in-process JVM appenders (docs/jvm.md): the full
@@ -518,11 +552,18 @@ mod tests {
         let mut buf = Vec::new();
         let mut lines = Vec::new();
         let mut sizes = Vec::new();
-        while let Some(n) = read_line(&mut reader, &mut buf, 6).expect("in-memory read") {
+        let mut ends = Vec::new();
+        while let Some((n, ended)) = read_line(&mut reader, &mut buf, 6).expect("in-memory read") {
             lines.push(utf8_lossy(trim_newline(&buf)).into_owned());
             sizes.push(n);
+            ends.push(ended);
         }
         assert_eq!(lines, ["one", "two", "", "long-l", "last"]);
         assert_eq!(sizes, [5, 4, 1, 15, 4], "the real length, newline included");
+        assert_eq!(
+            ends,
+            [true, true, true, true, false],
+            "the cut line's newline too"
+        );
     }
 }

@@ -193,9 +193,9 @@ pub fn run(
             load(&c.refusals_retried),
             load(&c.not_taken),
             load(&c.parse_errors),
-            load(&c.cut_lines),
+            (load(&c.cut_lines), load(&c.cut_largest)),
         ),
-        None => (0, 0, 0, 0, 0),
+        None => (0, 0, 0, 0, (0, 0)),
     };
     // Refusals the follower retried, or left for the next run (not in the checkpoint),
     // HTTP requests answered 503 and refusals the TCP reader sent again are counted as
@@ -210,8 +210,9 @@ pub fn run(
     let mut line = Summary {
         read: lines + listeners.http.received() + listeners.stream.received() + kafka.received(),
         parse_errors,
-        cut_lines,
-        cut_limit: max_event_bytes as u64,
+        cut_lines: cut_lines.0,
+        cut_largest: cut_lines.1,
+        cut_limit: crate::lines::room::read_cap(max_event_bytes) as u64,
         stats,
         gzip,
         elapsed: started.elapsed(),

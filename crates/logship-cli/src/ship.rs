@@ -23,13 +23,15 @@ use logship::{Builder, Logship};
 use logship_cli::exit::Failure;
 
 use crate::follow::LineFormat;
-use crate::lines::{json_record, read_line, text_record, trim_newline, utf8_lossy};
+use crate::lines::{json_record, mark_read_cut, read_line, text_record, trim_newline, utf8_lossy};
 use crate::settings::{AllKeys, Settings, SettingsArgs, Use};
 use crate::signals::{on_termination, second_signal_cuts_short, stop_now, READER_GRACE};
 use crate::summary::{outcome_line, write_stats_json, Outcome, Summary};
 
-/// Lines longer than this are cut (the library then truncates and marks the event).
-const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
+/// Lines longer than this are cut while reading (shipped as text, marked and counted);
+/// a shorter one is read whole and parsed, and the library truncates its event keeping
+/// its structure.
+const MAX_LINE_BYTES: usize = crate::lines::room::READ_CAP;
 /// Bytes read from an input at a time.
 const READ_BUFFER: usize = 256 * 1024;
 
@@ -70,6 +72,8 @@ struct Progress {
     parse_errors: AtomicU64,
     /// Lines longer than `MAX_LINE_BYTES`, cut while reading.
     cut_lines: AtomicU64,
+    /// The real size of the largest of them, bytes.
+    cut_largest: AtomicU64,
     /// Set by the first signal: read no further line.
     stop: AtomicBool,
 }
@@ -167,6 +171,7 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
         read,
         parse_errors: progress.parse_errors.load(Ordering::Acquire),
         cut_lines: progress.cut_lines.load(Ordering::Acquire),
+        cut_largest: progress.cut_largest.load(Ordering::Acquire),
         cut_limit: MAX_LINE_BYTES as u64,
         stats,
         gzip,
@@ -227,7 +232,8 @@ fn read_inputs(
             if progress.stop.load(Ordering::Acquire) {
                 return None;
             }
-            let line_bytes = match read_line(&mut *input.reader, &mut line, MAX_LINE_BYTES) {
+            let read = read_line(&mut *input.reader, &mut line, MAX_LINE_BYTES);
+            let (line_bytes, ended) = match read {
                 Ok(None) => break,
                 Ok(Some(n)) => n,
                 Err(e) => {
@@ -254,12 +260,15 @@ fn read_inputs(
                 record.mark_invalid_utf8();
             }
             if line_bytes > line.len() {
-                // Cut while reading: the library cuts it further and counts it; the real
-                // size is kept.
+                // Cut while reading: the library cuts it further and adds to the count;
+                // the real size is kept.
                 progress.cut_lines.fetch_add(1, Ordering::AcqRel);
-                record
-                    .field("logship.truncated", true)
-                    .field("logship.original_bytes", line_bytes as u64);
+                progress
+                    .cut_largest
+                    .fetch_max(line_bytes as u64, Ordering::AcqRel);
+                // The text's own length: its newline (cut off with the rest) is not text.
+                let real = line_bytes - usize::from(ended);
+                mark_read_cut(&mut record, real, line.len());
             }
             progress.read.fetch_add(1, Ordering::AcqRel);
             // A refusal (queue still full after `block_timeout_ms`, or the pipeline shutting down)

@@ -44,9 +44,11 @@ pub struct Summary<'a> {
     pub read: u64,
     /// Lines that were not a JSON object (`--format json`).
     pub parse_errors: u64,
-    /// Lines cut while reading, longer than `cut_limit`.
+    /// Lines cut while reading (longer than `cut_limit`, or no room was left for them).
     pub cut_lines: u64,
-    /// The longest line kept whole while reading, in bytes.
+    /// The real size of the largest of them, bytes.
+    pub cut_largest: u64,
+    /// The read cap: the longest line read whole, in bytes.
     pub cut_limit: u64,
     /// The pipeline's final counters.
     pub stats: &'a Stats,
@@ -137,8 +139,8 @@ impl Summary<'_> {
             ));
             if cut_lines > 0 {
                 line.push_str(&format!(
-                    ", {cut_lines} of them line{} over {} cut while reading",
-                    if cut_lines == 1 { "" } else { "s" },
+                    ", {cut_lines} of them cut while reading (the largest {}; the read cap is {})",
+                    units::bytes(self.cut_largest),
                     units::bytes(self.cut_limit)
                 ));
             }

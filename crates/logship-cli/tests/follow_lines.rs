@@ -21,14 +21,22 @@ fn long_lines_are_cut_and_invalid_utf8_replaced_and_both_are_counted() {
     data.extend_from_slice(b"id=00000001 ");
     data.extend(std::iter::repeat_n(b'x', 3 << 20)); // 3 MiB, over the 1 MiB default
     data.extend_from_slice(b"\nid=00000002 bad \xff\xfe bytes\n");
+    // 9 MiB, over the 8 MiB read cap: cut while reading.
+    data.extend_from_slice(b"id=00000003 ");
+    data.extend(std::iter::repeat_n(b'y', 9 << 20));
+    data.push(b'\n');
     std::fs::write(&log, &data).unwrap();
     let follower = follow_without_checkpoint(&intake, &log, &["--stats-json", s(&stats)]);
-    wait_events(&intake, 3);
+    wait_events(&intake, 4);
     let (code, stderr) = follower.stop();
     assert_eq!(code, Some(0), "{stderr:?}");
     let got = received(&intake);
-    assert_eq!(got.iter().map(|(id, _)| *id).collect::<Vec<_>>(), [0, 1, 2]);
+    assert_eq!(
+        got.iter().map(|(id, _)| *id).collect::<Vec<_>>(),
+        [0, 1, 2, 3]
+    );
     let events = intake.events();
+    // Under the read cap: read whole, truncated by the pipeline, every byte cut counted.
     let cut = &events[1].value;
     assert_eq!(
         cut["logship.truncated"],
@@ -36,8 +44,23 @@ fn long_lines_are_cut_and_invalid_utf8_replaced_and_both_are_counted() {
         "{}",
         &cut.to_string()[..200]
     );
-    assert_eq!(cut["logship.original_bytes"], (3 << 20) + 12);
-    assert!(cut["message"].as_str().unwrap().len() <= 1 << 20);
+    let message = cut["message"].as_str().unwrap();
+    assert!(message.len() <= 1 << 20);
+    let kept = message.trim_end_matches("…[truncated]").len();
+    assert_eq!(cut["logship.truncated_bytes"], (3 << 20) + 12 - kept as u64);
+    assert!(cut["logship.original_bytes"].as_u64().unwrap() > (3 << 20) + 12);
+    // Over it: cut while reading, its real size kept, every byte not shipped counted.
+    let over = &events[3].value;
+    assert_eq!(over["logship.original_bytes"], (9 << 20) + 12);
+    let kept = over["message"]
+        .as_str()
+        .unwrap()
+        .trim_end_matches("…[truncated]")
+        .len();
+    assert_eq!(
+        over["logship.truncated_bytes"],
+        (9 << 20) + 12 - kept as u64
+    );
     assert!(events[2].value["message"]
         .as_str()
         .unwrap()
@@ -45,14 +68,16 @@ fn long_lines_are_cut_and_invalid_utf8_replaced_and_both_are_counted() {
     let stats: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
     assert_eq!(stats["invalid_utf8"], 1, "{stats}");
-    assert!(stats["truncated"].as_u64().unwrap() >= 1, "{stats}");
-    // The summary names the follower's real limit (max_event_bytes), not stdin's 8 MiB.
+    assert_eq!(stats["truncated"], 2, "{stats}");
+    // The summary states the cut line's real size, and the read cap apart from it.
     let summary = stderr
         .iter()
         .find(|l| l.contains("shipped"))
         .expect("summary");
     assert!(
-        summary.contains("1 of them line over 1.0 MiB cut while reading"),
+        summary.contains(
+            "2 events truncated (logship.original_bytes has the real size), 1 of them cut while reading (the largest 9.0 MiB; the read cap is 8.0 MiB)"
+        ),
         "{summary}"
     );
 }

@@ -209,3 +209,49 @@ fn a_followed_line_that_can_never_fit_the_queue_is_skipped_counted_and_reported(
     );
     assert_eq!(code, Some(1), "a loss, told by the exit code: {text}");
 }
+
+#[test]
+fn many_connections_each_sending_a_line_past_the_event_limit_share_one_bounded_pool() {
+    // 24 connections each send 6 MiB of one JSON line (under the 8 MiB read cap, over
+    // the 1 MiB event limit) before its newline: held whole, they would take 144 MiB.
+    // Past the event limit a line borrows from one 8 MiB pool; the lines that find
+    // none are cut at 1 MiB while reading, counted. Every line arrives as one event.
+    const CONNECTIONS: usize = 24;
+    let intake = intake();
+    let mut l = Listener::start(&intake, &["--listen", "tcp://127.0.0.1:0"]);
+    let tcp = l.ship.port("tcp");
+    let senders: Vec<_> = (0..CONNECTIONS)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let mut conn = TcpStream::connect(("127.0.0.1", tcp)).expect("connect tcp");
+                let line = format!(
+                    "{{\"level\":\"warn\",\"request_id\":\"long-{i}\",\"message\":\"{}\"}}\n",
+                    "m".repeat(6 << 20)
+                );
+                conn.write_all(line.as_bytes()).expect("send");
+            })
+        })
+        .collect();
+    for s in senders {
+        s.join().expect("sender");
+    }
+    wait_until("every long line", || intake.events().len() >= CONNECTIONS);
+    let peak = peak_rss(l.ship.child.id());
+    let (code, stderr) = l.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    assert_eq!(intake.events().len(), CONNECTIONS);
+    let parsed = intake
+        .events()
+        .iter()
+        .filter(|e| e.value["level"] == "WARN")
+        .count();
+    println!(
+        "peak RSS {:.1} MiB, {parsed} of {CONNECTIONS} lines read whole",
+        peak as f64 / 1048576.0
+    );
+    assert!(
+        parsed >= 1,
+        "the pool lends a line its room: {parsed} parsed"
+    );
+    assert!(peak < PEAK_RSS, "peak RSS {} MiB", peak >> 20);
+}

@@ -21,8 +21,10 @@ pub struct Counters {
     pub rotations: AtomicU64,
     /// Files found truncated or rewritten in place (read again from 0).
     pub truncations: AtomicU64,
-    /// Lines longer than `max_line`, cut.
+    /// Lines cut while reading (over the read cap, or the pool had no room for them).
     pub cut_lines: AtomicU64,
+    /// The real size of the largest of them, bytes.
+    pub cut_largest: AtomicU64,
     /// Lines that were not a JSON object (`Json` format).
     pub parse_errors: AtomicU64,
     /// Pushes refused because the queue stayed full, retried (not lost).
@@ -44,6 +46,15 @@ pub struct Counters {
     pub waiting_files: AtomicU64,
     /// Rescans asked for (SIGHUP).
     pub rescans: AtomicU64,
+}
+
+impl Counters {
+    /// Counts a line cut while reading, of `real_len` bytes.
+    pub fn cut(&self, real_len: usize) {
+        self.cut_lines.fetch_add(1, Ordering::Relaxed);
+        self.cut_largest
+            .fetch_max(real_len as u64, Ordering::Relaxed);
+    }
 }
 
 /// The follow part of the summary line ("; N file opens (...)..."); `checkpoint` is the

@@ -21,7 +21,8 @@ use super::counters::Counters;
 use super::multiline::{Assembler, Event};
 use super::options::{LineFormat, Options};
 use super::tail::Line;
-use crate::lines::{json_record, text_record, text_record_with_room};
+use crate::lines::room::LineBuf;
+use crate::lines::{json_record_with, mark_read_cut, text_record_with_room};
 
 /// Hands one file's lines to the pipeline (through its multi-line assembler, if any),
 /// keeping `pushed` just past the last line handed over. Once one is not handed over
@@ -66,6 +67,7 @@ impl<'a> Emit<'a> {
             LineFormat::Text | LineFormat::Json => None,
         };
         let joined;
+        let mut joined_room = false;
         let (bytes, real_len, meta, parse_error) = match decoded {
             None => (line.bytes, line.real_len, None, false),
             Some(None) => {
@@ -80,13 +82,15 @@ impl<'a> Emit<'a> {
                 }
                 join.pieces += 1;
                 join.real += piece.message.len();
-                let room = self.opts.max_line.saturating_sub(join.text.len());
-                join.text
-                    .extend_from_slice(&piece.message[..piece.message.len().min(room)]);
+                // Joined up to the read cap, as a line is (past `max_line`, with room
+                // from the pool, given back once the event is handed over).
+                let (max, cap) = (self.opts.max_line, self.opts.read_cap);
+                join.text.extend(&piece.message, max, cap);
                 if piece.partial {
                     return; // the rest is in the next lines; `pushed` stays before
                 }
-                joined = std::mem::take(&mut join.text);
+                joined = std::mem::take(&mut join.text.bytes);
+                joined_room = true;
                 let real = std::mem::take(&mut join.real);
                 join.pieces = 0;
                 (
@@ -107,8 +111,10 @@ impl<'a> Emit<'a> {
                 }
             }
             Some(ml) => {
+                // A multi-line event is text, held up to `max_line` (its lines too).
+                let bytes = &bytes[..bytes.len().min(self.opts.max_line)];
                 if real_len > bytes.len() {
-                    self.counters.cut_lines.fetch_add(1, Ordering::Relaxed);
+                    self.counters.cut(real_len);
                 }
                 let mut ready = std::mem::take(&mut self.ready);
                 asm.ml.push(ml, bytes, line.end, now, &mut ready);
@@ -117,6 +123,9 @@ impl<'a> Emit<'a> {
                 }
                 self.ready = ready;
             }
+        }
+        if joined_room {
+            asm.join.text.clear(); // its bytes were handed over: the pool's room back
         }
     }
 
@@ -176,7 +185,7 @@ impl Pending {
 /// A container line being joined from partial pieces.
 #[derive(Default)]
 pub(super) struct Join {
-    text: Vec<u8>,
+    text: LineBuf,
     real: usize,
     pieces: usize,
     stream: String,
@@ -204,19 +213,23 @@ fn push_text(
     }
     let cut = real_len > bytes.len();
     let make = || {
+        // A JSON event gets the file's fields right after its message (never among the
+        // last fields, which truncation may leave out); a text event after its message.
         let mut record = match opts.format {
-            LineFormat::Json => json_record(&text).unwrap_or_else(|| {
-                let mut r = text_record(&text);
+            LineFormat::Json => json_record_with(&text, fields).unwrap_or_else(|| {
+                let mut r = text_record_with_room(&text, fields_room(fields));
+                add(&mut r, fields);
                 r.field("logship.parse_error", true);
                 r
             }),
-            _ => text_record_with_room(&text, fields_room(fields)),
+            _ => {
+                let mut r = text_record_with_room(&text, fields_room(fields));
+                add(&mut r, fields);
+                r
+            }
         };
         if parse_error {
             record.field("logship.parse_error", true);
-        }
-        for (key, value) in fields {
-            record.field(key, value.as_str());
         }
         if let Some((stream, time)) = meta {
             if !stream.is_empty() {
@@ -230,9 +243,7 @@ fn push_text(
             record.mark_invalid_utf8();
         }
         if cut {
-            record
-                .field("logship.truncated", true)
-                .field("logship.original_bytes", real_len as u64);
+            mark_read_cut(&mut record, real_len, bytes.len());
         }
         record
     };
@@ -244,13 +255,20 @@ fn push_text(
         return false;
     }
     if cut {
-        counters.cut_lines.fetch_add(1, Ordering::Relaxed);
+        counters.cut(real_len);
     }
     counters.lines.fetch_add(1, Ordering::Relaxed);
     counters
         .bytes
         .fetch_add(real_len as u64 + 1, Ordering::Relaxed);
     true
+}
+
+/// Adds the file's `fields` to `record`.
+fn add(record: &mut Record, fields: &[(&'static str, String)]) {
+    for (key, value) in fields {
+        record.field(key, value.as_str());
+    }
 }
 
 /// Bytes the record needs for `fields` (each key and value with its length prefixes and

@@ -372,16 +372,20 @@ impl Follower {
         let (id, fp, published) = (tail.id, tail.fp, &self.published);
         let mut emit = Emit::new(logship, &self.opts, &self.counters, stop, *pushed);
         let mut since_published = 0usize;
-        let result = tail.read(self.opts.read_budget, self.opts.max_line, &mut |line| {
-            emit.line(asm, &line, now);
-            since_published += 1;
-            if since_published == PUBLISH_EVERY {
-                // A turn can take long when the pipeline is slow: let the checkpointer
-                // see progress meanwhile.
-                since_published = 0;
-                publish_one(published, entry(&path, id, fp, emit.pushed));
-            }
-        });
+        let result = tail.read(
+            self.opts.read_budget,
+            (self.opts.max_line, self.opts.read_cap),
+            &mut |line| {
+                emit.line(asm, &line, now);
+                since_published += 1;
+                if since_published == PUBLISH_EVERY {
+                    // A turn can take long when the pipeline is slow: let the checkpointer
+                    // see progress meanwhile.
+                    since_published = 0;
+                    publish_one(published, entry(&path, id, fp, emit.pushed));
+                }
+            },
+        );
         *pushed = emit.pushed;
         match result {
             Ok(n) => n > 0,
@@ -436,8 +440,7 @@ impl Follower {
             let mut src = self.files.swap_remove(i);
             let mut emit = Emit::new(logship, &self.opts, &self.counters, stop, src.pushed);
             let asm = &mut src.asm;
-            src.tail
-                .finish(self.opts.max_line, &mut |line| emit.line(asm, &line, now));
+            src.tail.finish(&mut |line| emit.line(asm, &line, now));
             emit.flush(asm);
             let pushed = emit.pushed;
             src.tail.file = None;

@@ -50,8 +50,12 @@ pub struct Options {
     pub max_open: usize,
     /// Most bytes read from one file per turn.
     pub read_budget: usize,
-    /// Longest line kept; longer ones are cut and counted.
+    /// Bytes of one unfinished line a file keeps on its own (`max_event_bytes`).
     pub max_line: usize,
+    /// Longest line read whole (with room borrowed from the process's pool past
+    /// `max_line`), parsed, then truncated by the pipeline keeping its structure;
+    /// longer ones are cut while reading and counted.
+    pub read_cap: usize,
     /// Line format.
     pub format: LineFormat,
     /// Multi-line grouping, if any.

@@ -7,8 +7,10 @@
 //! (or the file is finished with), cut lines longer than the cap, and report each line
 //! with the offset just past it, which is what a checkpoint stores.
 //!
-//! Must never: hold more than `max_line` bytes of one line, read more than the budget
-//! it is given at a time, block on anything but a regular read, or panic on any content.
+//! Must never: hold more than `max_line` bytes of one unfinished line, or up to its read
+//! cap with room borrowed from the process's pool (`crate::lines::room`), read more than
+//! the budget it is given at a time, block on anything but a regular read, or panic on
+//! any content.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -16,13 +18,14 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use super::identity::{FileId, Fingerprint, FP_LEN};
+use crate::lines::room::{LineBuf, Room};
 
 /// Bytes asked from the kernel per read.
 const CHUNK: usize = 64 * 1024;
 
 /// One line read from a file.
 pub struct Line<'a> {
-    /// The line without its newline, at most `max_line` bytes.
+    /// The line without its newline, at most the read cap's bytes.
     pub bytes: &'a [u8],
     /// Its real length (newline excluded): more than `bytes.len()` when it was cut.
     pub real_len: usize,
@@ -44,8 +47,9 @@ pub struct Tail {
     pub read_pos: u64,
     /// Offset where the unfinished line in `partial` begins.
     line_start: u64,
-    /// The unfinished last line (at most `max_line` bytes kept).
-    partial: Vec<u8>,
+    /// The unfinished last line (at most `max_line` bytes kept, up to the cap with
+    /// room from the pool).
+    partial: LineBuf,
     /// Its real length so far.
     partial_len: usize,
     /// When its path stopped naming it (renamed away, deleted, replaced): it is read to
@@ -89,7 +93,7 @@ impl Tail {
             fp,
             read_pos: offset,
             line_start: offset,
-            partial: Vec::new(),
+            partial: LineBuf::new(Room::shared()),
             partial_len: 0,
             gone_since: None,
             shadow_of: None,
@@ -137,12 +141,13 @@ impl Tail {
         Change::None
     }
 
-    /// Reads up to `budget` bytes, calling `emit` with each whole line. Returns the bytes
-    /// read (0 at end of file).
+    /// Reads up to `budget` bytes, calling `emit` with each whole line: up to `max_line`
+    /// bytes of it, and up to `cap` when the pool lends the room (a line within one read
+    /// is in memory anyway: up to `cap`). Returns the bytes read (0 at end of file).
     pub fn read(
         &mut self,
         budget: usize,
-        max_line: usize,
+        (max_line, cap): (usize, usize),
         emit: &mut dyn FnMut(Line<'_>),
     ) -> std::io::Result<usize> {
         let Some(file) = &self.file else {
@@ -169,17 +174,18 @@ impl Tail {
                 let end = chunk_start + (consumed + i + 1) as u64;
                 if self.partial_len == 0 {
                     let line = trim_cr(&rest[..i]);
-                    let kept = &line[..line.len().min(max_line)];
+                    let kept = &line[..line.len().min(cap.max(max_line))];
                     emit(Line {
                         bytes: kept,
                         real_len: line.len(),
                         end,
                     });
                 } else {
-                    append_capped(&mut self.partial, &rest[..i], max_line);
+                    self.partial.extend(&rest[..i], max_line, cap);
                     self.partial_len += i;
-                    let real = self.partial_len - usize::from(self.partial.last() == Some(&b'\r'));
-                    let line = trim_cr(&self.partial);
+                    let cr = self.partial.bytes.last() == Some(&b'\r');
+                    let real = self.partial_len - usize::from(cr);
+                    let line = trim_cr(&self.partial.bytes);
                     emit(Line {
                         bytes: line,
                         real_len: real,
@@ -193,7 +199,7 @@ impl Tail {
                 rest = &rest[i + 1..];
             }
             if !rest.is_empty() {
-                append_capped(&mut self.partial, rest, max_line);
+                self.partial.extend(rest, max_line, cap);
                 self.partial_len += rest.len();
             }
         }
@@ -203,9 +209,9 @@ impl Tail {
 
     /// Hands out the unfinished last line as a line of its own (the file is finished with:
     /// it was rotated away or deleted and read to its end).
-    pub fn finish(&mut self, max_line: usize, emit: &mut dyn FnMut(Line<'_>)) {
+    pub fn finish(&mut self, emit: &mut dyn FnMut(Line<'_>)) {
         if self.partial_len > 0 {
-            let kept = &self.partial[..self.partial.len().min(max_line)];
+            let kept = &self.partial.bytes[..];
             emit(Line {
                 bytes: kept,
                 real_len: self.partial_len,
@@ -220,11 +226,6 @@ impl Tail {
 
 fn trim_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
-}
-
-fn append_capped(buf: &mut Vec<u8>, bytes: &[u8], cap: usize) {
-    let room = cap.saturating_sub(buf.len());
-    buf.extend_from_slice(&bytes[..bytes.len().min(room)]);
 }
 
 #[cfg(test)]
@@ -244,7 +245,7 @@ mod tests {
 
     fn lines(tail: &mut Tail, budget: usize, cap: usize) -> Vec<(String, usize, u64)> {
         let mut out = Vec::new();
-        tail.read(budget, cap, &mut |l| {
+        tail.read(budget, (cap, cap), &mut |l| {
             out.push((
                 String::from_utf8_lossy(l.bytes).into_owned(),
                 l.real_len,
@@ -279,7 +280,7 @@ mod tests {
         let rest = lines(&mut tail, 1 << 20, 100);
         assert_eq!(rest, [("b".into(), 1, 27), ("c".into(), 1, 29)]);
         let mut last = Vec::new();
-        tail.finish(100, &mut |l| last.push((l.bytes.to_vec(), l.end)));
+        tail.finish(&mut |l| last.push((l.bytes.to_vec(), l.end)));
         assert_eq!(last, [(b"tail-without-newline".to_vec(), 49)]);
     }
 

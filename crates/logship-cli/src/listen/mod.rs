@@ -239,6 +239,7 @@ impl Listeners {
         };
         let limits = stream::Limits {
             max_event_bytes,
+            read_cap: crate::lines::room::read_cap(max_event_bytes),
             max_connections: options.max_connections,
             idle_timeout: options.idle_timeout,
             udp_receive_buffer: options.udp_receive_buffer,

@@ -143,6 +143,7 @@ pub fn follow(config: &Config, origin: impl Fn(&str) -> Origin) -> Result<Follow
             max_open: usize::try_from(f.max_open_files).unwrap_or(usize::MAX),
             read_budget: READ_BUDGET,
             max_line,
+            read_cap: crate::lines::room::read_cap(max_line),
             format: line_format(f.format),
             multiline: multiline.map(|rule| {
                 let max_lines = usize::try_from(f.multiline_max_lines).unwrap_or(usize::MAX);

@@ -21,8 +21,10 @@ pub(crate) struct Counters {
     /// Syslog messages that parsed as neither RFC: shipped as text with
     /// `syslog.parse_error`.
     pub parse_errors: AtomicU64,
-    /// Events longer than `max_event_bytes`, cut (also datagrams over the buffer).
+    /// Events longer than the read cap (`lines::room`), cut while reading.
     pub cut: AtomicU64,
+    /// The real size of the largest of them, bytes.
+    pub cut_largest: AtomicU64,
     /// Syslog octet counts that were not counts (read as delimited events).
     pub bad_counts: AtomicU64,
     /// Events with invalid UTF-8 (replaced by U+FFFD).
@@ -111,6 +113,10 @@ impl Counters {
             }
         }
         let mut notes = Vec::new();
+        let cut = format!(
+            "cut while reading (the largest {})",
+            logship_cli::units::bytes(get(&self.cut_largest))
+        );
         for (n, what) in [
             (get(&self.udp_dropped), "udp dropped (queue full)"),
             (
@@ -122,7 +128,7 @@ impl Counters {
                 "not taken (stopped with the queue full)",
             ),
             (get(&self.parse_errors), "not syslog (shipped as text)"),
-            (get(&self.cut), "cut to max_event_bytes"),
+            (get(&self.cut), cut.as_str()),
             (get(&self.bad_counts), "bad octet counts"),
             (get(&self.invalid_utf8), "invalid UTF-8 replaced"),
             (

@@ -44,9 +44,7 @@ pub(super) fn build(framing: Framing, bytes: &[u8], real_len: usize) -> Option<B
         }
     };
     if real_len > bytes.len() {
-        record
-            .field("logship.truncated", true)
-            .field("logship.original_bytes", real_len as u64);
+        crate::lines::mark_read_cut(&mut record, real_len, bytes.len());
     }
     Some(Built {
         record,
@@ -54,13 +52,17 @@ pub(super) fn build(framing: Framing, bytes: &[u8], real_len: usize) -> Option<B
     })
 }
 
-/// Counts what `built` says about its event, once.
-pub(super) fn count(counters: &Counters, built: &Built, cut: bool) {
+/// Counts what `built` says about its event, once; `cut`: it was cut while reading, at
+/// its real size `real_len`.
+pub(super) fn count(counters: &Counters, built: &Built, cut: bool, real_len: usize) {
     if built.parse_error {
         bump(&counters.parse_errors);
     }
     if cut {
         bump(&counters.cut);
+        counters
+            .cut_largest
+            .fetch_max(real_len as u64, std::sync::atomic::Ordering::Relaxed);
     }
     // The record's flag, not a walk over its entries: that re-read (and re-validated)
     // every string of every event.

@@ -6,11 +6,15 @@
 //! bytes (fed in whatever pieces the reads return), so it can be tested at every split
 //! point without a connection.
 //!
-//! Must never: buffer more than `max` bytes of one event (a longer event is cut to `max`,
-//! its rest skipped to its delimiter or the end of its count), panic on any input, or let
-//! a garbage octet count swallow the stream (a count that is not one is read as the start
-//! of a delimited event, flagged, and framing goes on). It depends on nothing of the
-//! crate (the fuzz target `stream_framing` compiles it by path).
+//! Must never: buffer more than `max` bytes of one event, or up to its read cap with room
+//! borrowed from the process's pool (`crate::lines::room`; a longer event is cut, its
+//! rest skipped to its delimiter or the end of its count), panic on any input, let a
+//! garbage octet count swallow the stream (a count that is not one is read as the start
+//! of a delimited event, flagged, and framing goes on), or believe a count the stream
+//! ended before (the event is what arrived, flagged). It depends on nothing of the crate
+//! but `crate::lines` (the fuzz target `stream_framing` compiles it by path beside it).
+
+use crate::lines::room::{LineBuf, Room};
 
 /// How a TCP connection's bytes are cut into events and read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,7 +41,8 @@ pub(crate) struct Frame<'a> {
     /// Its real length before the cut (`> bytes.len()` when it was cut).
     pub real_len: usize,
     /// It started with digits that were not an octet count (syslog framing only): read
-    /// as a delimited event instead, digits included.
+    /// as a delimited event instead, digits included; or its octet count claimed more
+    /// bytes than arrived before the stream ended (`real_len` is then what arrived).
     pub bad_count: bool,
 }
 
@@ -69,20 +74,39 @@ enum State {
 pub(crate) struct Framer {
     syslog: bool,
     max: usize,
+    cap: usize,
     count_limit: usize,
-    buf: Vec<u8>,
+    buf: LineBuf,
     state: State,
 }
 
 impl Framer {
-    /// A framer for `framing` keeping at most `max` bytes (at least 1) of each event.
+    /// A framer for `framing` keeping at most `max` bytes (at least 1) of each event
+    /// (the fuzz target's and the tests' framer: the listener's borrows past `max`).
+    #[allow(dead_code)]
     pub(crate) fn new(framing: Framing, max: usize) -> Framer {
+        Framer::with_cap(framing, max, max, Room::shared())
+    }
+
+    /// A framer keeping `max` bytes of each event on its own, and up to `cap` with bytes
+    /// borrowed from `room` (an event over `max` is read whole, to be parsed, when the
+    /// pool lends the bytes).
+    pub(crate) fn with_cap(
+        framing: Framing,
+        max: usize,
+        cap: usize,
+        room: &'static Room,
+    ) -> Framer {
         let max = max.max(1);
+        let cap = cap.max(max);
+        let mut buf = LineBuf::new(room);
+        buf.bytes.reserve(max.min(8 * 1024));
         Framer {
             syslog: matches!(framing, Framing::Syslog),
             max,
+            cap,
             count_limit: max.max(MIN_COUNT_LIMIT).saturating_mul(COUNT_SLACK),
-            buf: Vec::with_capacity(max.min(8 * 1024)),
+            buf,
             state: State::Start,
         }
     }
@@ -165,8 +189,12 @@ impl Framer {
                     input = &input[n..];
                     if n == remaining {
                         // A trailer some senders count in (`\n` or `\r\n`) is not the event's.
-                        let whole = self.buf.len() == real;
-                        let trail = if whole { trailer_len(&self.buf) } else { 0 };
+                        let whole = self.buf.bytes.len() == real;
+                        let trail = if whole {
+                            trailer_len(&self.buf.bytes)
+                        } else {
+                            0
+                        };
                         self.end(real - trail.min(real), false, emit);
                     } else {
                         self.state = State::Counted {
@@ -180,8 +208,9 @@ impl Framer {
     }
 
     /// The stream ended: emits the event it was reading, if any (a last line without
-    /// its delimiter is an event; a counted event cut short by the end is emitted with
-    /// its declared length, so it reads as cut).
+    /// its delimiter is an event; a counted event cut short by the end is what arrived
+    /// of it, flagged `bad_count`: its count lied, and its real length is the bytes
+    /// received, never the length it claimed).
     pub(crate) fn finish(&mut self, emit: &mut dyn FnMut(Frame<'_>)) {
         match self.state {
             State::Start => {}
@@ -189,24 +218,23 @@ impl Framer {
             State::Delimited { real, bad, last_cr } => {
                 self.end(real - usize::from(last_cr && real > 0), bad, emit);
             }
-            State::Counted { real, .. } => self.end(real, false, emit),
+            State::Counted { remaining, real } => self.end(real - remaining, true, emit),
         }
     }
 
     /// Keeps what fits of `bytes` under the cap.
     fn keep(&mut self, bytes: &[u8]) {
-        let room = self.max.saturating_sub(self.buf.len());
-        self.buf.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        self.buf.extend(bytes, self.max, self.cap);
     }
 
     /// Emits the buffered event of real length `real` (trimmed of a trailing `\r` or
     /// counted trailer), unless it is empty, and starts the next.
     fn end(&mut self, real: usize, bad_count: bool, emit: &mut dyn FnMut(Frame<'_>)) {
         self.state = State::Start;
-        let len = self.buf.len().min(real);
+        let len = self.buf.bytes.len().min(real);
         if real > 0 {
             emit(Frame {
-                bytes: &self.buf[..len],
+                bytes: &self.buf.bytes[..len],
                 real_len: real,
                 bad_count,
             });
@@ -238,7 +266,7 @@ mod tests {
         let mut framer = Framer::new(framing, max);
         let mut out = Vec::new();
         let mut emit = |f: Frame<'_>| {
-            assert!(f.bytes.len() <= max, "never more than the cap");
+            assert!(f.bytes.len() <= max.max(1), "never more than the cap");
             out.push((
                 String::from_utf8_lossy(f.bytes).into_owned(),
                 f.real_len,
@@ -328,7 +356,7 @@ mod tests {
         let mut seen = 0;
         for _ in 0..1000 {
             framer.feed(&chunk, &mut |_| seen += 1);
-            assert!(framer.buf.len() <= 16);
+            assert!(framer.buf.bytes.len() <= 16);
         }
         assert_eq!(seen, 0);
         let mut last = None;
@@ -379,13 +407,51 @@ mod tests {
                 ("7".into(), 1, true),
             ]
         );
-        // A count just under the limit is believed and its bytes skipped (bounded).
+        // A count just under the limit is believed; the stream ends before it is met:
+        // the event is what arrived, flagged, never the size the count claimed.
         let limit = 64 * 1024 * COUNT_SLACK;
         let input = format!("{limit} abc");
         let got = frames(Framing::Syslog, 64, input.as_bytes(), 7);
-        assert_eq!(got, [("abc".into(), limit, false)], "cut short by the end");
+        assert_eq!(got, [("abc".into(), 3, true)], "cut short by the end");
+        let input = format!("{limit} {}", "x".repeat(100));
+        let got = frames(Framing::Syslog, 64, input.as_bytes(), 7);
+        assert_eq!(
+            got,
+            [("x".repeat(64), 100, true)],
+            "cut at the cap: 100 arrived"
+        );
         let input = format!("{} abc\n", limit + 1);
         assert!(frames(Framing::Syslog, 64, input.as_bytes(), 7)[0].2);
+    }
+
+    #[test]
+    fn events_over_the_limit_are_read_whole_up_to_the_cap_with_room_from_the_pool() {
+        let pool = |n: usize| -> &'static Room { Box::leak(Box::new(Room::new(n))) };
+        let mut input = vec![b'a'; 50];
+        input.extend_from_slice(b"\n");
+        input.extend(std::iter::repeat_n(b'b', 300));
+        input.extend_from_slice(b"\nshort\n");
+        let mut framer = Framer::with_cap(Framing::Lines, 8, 100, pool(100));
+        let mut got = Vec::new();
+        for piece in input.chunks(7) {
+            framer.feed(piece, &mut |f| got.push((f.bytes.len(), f.real_len)));
+        }
+        // 50 bytes read whole, 300 cut at the cap of 100 (92 borrowed for each, given
+        // back after each event).
+        assert_eq!(got, [(50, 50), (100, 300), (5, 5)]);
+        // Two connections at once share the pool: the second is cut at its own limit.
+        let room = pool(100);
+        let mut a = Framer::with_cap(Framing::Lines, 8, 100, room);
+        let mut b = Framer::with_cap(Framing::Lines, 8, 100, room);
+        a.feed(&[b'x'; 60], &mut |_| unreachable!());
+        let mut cut = None;
+        b.feed(&[b'y'; 60], &mut |_| unreachable!());
+        b.feed(b"\n", &mut |f| cut = Some((f.bytes.len(), f.real_len)));
+        assert_eq!(cut, Some((8, 60)), "the pool had 8 bytes left, not 92");
+        let mut whole = None;
+        a.feed(b"\n", &mut |f| whole = Some((f.bytes.len(), f.real_len)));
+        assert_eq!(whole, Some((60, 60)));
+        assert_eq!(room.left(), 100, "every byte given back");
     }
 
     #[test]

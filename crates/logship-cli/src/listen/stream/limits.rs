@@ -9,8 +9,13 @@ use std::time::Duration;
 /// The bounds of a stream listener.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Limits {
-    /// Longest event kept (the pipeline's `max_event_bytes`): longer ones are cut, counted.
+    /// Bytes of one unfinished event a connection holds on its own (the pipeline's
+    /// `max_event_bytes`).
     pub max_event_bytes: usize,
+    /// Longest event read whole (`lines::room::read_cap`; past `max_event_bytes` with
+    /// room from the process's pool), parsed, then truncated by the pipeline keeping its
+    /// structure; longer ones are cut while reading, counted.
+    pub read_cap: usize,
     /// Most connections served at once: more are accepted and closed at once, counted.
     pub max_connections: usize,
     /// A connection silent this long is closed (counted).

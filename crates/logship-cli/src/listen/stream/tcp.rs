@@ -159,7 +159,11 @@ fn connection(
         framing,
         halted: false,
     };
-    let mut framer = Framer::new(framing, limits.max_event_bytes);
+    // An event over `max_event_bytes` is read whole up to the read cap (with room from
+    // the process's pool), so that it is parsed and the pipeline truncates it keeping
+    // its structure; past the cap, it is cut here and counted.
+    let (max, cap) = (limits.max_event_bytes, limits.read_cap);
+    let mut framer = Framer::with_cap(framing, max, cap, crate::lines::room::Room::shared());
     if stream.set_nonblocking(false).is_err() || stream.set_read_timeout(Some(STOP_TICK)).is_err() {
         bump(&counters.read_errors);
         return;
@@ -230,7 +234,7 @@ impl Pusher<'_> {
         if f.bad_count {
             bump(&counters.bad_counts);
         }
-        count(counters, &built, f.cut());
+        count(counters, &built, f.cut(), f.real_len);
         if self.halted {
             bump(&counters.not_taken);
             return;

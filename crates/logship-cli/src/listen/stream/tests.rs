@@ -20,6 +20,7 @@ const WAIT: Duration = Duration::from_secs(30);
 fn limits() -> Limits {
     Limits {
         max_event_bytes: 64 * 1024,
+        read_cap: crate::lines::room::READ_CAP,
         max_connections: 64,
         idle_timeout: Duration::from_secs(30),
         udp_receive_buffer: 0,
@@ -298,6 +299,7 @@ fn ndjson_from_many_connections_arrives_exactly_once() {
 fn adversarial_lines_are_cut_flagged_and_the_connection_goes_on() {
     let lim = Limits {
         max_event_bytes: 100,
+        read_cap: 200,
         ..limits()
     };
     let mut rig = Rig::tcp(Framing::Syslog, lim, None);
@@ -322,6 +324,8 @@ fn adversarial_lines_are_cut_flagged_and_the_connection_goes_on() {
     let cut = by("xxxx");
     assert_eq!(cut["logship.truncated"], true);
     assert_eq!(cut["logship.original_bytes"], 10_020);
+    // Every byte not read is counted (the pipeline cut nothing more: 200 bytes fit).
+    assert_eq!(cut["logship.truncated_bytes"], 10_020 - 200);
     assert!(by("after garbage count")["syslog.parse_error"] == true);
     assert_eq!(by("caf")["logship.invalid_utf8"], true);
     assert!(by("not syslog")["syslog.parse_error"] == true);
@@ -333,7 +337,8 @@ fn adversarial_lines_are_cut_flagged_and_the_connection_goes_on() {
     assert_eq!(load(&c.invalid_utf8), 1);
     assert_eq!(load(&c.syslog_tcp_events), 6);
     assert!(
-        c.describe().contains("1 cut to max_event_bytes"),
+        c.describe()
+            .contains("1 cut while reading (the largest 9.8 KiB)"),
         "{}",
         c.describe()
     );

@@ -78,7 +78,9 @@ fn receive(
     limits: Limits,
 ) {
     let mut buf = vec![0u8; DATAGRAM];
-    let max = limits.max_event_bytes.max(1);
+    // A datagram is already in memory whole: it is parsed whole, and the pipeline
+    // truncates an event over `max_event_bytes` keeping its structure.
+    let max = limits.read_cap.max(1);
     receive_until_stop(socket, logship, counters, stop, &mut buf, max);
     // Stopped: the datagrams already in the socket's buffer were received by the
     // kernel for us; take them (without waiting for more).
@@ -135,7 +137,7 @@ fn take(datagram: &[u8], logship: &Logship, counters: &Counters, max: usize) {
             return;
         };
         bump(&counters.syslog_udp_events);
-        count(counters, &built, real > max);
+        count(counters, &built, real > max, real);
         match logship.push_with(built.record, Overflow::DropNewest) {
             // Held back by the user's policy, or alone larger than the queue holds:
             // counted by the pipeline.
