@@ -7,9 +7,9 @@
 //! says delivered, retry (timed out, broker gone, topic unknown: logship's own retries and
 //! spill follow) or rejected (too large, invalid: dead-lettered). Enqueueing waits while
 //! librdkafka's queue is full (backpressure, never a drop). librdkafka's own log lines and
-//! errors never go through `log` or `tracing` (no feedback loop): an authentication failure
-//! is kept here and fails the batches at once, with one clear error, instead of a loop of
-//! retries. The poll thread is logship's own. Must never: settle an event before its report,
+//! errors never go through `log` or `tracing` (no feedback loop): the brokers' refusal (an
+//! authentication failure, or a certificate that does not verify: `refusal.rs`) is kept
+//! here and fails the batches at once, with one clear error, instead of a loop of retries. The poll thread is logship's own. Must never: settle an event before its report,
 //! or block past the message timeout (plus a margin) or the shutdown deadline.
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,7 +23,8 @@ use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer as _, ProducerContext};
 
 use super::key::{KeySource, Keyer};
-use super::options::{ACKS, SASL_MECHANISMS};
+use super::options::ACKS;
+use super::refusal::{kafka_refusal, KafkaRefusal};
 use super::target::Target;
 use crate::capture::record::Record;
 use crate::config::Config;
@@ -89,9 +90,19 @@ pub(crate) struct Slot {
 
 /// librdkafka's callbacks: delivery reports, errors and log lines (kept, never logged).
 pub(crate) struct Callbacks {
-    /// An authentication failure, once seen: every batch fails at once from then on.
-    auth_failed: Mutex<Option<String>>,
-    has_auth_failed: AtomicBool,
+    /// The brokers' refusal (credentials, certificate), once seen, as the error to show:
+    /// every batch fails at once from then on.
+    refused: Mutex<Option<String>>,
+    has_refused: AtomicBool,
+}
+
+impl Callbacks {
+    fn new() -> Callbacks {
+        Callbacks {
+            refused: Mutex::new(None),
+            has_refused: AtomicBool::new(false),
+        }
+    }
 }
 
 impl ClientContext for Callbacks {
@@ -100,20 +111,22 @@ impl ClientContext for Callbacks {
     }
 
     fn error(&self, error: KafkaError, reason: &str) {
-        let code = error.rdkafka_error_code();
-        if matches!(
-            code,
-            Some(RDKafkaErrorCode::Authentication)
-                | Some(RDKafkaErrorCode::SaslAuthenticationFailed)
-                | Some(RDKafkaErrorCode::ClusterAuthorizationFailed)
-                | Some(RDKafkaErrorCode::TopicAuthorizationFailed)
-        ) {
-            let mut kept = self.auth_failed.lock().unwrap_or_else(|e| e.into_inner());
-            if kept.is_none() {
-                *kept = Some(reason.to_owned());
-            }
-            self.has_auth_failed.store(true, Ordering::Release);
+        // librdkafka's reason names the mechanism, the broker and OpenSSL's verdict, never
+        // the password.
+        let text = match kafka_refusal(&error, reason) {
+            Some(KafkaRefusal::Credentials) => format!(
+                "Kafka authentication failed ({reason}); check username, password and kafka_sasl_mechanism"
+            ),
+            Some(KafkaRefusal::Certificate) => format!(
+                "Kafka TLS failed on a certificate ({reason}); check tls_ca_file (the CA that signed the brokers' certificates), tls_client_cert and tls_client_key"
+            ),
+            None => return,
+        };
+        let mut kept = self.refused.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.is_none() {
+            *kept = Some(text);
         }
+        self.has_refused.store(true, Ordering::Release);
     }
 }
 
@@ -207,36 +220,18 @@ fn client_config(config: &Config, target: &Target) -> ClientConfig {
         .set("topic.metadata.propagation.max.ms", "5000")
         .set("socket.connection.setup.timeout.ms", "10000")
         .set("log.connection.close", "false");
-    let sasl = k.sasl_mechanism != 0;
-    let protocol = match (k.tls, sasl) {
-        (false, false) => "plaintext",
-        (true, false) => "ssl",
-        (false, true) => "sasl_plaintext",
-        (true, true) => "sasl_ssl",
+    let security = super::security::Security {
+        sasl: k.sasl_mechanism,
+        username: config.username.as_deref(),
+        password: config.password.as_ref(),
+        tls: k.tls,
+        ca: config.tls_ca_file.as_ref(),
+        cert: config.tls_client_cert.as_ref(),
+        key: config.tls_client_key.as_ref(),
+        verify: config.tls_verify,
     };
-    c.set("security.protocol", protocol);
-    if sasl {
-        c.set("sasl.mechanism", SASL_MECHANISMS[k.sasl_mechanism]);
-        if let Some(user) = &config.username {
-            c.set("sasl.username", user);
-        }
-        if let Some(password) = &config.password {
-            c.set("sasl.password", password.expose());
-        }
-    }
-    if k.tls {
-        if let Some(ca) = &config.tls_ca_file {
-            c.set("ssl.ca.location", ca.display().to_string());
-        }
-        if let Some(cert) = &config.tls_client_cert {
-            c.set("ssl.certificate.location", cert.display().to_string());
-        }
-        if let Some(key) = &config.tls_client_key {
-            c.set("ssl.key.location", key.display().to_string());
-        }
-        if !config.tls_verify {
-            c.set("enable.ssl.certificate.verification", "false");
-        }
+    for (name, value) in security.settings() {
+        c.set(name, value);
     }
     c
 }
@@ -247,10 +242,7 @@ impl Producer {
         let endpoint = config.endpoint.as_deref().unwrap_or_default();
         let target = Target::parse(endpoint)?;
         let keyer = Keyer::new(KeySource::parse(&config.kafka.key)?, ctx);
-        let callbacks = Callbacks {
-            auth_failed: Mutex::new(None),
-            has_auth_failed: AtomicBool::new(false),
-        };
+        let callbacks = Callbacks::new();
         let inner: BaseProducer<Callbacks> = client_config(config, &target)
             .create_with_context(callbacks)
             .map_err(|e| {
@@ -287,13 +279,13 @@ impl Producer {
         })
     }
 
-    /// The authentication failure seen, if any.
-    fn auth_failure(&self) -> Option<String> {
+    /// The brokers' refusal seen (credentials, certificate), as the error to show.
+    fn refusal(&self) -> Option<String> {
         let ctx = self.inner.context();
-        if !ctx.has_auth_failed.load(Ordering::Acquire) {
+        if !ctx.has_refused.load(Ordering::Acquire) {
             return None;
         }
-        ctx.auth_failed
+        ctx.refused
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
@@ -310,13 +302,11 @@ impl Producer {
         abort: &Signal,
     ) -> Sent {
         let mut sent = Sent::new(messages.len());
-        if let Some(why) = self.auth_failure() {
+        if let Some(why) = self.refusal() {
             for &i in which {
                 sent.status[i] = Status::Retry;
             }
-            sent.fatal = Some(format!(
-                "Kafka authentication failed ({why}); check username, password and kafka_sasl_mechanism"
-            ));
+            sent.fatal = Some(why);
             return sent;
         }
         let batch = Arc::new(Batch {
@@ -388,22 +378,20 @@ impl Producer {
         sent.retry_error = s.first_retry.clone();
         sent.rejected_error = s.first_rejected.clone();
         drop(s);
-        if let Some(why) = self.auth_failure() {
-            sent.fatal = Some(format!(
-                "Kafka authentication failed ({why}); check username, password and kafka_sasl_mechanism"
-            ));
+        if let Some(why) = self.refusal() {
+            sent.fatal = Some(why);
         }
         sent
     }
 
     /// Waits until every report of `batch` is in, the deadline passed, shutdown gave up,
-    /// or authentication failed.
+    /// or the brokers refused us (credentials, certificate).
     fn wait(&self, batch: &Batch, abort: &Signal) {
         let deadline = Instant::now() + self.timeout + REPORT_MARGIN;
         let mut s = batch.lock();
         while s.remaining > 0 {
             let now = Instant::now();
-            if now >= deadline || abort.is_raised() || self.auth_failure().is_some() {
+            if now >= deadline || abort.is_raised() || self.refusal().is_some() {
                 return;
             }
             let step = (deadline - now).min(Duration::from_millis(100));
