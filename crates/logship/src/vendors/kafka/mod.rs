@@ -11,6 +11,8 @@
 //! Must never: say delivered before the broker's report, or name Kafka outside this folder.
 
 pub(crate) mod facts;
+#[cfg(feature = "kafka-faults")]
+pub(crate) mod faults;
 pub(crate) mod input_options;
 pub(crate) mod key;
 pub(crate) mod options;
