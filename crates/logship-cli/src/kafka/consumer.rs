@@ -145,6 +145,7 @@ impl Shared {
                 // What follows a refusal is its echo.
                 return;
             }
+            None if reason.is_empty() => return self.tell(&error.to_string()),
             None => return self.tell(&format!("{error}: {reason}")),
             Some(KafkaRefusal::Credentials) => "the brokers refused the credentials; check listen.kafka_username, the password and listen.kafka_sasl_mechanism",
             Some(KafkaRefusal::Certificate) => "TLS with the brokers failed on a certificate; check listen.kafka_tls_ca_file (the CA that signed the brokers' certificates), listen.kafka_tls_client_cert and listen.kafka_tls_client_key",
