@@ -8,11 +8,17 @@
 //!    `vendor = kafka` (zstd, acks=all, idempotence: the defaults) to a 4-partition topic;
 //!    events/s from the first push until shutdown returned with every event acknowledged,
 //!    and this process's CPU per event (the pushing thread, the batcher, the senders,
-//!    librdkafka's threads).
+//!    librdkafka's threads). Once with the defaults (`max_batch_records` 200), once with
+//!    `max_batch_records` 2,000 (to a second topic), to see whether the batch's round trip
+//!    bounds the rate.
 //! 2. **Group drain**: the same topic drained by `logship ship --listen kafka://...` to a
 //!    real intake in this process (NDJSON, gzip), by one instance, then by a group of two
 //!    (a new group each time, so each reads the whole topic): events/s from the first event
 //!    the intake saw to the last, and the instances' CPU per event (from /proc).
+//!
+//! Every row also gives the CPU accounting of what shares the cores: the intake (this
+//! process during a drain), the broker's JVM, and the whole machine (`/proc/stat`, other
+//! sessions included), in cores busy, so a row shows whether the machine was full.
 //!
 //! How to run: `cargo build --release -p logship-cli --features kafka && cargo bench -p
 //! logship-bench --features kafka --bench kafka` (the `logship` binary is taken from the
@@ -67,18 +73,38 @@ fn logship_bin() -> PathBuf {
     dir.join("logship")
 }
 
+/// CPU seconds the whole machine spent busy so far (`/proc/stat`: every core, every
+/// process; ticks of 1/100 s).
+fn machine_cpu() -> f64 {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let ticks: Vec<f64> = stat
+        .lines()
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    // user nice system idle iowait irq softirq steal: busy is all but idle and iowait.
+    let all: f64 = ticks.iter().take(8).sum();
+    let idle = ticks.get(3).copied().unwrap_or(0.0) + ticks.get(4).copied().unwrap_or(0.0);
+    (all - idle) / 100.0
+}
+
 /// CPU seconds of the broker's JVM so far.
 fn broker_cpu(broker: &KafkaBroker) -> f64 {
     broker.pid().map_or(0.0, |p| cpu_of(&p.to_string()))
 }
 
-fn produce(broker: &KafkaBroker, n: u64) {
+fn produce(broker: &KafkaBroker, n: u64, topic: &str, batch: usize) {
     let cpu0 = cpu_of("self");
     let broker0 = broker_cpu(broker);
+    let machine0 = machine_cpu();
     let started = Instant::now();
     let (logship, guard) = Logship::builder()
         .vendor(Vendor::Kafka)
-        .endpoint(format!("kafka://{}/{TOPIC}", broker.bootstrap()))
+        .endpoint(format!("kafka://{}/{topic}", broker.bootstrap()))
+        .max_batch_records(batch)
         .service("bench")
         .kafka(KafkaOptions::default())
         .overflow(Overflow::Block(Duration::from_secs(60)))
@@ -95,10 +121,11 @@ fn produce(broker: &KafkaBroker, n: u64) {
     let secs = started.elapsed().as_secs_f64();
     let cpu = cpu_of("self") - cpu0;
     let broker_busy = (broker_cpu(broker) - broker0) / secs;
+    let machine_busy = (machine_cpu() - machine0) / secs;
     let stats = logship.stats();
     assert_eq!(stats.events_delivered, n, "{stats:?}");
     println!(
-        "| produce, 1 pipeline (zstd, acks=all, idempotent) | {n} | {secs:.2} | {:.0} | {:.2} | {:.2} | {broker_busy:.2} |",
+        "| produce, 1 pipeline (zstd, acks=all, idempotent, batches of {batch}) | {n} | {secs:.2} | {:.0} | {:.2} | {:.2} | - | {broker_busy:.2} | {machine_busy:.2} |",
         n as f64 / secs,
         cpu / secs,
         cpu / n as f64 * 1e6
@@ -143,6 +170,8 @@ fn drain(broker: &KafkaBroker, intake: &Intake, n: u64, members: usize) -> f64 {
     let at_first = intake.stats().events;
     let cpu0: f64 = children.iter().map(|c| cpu_of(&c.id().to_string())).sum();
     let broker0 = broker_cpu(broker);
+    let intake0 = cpu_of("self");
+    let machine0 = machine_cpu();
     assert!(
         intake.wait_for_events(n as usize, Duration::from_secs(900)),
         "only {} of {n} events arrived",
@@ -155,6 +184,8 @@ fn drain(broker: &KafkaBroker, intake: &Intake, n: u64, members: usize) -> f64 {
         .sum::<f64>()
         - cpu0;
     let broker_busy = (broker_cpu(broker) - broker0) / secs;
+    let intake_busy = (cpu_of("self") - intake0) / secs;
+    let machine_busy = (machine_cpu() - machine0) / secs;
     for c in &mut children {
         let _ = Command::new("kill").arg(c.id().to_string()).status();
         let _ = c.wait();
@@ -162,7 +193,7 @@ fn drain(broker: &KafkaBroker, intake: &Intake, n: u64, members: usize) -> f64 {
     let events = (n - at_first) as f64;
     let rate = events / secs;
     println!(
-        "| group drain, {members} instance{} -> intake (ndjson, gzip) | {n} | {secs:.2} | {rate:.0} | {:.2} | {:.2} | {broker_busy:.2} |",
+        "| group drain, {members} instance{} -> intake (ndjson, gzip) | {n} | {secs:.2} | {rate:.0} | {:.2} | {:.2} | {intake_busy:.2} | {broker_busy:.2} | {machine_busy:.2} |",
         if members == 1 { "" } else { "s" },
         cpu / secs,
         cpu / events * 1e6
@@ -181,9 +212,15 @@ fn main() {
         return;
     };
     kafka_admin::create_topic(&broker.bootstrap(), TOPIC, PARTITIONS, &[]);
-    println!("| run | events | seconds | events/s | cores busy (logship) | CPU µs/event (logship) | cores busy (broker) |");
-    println!("|---|---|---|---|---|---|---|");
-    produce(&broker, n);
+    kafka_admin::create_topic(&broker.bootstrap(), "bench-big-batches", PARTITIONS, &[]);
+    println!(
+        "cores: {}",
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
+    println!("| run | events | seconds | events/s | cores busy (logship) | CPU µs/event (logship) | cores busy (intake) | cores busy (broker) | cores busy (whole machine) |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    produce(&broker, n, TOPIC, 200);
+    produce(&broker, n, "bench-big-batches", 2000);
     let intake = Intake::start(IntakeConfig {
         keep_events: false,
         ..IntakeConfig::default()

@@ -90,7 +90,7 @@ pub fn run(
             return Err(failure);
         }
     };
-    let mut kafka = match crate::kafka::KafkaInputs::start(&l.kafka, &logship) {
+    let mut kafka = match crate::kafka::KafkaInputs::start(&l.kafka, &l.kafka_security, &logship) {
         Ok(kafka) => kafka,
         Err(problem) => {
             let _ = listeners.stop();

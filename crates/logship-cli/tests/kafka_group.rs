@@ -169,3 +169,135 @@ fn a_full_queue_pauses_the_partitions_and_drops_nothing() {
         "no duplicate without a failure"
     );
 }
+
+/// A file holding `text` (a password), for `--listen-kafka-password-file`.
+fn password_file(name: &str, text: &str) -> String {
+    let path = temp_path(name);
+    std::fs::write(&path, text).expect("write the password file");
+    path.to_string_lossy().into_owned()
+}
+
+/// How many events the intake received in all.
+fn received(intake: &Intake) -> u64 {
+    seq_counts(intake).values().map(|&c| u64::from(c)).sum()
+}
+
+/// Starts a member that the brokers refuse, waits for its one error, stops it, and checks
+/// that it said so once, read nothing, named the keys to fix, showed no secret, and did not
+/// keep trying.
+fn refused_member(intake: &Intake, url: &str, extra: &[&str], names: &str, secret: &str) {
+    let before = received(intake);
+    let mut m = member(intake, url, extra);
+    m.stderr
+        .expect("this input stopped", Duration::from_secs(60));
+    let (code, stderr) = m.stop();
+    let text = stderr.join("\n");
+    assert_eq!(
+        text.matches("this input stopped").count(),
+        1,
+        "said once: {text}"
+    );
+    assert!(text.contains(names), "names the keys to fix: {text}");
+    assert!(text.contains("1 stopped: refused by the brokers"), "{text}");
+    assert!(!text.contains(secret), "no secret: {text}");
+    let errors: u64 = text
+        .split(" consumer errors")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("the summary counts consumer errors");
+    assert!(errors <= 3, "no loop of failed logins: {text}");
+    assert_eq!(code, Some(0), "nothing lost: {text}");
+    assert_eq!(received(intake), before, "nothing read while refused");
+}
+
+#[test]
+fn inputs_consume_over_scram_and_tls_and_refused_credentials_or_ca_stop_with_one_error() {
+    let Some(broker) = KafkaBroker::start("secure-input") else {
+        return;
+    };
+    let n = 300u64;
+    create_topic(&broker, "secure", 1);
+    produce(&broker, "secure", n);
+    let intake = Intake::start(IntakeConfig::default()).expect("intake");
+    let ca = broker.ca_file().to_string_lossy().into_owned();
+    let (cert, key) = broker.client_cert();
+    let (cert, key) = (cert.to_string_lossy(), key.to_string_lossy());
+    let right = password_file(
+        "kafka-right-pw",
+        logship_intake::kafka_broker::SASL_PASSWORD,
+    );
+    let wrong = password_file("kafka-wrong-pw", "wrong-8Kd-2718");
+
+    // A wrong SCRAM-SHA-256 password: one clear error, the input stops, nothing read.
+    let url = format!("kafka://127.0.0.1:{}/secure?group=wrong", broker.sasl_port);
+    let sasl = [
+        "--listen-kafka-sasl-mechanism",
+        "SCRAM-SHA-256",
+        "--listen-kafka-username",
+        "logship",
+        "--listen-kafka-password-file",
+    ];
+    let mut args = sasl.to_vec();
+    args.push(&wrong);
+    refused_member(
+        &intake,
+        &url,
+        &args,
+        "listen.kafka_username",
+        "wrong-8Kd-2718",
+    );
+    // A CA that did not sign the brokers' certificate (the client's own certificate):
+    // one clear error naming the CA key, the input stops.
+    let url = format!(
+        "kafka://127.0.0.1:{}/secure?group=wrong-ca",
+        broker.ssl_port
+    );
+    let tls = [
+        "--listen-kafka-tls",
+        "--listen-kafka-tls-client-cert",
+        &cert,
+        "--listen-kafka-tls-client-key",
+        &key,
+        "--listen-kafka-tls-ca-file",
+    ];
+    let mut args = tls.to_vec();
+    args.push(&cert);
+    refused_member(
+        &intake,
+        &url,
+        &args,
+        "listen.kafka_tls_ca_file",
+        "BEGIN PRIVATE KEY",
+    );
+
+    // SCRAM-SHA-512 over TLS (SASL_SSL), password from a file, trusting the test CA.
+    let url = format!(
+        "kafka://127.0.0.1:{}/secure?group=scram",
+        broker.sasl_ssl_port
+    );
+    let mut args = sasl.to_vec();
+    args[1] = "scram_sha_512";
+    args.extend([
+        &right,
+        "--listen-kafka-tls",
+        "--listen-kafka-tls-ca-file",
+        &ca,
+    ]);
+    let mut scram = member(&intake, &url, &args);
+    // TLS with a client certificate (the SSL listener requires one), another group.
+    let url = format!("kafka://127.0.0.1:{}/secure?group=mtls", broker.ssl_port);
+    let mut args = tls.to_vec();
+    args.push(&ca);
+    let mut mtls = member(&intake, &url, &args);
+    wait_until("every event through both groups", LIMIT, || {
+        let counts = seq_counts(&intake);
+        counts.len() as u64 == n && counts.values().all(|&c| c >= 2)
+    });
+    for m in [&mut scram, &mut mtls] {
+        let (code, stderr) = m.stop();
+        assert_eq!(code, Some(0), "{stderr:?}");
+        let text = stderr.join("\n");
+        assert!(!text.contains("stopped: refused"), "{text}");
+    }
+}

@@ -457,7 +457,14 @@ pub use spill::{
 pub use support::secret::Secret;
 pub use support::threads::is_logship_thread;
 pub use vendors::elasticsearch::options::ElasticsearchOptions;
+#[cfg(feature = "kafka-faults")]
+#[doc(hidden)]
+pub use vendors::kafka::faults::on_next_kafka_send;
+pub use vendors::kafka::input_options::KafkaInputOptions;
 pub use vendors::kafka::options::KafkaOptions;
+#[cfg(feature = "kafka")]
+#[doc(hidden)]
+pub use vendors::kafka::refusal::{kafka_refusal, KafkaRefusal};
 pub use vendors::loki::options::LokiOptions;
 pub use vendors::otlp::options::{OtlpEncoding, OtlpOptions};
 pub use vendors::splunk::options::SplunkOptions;

@@ -453,27 +453,46 @@ fn scram_sha_256_and_512_and_tls_with_a_ca_file_and_a_client_certificate_deliver
         .collect();
     assert_eq!(seqs, (0..total as u64).collect());
 
-    // Without its client certificate the SSL listener refuses the producer: nothing is
-    // delivered, and every event is counted (failed, as no spill is configured).
-    let (builder, errors) = collect_errors(
-        Logship::builder()
+    // Without its client certificate the SSL listener refuses the producer, and a CA that
+    // did not sign the brokers' certificate (the client's own) refuses the brokers: each is
+    // one clear error naming the keys, with no retry (long before the 30 s message
+    // timeout), and every event is counted (failed, as no spill is configured).
+    let refused = |ca: &std::path::Path, client: bool| {
+        let mut b = Logship::builder()
             .vendor(Vendor::Kafka)
             .endpoint(format!("kafka://127.0.0.1:{}/logs-secure", broker.ssl_port))
-            .kafka(KafkaOptions::default().tls(true).message_timeout_ms(2000))
-            .tls_ca_file(broker.ca_file())
+            .kafka(KafkaOptions::default().tls(true))
+            .tls_ca_file(ca)
             .linger(Duration::from_millis(20))
             .report_to_stderr(false)
             .spill(false)
-            .max_retries(0),
-    );
-    let logship = common::ship(builder, (0..5).map(numbered));
-    let stats = logship.stats();
-    assert_eq!(
-        (stats.events_delivered, stats.events_failed),
-        (0, 5),
-        "{stats:?}"
-    );
-    assert!(!errors.lock().unwrap().is_empty());
+            .max_retries(5);
+        if client {
+            b = b.tls_client_cert(&cert, &key);
+        }
+        b
+    };
+    for (way, builder) in [
+        ("no client certificate", refused(&broker.ca_file(), false)),
+        ("a wrong CA", refused(&cert, true)),
+    ] {
+        let (builder, errors) = collect_errors(builder);
+        let logship = common::ship(builder, (0..5).map(numbered));
+        let stats = logship.stats();
+        assert_eq!(
+            (stats.events_delivered, stats.events_failed, stats.retries),
+            (0, 5, 0),
+            "{way}: counted, no retry: {stats:?}"
+        );
+        let errors = errors.lock().unwrap().clone();
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.contains("TLS failed on a certificate") && e.contains("tls_ca_file")),
+            "{way}: {errors:?}"
+        );
+        assert!(errors.len() <= 2, "{way}: one clear error: {errors:?}");
+    }
 }
 
 #[test]

@@ -9,8 +9,10 @@
 //! so a restart reads it again; on a revoke, what is settled is committed synchronously
 //! before the partitions are given up; while the queue is full the partitions are paused
 //! (the group still sees the member alive) and nothing is dropped; librdkafka's prefetch is
-//! capped per partition. Must never: commit past an event not settled, drop a message, or
-//! log through `log`/`tracing` (its lines are kept out).
+//! capped per partition. SASL and TLS come from `security`; when the brokers refuse the
+//! credentials or a certificate, that input stops at once with one clear error (no loop of
+//! failed logins; its messages stay in the topic). Must never: commit past an event not
+//! settled, drop a message, or log through `log`/`tracing` (its lines are kept out).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -18,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use logship::{Logship, Overflow, Record, Rejected};
+use logship::{kafka_refusal, KafkaRefusal, Logship, Overflow, Record, Rejected};
 use rdkafka::client::ClientContext;
 use rdkafka::config::{ClientConfig, RDKafkaLogLevel};
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance};
@@ -26,6 +28,7 @@ use rdkafka::error::KafkaError;
 use rdkafka::message::Message;
 use rdkafka::{Offset, TopicPartitionList};
 
+use super::security::Security;
 use super::spec::KafkaSpec;
 
 /// How often settled offsets are committed.
@@ -51,6 +54,8 @@ pub(crate) struct Counters {
     pub refused: AtomicU64,
     /// Consumer errors reported by librdkafka.
     pub errors: AtomicU64,
+    /// Inputs stopped because the brokers refused their credentials or certificate.
+    pub stopped_refused: AtomicU64,
 }
 
 /// What the consumer thread, the committer and the rebalance callback share.
@@ -69,6 +74,8 @@ struct Shared {
     counters: Arc<Counters>,
     /// The first consumer error, said once.
     told_error: AtomicBool,
+    /// The brokers refused the credentials or a certificate: this input stops.
+    refused: AtomicBool,
 }
 
 /// Events lost downstream so far: failed (less the dead letters, which are on disk),
@@ -130,6 +137,32 @@ impl Shared {
         }
     }
 
+    /// A librdkafka error: the brokers' refusal stops this input (said once), any other
+    /// is counted (the first said).
+    fn error(&self, error: &KafkaError, reason: &str) {
+        let fix = match kafka_refusal(error, reason) {
+            None if self.refused.load(Ordering::Acquire) => {
+                // What follows a refusal is its echo.
+                return;
+            }
+            None if reason.is_empty() => return self.tell(&error.to_string()),
+            None => return self.tell(&format!("{error}: {reason}")),
+            Some(KafkaRefusal::Credentials) => "the brokers refused the credentials; check listen.kafka_username, the password and listen.kafka_sasl_mechanism",
+            Some(KafkaRefusal::Certificate) => "TLS with the brokers failed on a certificate; check listen.kafka_tls_ca_file (the CA that signed the brokers' certificates), listen.kafka_tls_client_cert and listen.kafka_tls_client_key",
+        };
+        self.counters.errors.fetch_add(1, Ordering::Relaxed);
+        if !self.refused.swap(true, Ordering::AcqRel) {
+            self.counters
+                .stopped_refused
+                .fetch_add(1, Ordering::Relaxed);
+            // librdkafka's reason names the mechanism, the broker and OpenSSL's verdict,
+            // never the password.
+            eprintln!(
+                "logship: kafka input: {fix} ({reason}); this input stopped, its messages stay in the topic"
+            );
+        }
+    }
+
     fn tell(&self, what: &str) {
         self.counters.errors.fetch_add(1, Ordering::Relaxed);
         if !self.told_error.swap(true, Ordering::AcqRel) {
@@ -147,7 +180,7 @@ impl ClientContext for Callbacks {
     fn log(&self, _level: RDKafkaLogLevel, _fac: &str, _line: &str) {}
 
     fn error(&self, error: KafkaError, reason: &str) {
-        self.shared.tell(&format!("{error}: {reason}"));
+        self.shared.error(&error, reason);
     }
 }
 
@@ -200,11 +233,17 @@ pub(crate) struct KafkaInputs {
     stop: Arc<AtomicBool>,
     threads: Vec<JoinHandle<()>>,
     counters: Arc<Counters>,
+    /// Inputs started (the summary speaks of them even when they read nothing).
+    started: usize,
 }
 
 impl KafkaInputs {
     /// Starts one consumer (and its committer) per spec.
-    pub(crate) fn start(specs: &[KafkaSpec], logship: &Logship) -> Result<KafkaInputs, String> {
+    pub(crate) fn start(
+        specs: &[KafkaSpec],
+        security: &Security,
+        logship: &Logship,
+    ) -> Result<KafkaInputs, String> {
         let stop = Arc::new(AtomicBool::new(false));
         let counters = Arc::new(Counters::default());
         let mut threads = Vec::new();
@@ -218,8 +257,11 @@ impl KafkaInputs {
                 holding: AtomicBool::new(false),
                 counters: Arc::clone(&counters),
                 told_error: AtomicBool::new(false),
+                refused: AtomicBool::new(false),
             });
-            let consumer: BaseConsumer<Callbacks> = ClientConfig::new()
+            let mut settings = ClientConfig::new();
+            security.apply(&mut settings);
+            let consumer: BaseConsumer<Callbacks> = settings
                 .set("bootstrap.servers", &spec.brokers)
                 .set("group.id", &spec.group)
                 .set("client.id", "logship")
@@ -261,8 +303,11 @@ impl KafkaInputs {
                     .spawn(move || {
                         consume(&consumer, &shared, &halt);
                         // What was pushed is settled (or spilled) by now as far as the
-                        // bound allows: commit it before leaving the group.
-                        shared.commit_settled(&consumer, None);
+                        // bound allows: commit it before leaving the group (brokers that
+                        // refuse us take no commit).
+                        if !shared.refused.load(Ordering::Acquire) {
+                            shared.commit_settled(&consumer, None);
+                        }
                     })
                     .map_err(|e| format!("cannot start the kafka input: {e}"))?,
             );
@@ -277,6 +322,7 @@ impl KafkaInputs {
             stop,
             threads,
             counters,
+            started: specs.len(),
         })
     }
 
@@ -300,16 +346,20 @@ impl KafkaInputs {
 
     /// The inputs' part of the summary line (empty without Kafka inputs).
     pub(crate) fn describe(&self) -> String {
-        if self.threads.is_empty() && self.received() == 0 {
+        if self.started == 0 {
             return String::new();
         }
         let c = &self.counters;
         format!(
-            ", kafka: {} messages, {} commits, {} pauses, {} consumer errors",
+            ", kafka: {} messages, {} commits, {} pauses, {} consumer errors{}",
             self.received(),
             c.commits.load(Ordering::Acquire),
             c.pauses.load(Ordering::Acquire),
-            c.errors.load(Ordering::Acquire)
+            c.errors.load(Ordering::Acquire),
+            match c.stopped_refused.load(Ordering::Acquire) {
+                0 => String::new(),
+                n => format!(", {n} stopped: refused by the brokers"),
+            }
         )
     }
 }
@@ -317,7 +367,7 @@ impl KafkaInputs {
 /// Commits settled offsets every [`COMMIT_EVERY`] until `stop`.
 fn commit_loop(consumer: &BaseConsumer<Callbacks>, shared: &Shared, stop: &AtomicBool) {
     let mut next = Instant::now() + COMMIT_EVERY;
-    while !stop.load(Ordering::Acquire) {
+    while !stop.load(Ordering::Acquire) && !shared.refused.load(Ordering::Acquire) {
         std::thread::sleep(Duration::from_millis(50));
         if Instant::now() >= next {
             shared.commit_settled(consumer, None);
@@ -331,6 +381,11 @@ fn consume(consumer: &BaseConsumer<Callbacks>, shared: &Shared, stop: &AtomicBoo
     let mut backlog: VecDeque<Held> = VecDeque::new();
     let mut paused: Option<TopicPartitionList> = None;
     while !stop.load(Ordering::Acquire) {
+        if shared.refused.load(Ordering::Acquire) {
+            // Said once by the error callback. Messages held stay uncommitted: the next
+            // start (with the fix) reads them again.
+            return;
+        }
         // Messages already read go first, in order.
         while let Some(held) = backlog.front() {
             match shared.logship.push_with(
@@ -379,7 +434,7 @@ fn consume(consumer: &BaseConsumer<Callbacks>, shared: &Shared, stop: &AtomicBoo
                 offset: m.offset(),
                 payload: m.payload().unwrap_or_default().to_vec(),
             }),
-            Some(Err(e)) => shared.tell(&format!("{e}")),
+            Some(Err(e)) => shared.error(&e, ""),
             None => {}
         }
         // Messages of partitions given up are read again by their next owner.

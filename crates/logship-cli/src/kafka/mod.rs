@@ -3,13 +3,14 @@
 //!
 //! Why it exists: with Kafka between the applications and the vendors, a group of logship
 //! instances drains the topic, and the group grows and shrinks by starting and stopping
-//! instances. `spec` reads the URL; `consumer` is the member (at-least-once commits,
+//! instances. `spec` reads the URL; `security` holds the SASL and TLS settings; `consumer` is the member (at-least-once commits,
 //! backpressure by pausing, commit before a revoke). Built with the cargo feature `kafka`;
 //! without it a `kafka://` input is a usage error naming the fix. Must never: commit an
 //! offset before its events are settled, or drop a message.
 
 #[cfg(feature = "kafka")]
 mod consumer;
+pub(crate) mod security;
 pub(crate) mod spec;
 
 #[cfg(feature = "kafka")]
@@ -23,6 +24,7 @@ pub(crate) struct KafkaInputs;
 impl KafkaInputs {
     pub(crate) fn start(
         specs: &[spec::KafkaSpec],
+        _security: &security::Security,
         _logship: &logship::Logship,
     ) -> Result<KafkaInputs, String> {
         if specs.is_empty() {

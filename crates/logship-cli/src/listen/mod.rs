@@ -163,6 +163,8 @@ pub(crate) struct Listen {
     pub specs: Vec<Spec>,
     /// Kafka topics to consume (`kafka://` inputs; see `crate::kafka`).
     pub kafka: Vec<crate::kafka::spec::KafkaSpec>,
+    /// SASL and TLS of the Kafka inputs (librdkafka's properties; `Debug` hides values).
+    pub kafka_security: crate::kafka::security::Security,
     /// Most connections per listener.
     pub max_connections: usize,
     /// Idle connections are closed after this.

@@ -53,6 +53,8 @@ pub fn listen(config: &Config, origin: impl Fn(&str) -> Origin) -> Result<Listen
             Err(bad) => problem("listen.inputs", quoted(url), bad.problem, bad.fix),
         }
     }
+    let kafka_security =
+        super::kafka_input::kafka_security(config, &origin, !kafka.is_empty(), &mut problem);
     let mut token = l.token.as_ref().map(|t| t.expose().to_owned());
     let set_but_empty = token.is_none() && origin("listen.token") != Origin::Default;
     if let Some(path) = &l.token_file {
@@ -93,6 +95,7 @@ pub fn listen(config: &Config, origin: impl Fn(&str) -> Origin) -> Result<Listen
     Ok(Listen {
         specs,
         kafka,
+        kafka_security,
         max_connections,
         idle_timeout: ms(l.idle_timeout_ms),
         udp_receive_buffer: usize::try_from(l.udp_receive_buffer_bytes).unwrap_or(usize::MAX),

@@ -20,6 +20,7 @@ mod args;
 mod defaults;
 mod follow;
 mod help;
+mod kafka_input;
 mod listen;
 mod problem;
 mod resolve;

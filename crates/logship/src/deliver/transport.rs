@@ -68,6 +68,9 @@ impl Sender {
             }
             Counters::add(&counters.requests, 1);
             let sent = transport.send(records, &messages, &pending, &self.shared.abort);
+            if sent.rebuilt {
+                Counters::add(&counters.client_rebuilds, 1);
+            }
             let mut again = Vec::new();
             let mut rejected = 0;
             let mut statuses = sent.status.clone();

@@ -290,6 +290,10 @@ stats! {
     counter failed_requests: u64;
     /// Times a batch was split in two because the intake said it was too large.
     counter splits: u64;
+    /// Times a vendor's own client (not HTTP: a message broker's producer) hit an error it
+    /// cannot recover from and was replaced by a new one; its unsettled events were sent
+    /// again (or spilled), not lost.
+    counter client_rebuilds: u64;
     /// Requests the intake accepted only in part: a partial success (its events count as
     /// delivered, none is resent), a count of rejected records (those count as failed, the
     /// rest as delivered, none is resent), or a per-item answer with failed items (only

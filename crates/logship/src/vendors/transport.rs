@@ -36,6 +36,9 @@ pub(crate) struct Sent {
     pub rejected_error: Option<String>,
     /// A failure that retrying cannot fix (authentication): no retry, one clear error.
     pub fatal: Option<String>,
+    /// The client hit an error it cannot recover from and was replaced by a new one during
+    /// this send (its unsettled events say `Retry`).
+    pub rebuilt: bool,
 }
 
 impl Sent {
@@ -46,6 +49,7 @@ impl Sent {
             retry_error: None,
             rejected_error: None,
             fatal: None,
+            rebuilt: false,
         }
     }
 }

@@ -55,6 +55,9 @@ options! {
             /// What the `logship` command listens on (its `[listen]` section). The library
             /// never listens: it only carries these for the command.
             listen: crate::config::ListenOptions,
+            /// SASL and TLS of the `logship` command's Kafka inputs (keys
+            /// `listen.kafka_*`, in its `[listen]` section). The library never consumes.
+            kafka_input: crate::vendors::kafka::input_options::KafkaInputOptions,
         ],
         rows: [
             /// Wire format of the intake.

@@ -11,10 +11,16 @@
 //! Must never: say delivered before the broker's report, or name Kafka outside this folder.
 
 pub(crate) mod facts;
+#[cfg(feature = "kafka-faults")]
+pub(crate) mod faults;
+pub(crate) mod input_options;
 pub(crate) mod key;
 pub(crate) mod options;
 #[cfg(feature = "kafka")]
 pub(crate) mod producer;
+#[cfg(feature = "kafka")]
+pub(crate) mod refusal;
+pub(crate) mod security;
 pub(crate) mod target;
 
 use crate::capture::record::Record;

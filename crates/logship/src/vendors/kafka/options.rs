@@ -22,7 +22,6 @@ pub(crate) const COMPRESSION_NAMES: &[&str] = &["zstd", "lz4", "gzip", "snappy",
 /// The names of `kafka_sasl_mechanism`, in the order of [`SASL_MECHANISMS`].
 pub(crate) const SASL_NAMES: &[&str] = &["none", "plain", "scram_sha_256", "scram_sha_512"];
 /// librdkafka's `sasl.mechanism` for each of [`SASL_NAMES`] (none: no SASL).
-#[cfg_attr(not(feature = "kafka"), allow(dead_code))]
 pub(crate) const SASL_MECHANISMS: [&str; 4] = ["", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"];
 
 options! {

@@ -7,10 +7,15 @@
 //! says delivered, retry (timed out, broker gone, topic unknown: logship's own retries and
 //! spill follow) or rejected (too large, invalid: dead-lettered). Enqueueing waits while
 //! librdkafka's queue is full (backpressure, never a drop). librdkafka's own log lines and
-//! errors never go through `log` or `tracing` (no feedback loop): an authentication failure
-//! is kept here and fails the batches at once, with one clear error, instead of a loop of
-//! retries. The poll thread is logship's own. Must never: settle an event before its report,
-//! or block past the message timeout (plus a margin) or the shutdown deadline.
+//! errors never go through `log` or `tracing` (no feedback loop): the brokers' refusal (an
+//! authentication failure, or a certificate that does not verify: `refusal.rs`) is kept
+//! here and fails the batches at once, with one clear error, instead of a loop of retries.
+//! A fatal error of the idempotent producer (an out-of-order sequence, a fenced producer
+//! id: librdkafka then refuses every message) fails what the batch in flight did not
+//! deliver to be retried (or spilled), and the producer is rebuilt (a new producer id),
+//! counted `client_rebuilds` and said once per rebuild. The poll thread is logship's own.
+//! Must never: settle an event before its report, or block past the message timeout (plus
+//! a margin) or the shutdown deadline.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -23,7 +28,8 @@ use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer as _, ProducerContext};
 
 use super::key::{KeySource, Keyer};
-use super::options::{ACKS, SASL_MECHANISMS};
+use super::options::ACKS;
+use super::refusal::{kafka_refusal, KafkaRefusal};
 use super::target::Target;
 use crate::capture::record::Record;
 use crate::config::Config;
@@ -89,9 +95,19 @@ pub(crate) struct Slot {
 
 /// librdkafka's callbacks: delivery reports, errors and log lines (kept, never logged).
 pub(crate) struct Callbacks {
-    /// An authentication failure, once seen: every batch fails at once from then on.
-    auth_failed: Mutex<Option<String>>,
-    has_auth_failed: AtomicBool,
+    /// The brokers' refusal (credentials, certificate), once seen, as the error to show:
+    /// every batch fails at once from then on.
+    refused: Mutex<Option<String>>,
+    has_refused: AtomicBool,
+}
+
+impl Callbacks {
+    fn new() -> Callbacks {
+        Callbacks {
+            refused: Mutex::new(None),
+            has_refused: AtomicBool::new(false),
+        }
+    }
 }
 
 impl ClientContext for Callbacks {
@@ -100,20 +116,22 @@ impl ClientContext for Callbacks {
     }
 
     fn error(&self, error: KafkaError, reason: &str) {
-        let code = error.rdkafka_error_code();
-        if matches!(
-            code,
-            Some(RDKafkaErrorCode::Authentication)
-                | Some(RDKafkaErrorCode::SaslAuthenticationFailed)
-                | Some(RDKafkaErrorCode::ClusterAuthorizationFailed)
-                | Some(RDKafkaErrorCode::TopicAuthorizationFailed)
-        ) {
-            let mut kept = self.auth_failed.lock().unwrap_or_else(|e| e.into_inner());
-            if kept.is_none() {
-                *kept = Some(reason.to_owned());
-            }
-            self.has_auth_failed.store(true, Ordering::Release);
+        // librdkafka's reason names the mechanism, the broker and OpenSSL's verdict, never
+        // the password.
+        let text = match kafka_refusal(&error, reason) {
+            Some(KafkaRefusal::Credentials) => format!(
+                "Kafka authentication failed ({reason}); check username, password and kafka_sasl_mechanism"
+            ),
+            Some(KafkaRefusal::Certificate) => format!(
+                "Kafka TLS failed on a certificate ({reason}); check tls_ca_file (the CA that signed the brokers' certificates), tls_client_cert and tls_client_key"
+            ),
+            None => return,
+        };
+        let mut kept = self.refused.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.is_none() {
+            *kept = Some(text);
         }
+        self.has_refused.store(true, Ordering::Release);
     }
 }
 
@@ -158,10 +176,67 @@ fn classify(e: &KafkaError) -> (Status, String) {
     (status, text)
 }
 
+/// One librdkafka producer and its poll thread (stopped when the last user drops it).
+struct Client {
+    producer: Arc<BaseProducer<Callbacks>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Client {
+    /// A producer for `settings`, with its poll thread.
+    fn start(settings: &ClientConfig) -> Result<Client, String> {
+        // librdkafka names the property it refused; no secret is in its text.
+        let producer: BaseProducer<Callbacks> = settings
+            .create_with_context(Callbacks::new())
+            .map_err(|e| format!("librdkafka refused the settings: {e}"))?;
+        let producer = Arc::new(producer);
+        let stop = Arc::new(AtomicBool::new(false));
+        let (poller, stopped) = (Arc::clone(&producer), Arc::clone(&stop));
+        crate::support::threads::spawn("logship-kafka-poll".into(), move || {
+            while !stopped.load(Ordering::Acquire) {
+                poller.poll(Duration::from_millis(100));
+            }
+        })
+        .map_err(|e| format!("could not start its poll thread: {e}"))?;
+        Ok(Client { producer, stop })
+    }
+
+    /// The fatal error this producer hit, if any (it refuses every message from then on).
+    fn fatal(&self) -> Option<String> {
+        self.producer
+            .client()
+            .fatal_error()
+            .map(|(code, why)| format!("{code}: {why}"))
+    }
+
+    /// The brokers' refusal seen (credentials, certificate), as the error to show.
+    fn refusal(&self) -> Option<String> {
+        let ctx = self.producer.context();
+        if !ctx.has_refused.load(Ordering::Acquire) {
+            return None;
+        }
+        ctx.refused
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        // Every batch waited for its reports, so this only delivers what shutdown gave up
+        // on (bounded), before the queue is purged with the producer.
+        let _ = self.producer.flush(Duration::from_secs(2));
+        self.stop.store(true, Ordering::Release);
+    }
+}
+
 /// The producer of one pipeline.
 pub(crate) struct Producer {
-    inner: Arc<BaseProducer<Callbacks>>,
-    stop: Arc<AtomicBool>,
+    /// librdkafka's settings, kept to rebuild the producer after a fatal error.
+    settings: ClientConfig,
+    /// The producer in use (replaced after a fatal error).
+    current: Mutex<Arc<Client>>,
     topic: String,
     keyer: Keyer,
     service: Option<String>,
@@ -207,36 +282,18 @@ fn client_config(config: &Config, target: &Target) -> ClientConfig {
         .set("topic.metadata.propagation.max.ms", "5000")
         .set("socket.connection.setup.timeout.ms", "10000")
         .set("log.connection.close", "false");
-    let sasl = k.sasl_mechanism != 0;
-    let protocol = match (k.tls, sasl) {
-        (false, false) => "plaintext",
-        (true, false) => "ssl",
-        (false, true) => "sasl_plaintext",
-        (true, true) => "sasl_ssl",
+    let security = super::security::Security {
+        sasl: k.sasl_mechanism,
+        username: config.username.as_deref(),
+        password: config.password.as_ref(),
+        tls: k.tls,
+        ca: config.tls_ca_file.as_ref(),
+        cert: config.tls_client_cert.as_ref(),
+        key: config.tls_client_key.as_ref(),
+        verify: config.tls_verify,
     };
-    c.set("security.protocol", protocol);
-    if sasl {
-        c.set("sasl.mechanism", SASL_MECHANISMS[k.sasl_mechanism]);
-        if let Some(user) = &config.username {
-            c.set("sasl.username", user);
-        }
-        if let Some(password) = &config.password {
-            c.set("sasl.password", password.expose());
-        }
-    }
-    if k.tls {
-        if let Some(ca) = &config.tls_ca_file {
-            c.set("ssl.ca.location", ca.display().to_string());
-        }
-        if let Some(cert) = &config.tls_client_cert {
-            c.set("ssl.certificate.location", cert.display().to_string());
-        }
-        if let Some(key) = &config.tls_client_key {
-            c.set("ssl.key.location", key.display().to_string());
-        }
-        if !config.tls_verify {
-            c.set("enable.ssl.certificate.verification", "false");
-        }
+    for (name, value) in security.settings() {
+        c.set(name, value);
     }
     c
 }
@@ -247,39 +304,14 @@ impl Producer {
         let endpoint = config.endpoint.as_deref().unwrap_or_default();
         let target = Target::parse(endpoint)?;
         let keyer = Keyer::new(KeySource::parse(&config.kafka.key)?, ctx);
-        let callbacks = Callbacks {
-            auth_failed: Mutex::new(None),
-            has_auth_failed: AtomicBool::new(false),
-        };
-        let inner: BaseProducer<Callbacks> = client_config(config, &target)
-            .create_with_context(callbacks)
-            .map_err(|e| {
-                // librdkafka names the property it refused; no secret is in its text.
-                ConfigError::new(
-                    "kafka",
-                    "(producer)",
-                    format!("librdkafka refused the settings: {e}"),
-                )
+        let settings = client_config(config, &target);
+        let client = Client::start(&settings).map_err(|why| {
+            ConfigError::new("kafka", "(producer)", why)
                 .fix("check the kafka_* keys, tls_* files and kafka_sasl_mechanism")
-            })?;
-        let inner = Arc::new(inner);
-        let stop = Arc::new(AtomicBool::new(false));
-        let (poller, stopped) = (Arc::clone(&inner), Arc::clone(&stop));
-        crate::support::threads::spawn("logship-kafka-poll".into(), move || {
-            while !stopped.load(Ordering::Acquire) {
-                poller.poll(Duration::from_millis(100));
-            }
-        })
-        .map_err(|e| {
-            ConfigError::new(
-                "kafka",
-                "(producer)",
-                format!("could not start its poll thread: {e}"),
-            )
         })?;
         Ok(Producer {
-            inner,
-            stop,
+            settings,
+            current: Mutex::new(Arc::new(client)),
             topic: target.topic,
             keyer,
             service: ctx.service.clone(),
@@ -287,16 +319,20 @@ impl Producer {
         })
     }
 
-    /// The authentication failure seen, if any.
-    fn auth_failure(&self) -> Option<String> {
-        let ctx = self.inner.context();
-        if !ctx.has_auth_failed.load(Ordering::Acquire) {
-            return None;
+    /// The producer in use.
+    fn client(&self) -> Arc<Client> {
+        Arc::clone(&self.current.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Replaces `failed` (which hit a fatal error) by a new producer, unless another
+    /// sender did already. True when this call rebuilt it.
+    fn rebuild(&self, failed: &Arc<Client>) -> Result<bool, String> {
+        let mut current = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        if !Arc::ptr_eq(&current, failed) {
+            return Ok(false);
         }
-        ctx.auth_failed
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        *current = Arc::new(Client::start(&self.settings)?);
+        Ok(true)
     }
 
     /// Produces `messages[i]` (the encoded `records[i]`) for each `i` of `which`, and waits
@@ -310,13 +346,12 @@ impl Producer {
         abort: &Signal,
     ) -> Sent {
         let mut sent = Sent::new(messages.len());
-        if let Some(why) = self.auth_failure() {
+        let client = self.client();
+        if let Some(why) = client.refusal() {
             for &i in which {
                 sent.status[i] = Status::Retry;
             }
-            sent.fatal = Some(format!(
-                "Kafka authentication failed ({why}); check username, password and kafka_sasl_mechanism"
-            ));
+            sent.fatal = Some(why);
             return sent;
         }
         let batch = Arc::new(Batch {
@@ -357,7 +392,7 @@ impl Producer {
                 record = record.key(&key[..]);
             }
             loop {
-                match self.inner.send(record) {
+                match client.producer.send(record) {
                     Ok(()) => break,
                     Err((e, back))
                         if e.rdkafka_error_code() == Some(RDKafkaErrorCode::QueueFull) =>
@@ -377,7 +412,9 @@ impl Producer {
                 }
             }
         }
-        self.wait(&batch, abort);
+        #[cfg(feature = "kafka-faults")]
+        super::faults::before_wait(client.producer.client().native_client());
+        self.wait(&client, &batch, abort);
         let s = batch.lock();
         for (i, r) in s.reports.iter().enumerate() {
             sent.status[i] = match r {
@@ -388,22 +425,43 @@ impl Producer {
         sent.retry_error = s.first_retry.clone();
         sent.rejected_error = s.first_rejected.clone();
         drop(s);
-        if let Some(why) = self.auth_failure() {
-            sent.fatal = Some(format!(
-                "Kafka authentication failed ({why}); check username, password and kafka_sasl_mechanism"
-            ));
+        if let Some(why) = client.refusal() {
+            sent.fatal = Some(why);
+        } else if let Some(why) = client.fatal() {
+            // What it did not deliver is sent again (or spilled) through the new producer;
+            // what it delivered stays delivered.
+            for &i in which {
+                if sent.status[i] != Status::Delivered {
+                    sent.status[i] = Status::Retry;
+                }
+            }
+            sent.retry_error = Some(match self.rebuild(&client) {
+                Ok(true) => {
+                    sent.rebuilt = true;
+                    format!("the Kafka producer hit a fatal error ({why}); it was rebuilt")
+                }
+                // Another sender rebuilt it (and said so).
+                Ok(false) => "the Kafka producer was replaced after a fatal error".to_owned(),
+                Err(e) => format!(
+                    "the Kafka producer hit a fatal error ({why}) and could not be rebuilt ({e})"
+                ),
+            });
         }
         sent
     }
 
     /// Waits until every report of `batch` is in, the deadline passed, shutdown gave up,
-    /// or authentication failed.
-    fn wait(&self, batch: &Batch, abort: &Signal) {
+    /// the brokers refused us (credentials, certificate), or the producer hit a fatal error.
+    fn wait(&self, client: &Client, batch: &Batch, abort: &Signal) {
         let deadline = Instant::now() + self.timeout + REPORT_MARGIN;
         let mut s = batch.lock();
         while s.remaining > 0 {
             let now = Instant::now();
-            if now >= deadline || abort.is_raised() || self.auth_failure().is_some() {
+            if now >= deadline
+                || abort.is_raised()
+                || client.refusal().is_some()
+                || client.fatal().is_some()
+            {
                 return;
             }
             let step = (deadline - now).min(Duration::from_millis(100));
@@ -428,14 +486,5 @@ impl Producer {
             key: "content-type",
             value: Some("application/json".as_bytes()),
         })
-    }
-}
-
-impl Drop for Producer {
-    fn drop(&mut self) {
-        // Every batch waited for its reports, so this only delivers what shutdown gave up
-        // on (bounded), before the queue is purged with the producer.
-        let _ = self.inner.flush(Duration::from_secs(2));
-        self.stop.store(true, Ordering::Release);
     }
 }

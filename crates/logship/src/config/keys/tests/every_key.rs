@@ -363,6 +363,34 @@ pub(super) const EVERY_KEY: &[(&str, &str, &str, Check)] = &[
         "4194304",
         |c| c.listen.udp_receive_buffer_bytes == 4 << 20,
     ),
+    (
+        "listen.kafka_sasl_mechanism",
+        "\"SCRAM-SHA-256\"",
+        "scram_sha_256",
+        |c| c.kafka_input.sasl_mechanism == "scram_sha_256",
+    ),
+    ("listen.kafka_username", "\"u\"", "u", |c| {
+        c.kafka_input.username.as_deref() == Some("u")
+    }),
+    ("listen.kafka_password", "\"p-1\"", "p-1", |c| {
+        c.kafka_input.password.as_ref().map(Secret::expose) == Some("p-1")
+    }),
+    ("listen.kafka_password_file", "\"/tmp/p\"", "/tmp/p", |c| {
+        c.kafka_input.password_file == Some(PathBuf::from("/tmp/p"))
+    }),
+    ("listen.kafka_tls", "true", "true", |c| c.kafka_input.tls),
+    ("listen.kafka_tls_ca_file", "\"/tmp/ca\"", "/tmp/ca", |c| {
+        c.kafka_input.tls_ca_file == Some(PathBuf::from("/tmp/ca"))
+    }),
+    (
+        "listen.kafka_tls_client_cert",
+        "\"/tmp/c\"",
+        "/tmp/c",
+        |c| c.kafka_input.tls_client_cert == Some(PathBuf::from("/tmp/c")),
+    ),
+    ("listen.kafka_tls_client_key", "\"/tmp/k\"", "/tmp/k", |c| {
+        c.kafka_input.tls_client_key == Some(PathBuf::from("/tmp/k"))
+    }),
 ];
 
 #[test]
