@@ -78,48 +78,58 @@ fn log4j2_socket_appender_with_json_layout_delivers_every_event_with_its_fields(
     run_log_load("log4j2-socket.xml", "tcp", &[]);
 }
 
+#[test]
+fn log4j2_socket_events_reach_datadog_with_the_in_process_appenders_error_fields() {
+    let Some(events) = deliver(
+        "log4j2-socket.xml",
+        "tcp",
+        &["--vendor", "datadog", "--api-key", "k-dd"],
+        Some("k-dd"),
+    ) else {
+        return;
+    };
+    for i in 0..EVENTS {
+        let message = format!("java-{i}");
+        let e = events
+            .iter()
+            .find(|v| v["message"] == message.as_str())
+            .unwrap_or_else(|| panic!("{message} missing"));
+        assert_eq!(e["ddsource"], "java", "no source configured: java, {e}");
+        if i % 4 != 3 {
+            assert!(e.get("error.stack").is_none(), "{e}");
+            continue;
+        }
+        assert_eq!(e["error.kind"], "java.lang.IllegalStateException", "{e}");
+        assert_eq!(e["error.message"], "card declined", "{e}");
+        let stack = e["error.stack"].as_str().expect("error.stack");
+        // As printStackTrace prints it: the suppressed exception and its own cause one
+        // tab in (their frames two), before the cause; the causes were made where their
+        // exceptions were, so all their frames are common ones: `... n more`.
+        let order = [
+            "java.lang.IllegalStateException: card declined\n\tat LogLoad.log(LogLoad.java:",
+            "\n\tSuppressed: java.io.UncheckedIOException: close failed\n\t\tat LogLoad.log(LogLoad.java:",
+            "\n\tCaused by: java.io.IOException: reset\n\t\t... ",
+            " more\nCaused by: java.io.IOException: socket closed\n\t... ",
+        ];
+        let mut from = 0;
+        for part in order {
+            let at = stack[from..]
+                .find(part)
+                .unwrap_or_else(|| panic!("{part:?} not after byte {from} in {stack}"));
+            from += at + part.len();
+        }
+        assert!(e.get("thrown.name").is_some(), "{e}");
+    }
+}
+
 /// Runs LogLoad with the Log4j2 configuration `config` against `ship --listen
 /// SCHEME://127.0.0.1:0` (with `listen_args`) shipping to the strict intake, and asserts
 /// every event arrived once with its level, logger, thread, message, context and exception.
 /// The configuration reads `logship.url`, `logship.port` and `logship.token`.
 fn run_log_load(config: &str, scheme: &str, listen_args: &[&str]) {
-    let Some((classes, cp)) = compile() else {
+    let Some(events) = deliver(config, scheme, listen_args, None) else {
         return;
     };
-    let intake = Intake::start(IntakeConfig::default()).expect("intake");
-    let listen = format!("{scheme}://127.0.0.1:0");
-    let mut args = vec!["--listen", listen.as_str(), "--no-spill"];
-    args.extend_from_slice(listen_args);
-    let mut ship = ShipProcess::start(&intake.url("/"), &args, Duration::from_secs(240));
-    let port = ship.port(scheme);
-    let java = Command::new("java")
-        .args(["-cp", &cp])
-        .arg(format!(
-            "-Dlog4j.configurationFile={}",
-            fixtures().join(config).display()
-        ))
-        .arg(format!("-Dlogship.url=http://127.0.0.1:{port}/"))
-        .arg(format!("-Dlogship.port={port}"))
-        .arg("-Dlogship.token=j-tok")
-        .args(["LogLoad", &EVENTS.to_string()])
-        .output()
-        .expect("java");
-    let java_err = String::from_utf8_lossy(&java.stderr).into_owned();
-    assert!(java.status.success(), "java: {java_err}");
-    assert!(
-        !java_err.contains("ERROR"),
-        "the appender reported an error: {java_err}"
-    );
-    assert!(
-        intake.wait_for_events(EVENTS as usize, WAIT),
-        "{} of {EVENTS}",
-        intake.stats().events
-    );
-    let (code, stderr) = ship.stop();
-    assert_eq!(code, Some(0), "{stderr:?}");
-
-    let events: Vec<serde_json::Value> = intake.events().into_iter().map(|e| e.value).collect();
-    assert_eq!(events.len() as u64, EVENTS);
     for i in 0..EVENTS {
         let message = format!("java-{i}");
         let e = events
@@ -149,5 +159,63 @@ fn run_log_load(config: &str, scheme: &str, listen_args: &[&str]) {
             );
         }
     }
+}
+
+/// Runs LogLoad with the Log4j2 configuration `config` against `ship --listen
+/// SCHEME://127.0.0.1:0` (with `ship_args`) shipping to the strict intake (which wants
+/// `api_key`, if any), and asserts every event arrived once; the events (`None`: Java is
+/// missing locally). The configuration reads `logship.url`, `logship.port` and
+/// `logship.token`.
+fn deliver(
+    config: &str,
+    scheme: &str,
+    ship_args: &[&str],
+    api_key: Option<&str>,
+) -> Option<Vec<serde_json::Value>> {
+    let (classes, cp) = compile()?;
+    let intake = Intake::start(IntakeConfig {
+        api_key: api_key.map(str::to_owned),
+        ..IntakeConfig::default()
+    })
+    .expect("intake");
+    let listen = format!("{scheme}://127.0.0.1:0");
+    let mut args = vec!["--listen", listen.as_str(), "--no-spill"];
+    args.extend_from_slice(ship_args);
+    let endpoint = intake.url(if api_key.is_some() {
+        "/api/v2/logs"
+    } else {
+        "/"
+    });
+    let mut ship = ShipProcess::start(&endpoint, &args, Duration::from_secs(240));
+    let port = ship.port(scheme);
+    let java = Command::new("java")
+        .args(["-cp", &cp])
+        .arg(format!(
+            "-Dlog4j.configurationFile={}",
+            fixtures().join(config).display()
+        ))
+        .arg(format!("-Dlogship.url=http://127.0.0.1:{port}/"))
+        .arg(format!("-Dlogship.port={port}"))
+        .arg("-Dlogship.token=j-tok")
+        .args(["LogLoad", &EVENTS.to_string()])
+        .output()
+        .expect("java");
+    let java_err = String::from_utf8_lossy(&java.stderr).into_owned();
+    assert!(java.status.success(), "java: {java_err}");
+    assert!(
+        !java_err.contains("ERROR"),
+        "the appender reported an error: {java_err}"
+    );
+    assert!(
+        intake.wait_for_events(EVENTS as usize, WAIT),
+        "{} of {EVENTS}",
+        intake.stats().events
+    );
+    let (code, stderr) = ship.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+
+    let events: Vec<serde_json::Value> = intake.events().into_iter().map(|e| e.value).collect();
+    assert_eq!(events.len() as u64, EVENTS);
     let _ = std::fs::remove_dir_all(classes);
+    Some(events)
 }
