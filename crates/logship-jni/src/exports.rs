@@ -165,6 +165,25 @@ pub extern "system" fn Java_dev_logship_jvm_NativeBridge_push<'l>(
     .unwrap_or(FAILED)
 }
 
+/// `static native int panicProbe(long handle)`: for tests only (JUnit's `PanicTest`; the
+/// appenders never call it). Looks the pipeline up as `push` does, then panics inside
+/// logship under the same `catch_unwind` every entry point runs in, and answers as `push`
+/// answers a panic: `FAILED`. It proves, in the library the jar ships, that a panic is
+/// caught on the Rust side and never unwinds into the JVM. Must never: panic outside its
+/// `catch_unwind`.
+#[no_mangle]
+pub extern "system" fn Java_dev_logship_jvm_NativeBridge_panicProbe<'l>(
+    _env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jint {
+    catch_unwind(|| {
+        let pipeline = slots::get(handle).is_some();
+        std::panic::panic_any(format!("logship: panicProbe (pipeline found: {pipeline})"))
+    })
+    .unwrap_or(FAILED)
+}
+
 /// `static native long[] stats(long handle)`: the counters in `Stats`' order (null for an
 /// unknown handle).
 #[no_mangle]
