@@ -89,11 +89,7 @@ fn log4j2_socket_events_reach_datadog_with_the_in_process_appenders_error_fields
         return;
     };
     for i in 0..EVENTS {
-        let message = format!("java-{i}");
-        let e = events
-            .iter()
-            .find(|v| v["message"] == message.as_str())
-            .unwrap_or_else(|| panic!("{message} missing"));
+        let e = event(&events, i);
         assert_eq!(e["ddsource"], "java", "no source configured: java, {e}");
         if i % 4 != 3 {
             assert!(e.get("error.stack").is_none(), "{e}");
@@ -131,11 +127,7 @@ fn run_log_load(config: &str, scheme: &str, listen_args: &[&str]) {
         return;
     };
     for i in 0..EVENTS {
-        let message = format!("java-{i}");
-        let e = events
-            .iter()
-            .find(|v| v["message"] == message.as_str())
-            .unwrap_or_else(|| panic!("{message} missing"));
+        let e = event(&events, i);
         let (level, logger) = match i % 4 {
             0 => ("INFO", "com.example.LogLoad"),
             1 => ("WARN", "com.example.LogLoad"),
@@ -159,6 +151,15 @@ fn run_log_load(config: &str, scheme: &str, listen_args: &[&str]) {
             );
         }
     }
+}
+
+/// The event LogLoad logged as `java-{i}` (a failure naming it when missing).
+fn event(events: &[serde_json::Value], i: u64) -> &serde_json::Value {
+    let message = format!("java-{i}");
+    events
+        .iter()
+        .find(|v| v["message"] == message.as_str())
+        .unwrap_or_else(|| panic!("{message} missing"))
 }
 
 /// Runs LogLoad with the Log4j2 configuration `config` against `ship --listen

@@ -23,6 +23,15 @@ const JARS: &[&str] = &[
     "/usr/share/java/jackson-databind.jar",
 ];
 
+/// Runs `logship-lab` as `command` (which writes its `--json` report to `json`), asserts
+/// it succeeded, and returns the report.
+fn run_lab(command: &mut Command, json: &Path) -> Value {
+    let output = run_with_stdin(command, b"", Duration::from_secs(400));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    serde_json::from_slice(&std::fs::read(json).expect("--json written")).expect("JSON report")
+}
+
 /// Java and Debian's jars are here (else: a failure under CI=true, a skip elsewhere).
 fn java_ready() -> bool {
     let have_javac = Command::new("javac")
@@ -51,7 +60,7 @@ fn java_lab_runs_seven_configurations_in_two_rounds_and_logship_delivers_every_e
     let java_lab = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../lab/java");
     let json = temp_path("java-lab").with_extension("json");
     let out = temp_path("java-lab-out");
-    let output = run_with_stdin(
+    let report = run_lab(
         lab()
             .args(["--java", "--duration-s", "1", "--connections", "8"])
             .arg("--logship")
@@ -68,13 +77,8 @@ fn java_lab_runs_seven_configurations_in_two_rounds_and_logship_delivers_every_e
             .arg(&json)
             .arg("--out")
             .arg(&out),
-        b"",
-        Duration::from_secs(400),
+        &json,
     );
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
-    let report: Value = serde_json::from_slice(&std::fs::read(&json).expect("--json written"))
-        .expect("JSON report");
     let configs = report["configurations"].as_array().expect("configurations");
     let keys: Vec<&str> = configs.iter().filter_map(|c| c["key"].as_str()).collect();
     assert_eq!(keys, ["a", "b", "c", "d", "e", "f", "g"], "{report}");
@@ -172,35 +176,12 @@ fn logship_jar() -> Option<PathBuf> {
         eprintln!("skipping the Java lab's (h): no mvn");
         return None;
     }
-    let intake = logship_intake::processes::workspace_binary("logship-intake", "logship-intake");
-    let out_dir = intake.parent().expect("target directory").to_path_buf();
-    let profile = match out_dir.file_name().and_then(|n| n.to_str()) {
-        Some("debug") | None => "dev".to_owned(),
-        Some(other) => other.to_owned(),
-    };
-    let built = Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "-q",
-            "-p",
-            "logship-jni",
-            "--lib",
-            "--profile",
-            &profile,
-        ])
-        .arg("--target-dir")
-        .arg(out_dir.parent().expect("target directory"))
-        .status()
-        .expect("run cargo build");
-    assert!(built.success(), "cargo build -p logship-jni failed");
+    let lib = logship_intake::processes::workspace_library("logship-jni", "liblogship_jni.so");
+    let out_dir = lib.parent().expect("target directory").to_path_buf();
     let native = out_dir.join("java-lab-native");
     let platform = native.join("linux-x86_64");
     std::fs::create_dir_all(&platform).unwrap();
-    std::fs::copy(
-        out_dir.join("liblogship_jni.so"),
-        platform.join("liblogship_jni.so"),
-    )
-    .unwrap();
+    std::fs::copy(&lib, platform.join("liblogship_jni.so")).unwrap();
     let build_dir = out_dir.join("java-lab-maven");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut mvn = Command::new("mvn");
@@ -234,7 +215,7 @@ fn java_lab_row_h_runs_logships_own_appender_in_the_service_and_delivers_every_e
     };
     let java_lab = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../lab/java");
     let json = temp_path("java-lab-h").with_extension("json");
-    let output = run_with_stdin(
+    let report = run_lab(
         lab()
             .args(["--java", "--duration-s", "1", "--connections", "8"])
             .arg("--logship")
@@ -246,13 +227,8 @@ fn java_lab_row_h_runs_logships_own_appender_in_the_service_and_delivers_every_e
             .arg(&java_lab)
             .arg("--json")
             .arg(&json),
-        b"",
-        Duration::from_secs(400),
+        &json,
     );
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
-    let report: Value = serde_json::from_slice(&std::fs::read(&json).expect("--json written"))
-        .expect("JSON report");
     let configs = report["configurations"].as_array().expect("configurations");
     let keys: Vec<&str> = configs.iter().filter_map(|c| c["key"].as_str()).collect();
     assert_eq!(keys, ["a", "e", "h"], "{report}");
