@@ -233,6 +233,11 @@ fn object_record_with(map: &Members<'_>, size: usize, first: &[(&'static str, St
     for (key, value) in first {
         record.field(key, value.as_str());
     }
+    if log4j {
+        // A Java service's event: `ddsource` "java" unless `source` is configured, as
+        // from the in-process appender.
+        record.source_hint(JAVA);
+    }
     if let Some(t) = thrown {
         // The same error fields as the in-process JVM appenders (docs/jvm.md): the full
         // class name as the kind, the whole trace (frames, `Caused by:`) as the stack.
@@ -265,6 +270,9 @@ fn object_record_with(map: &Members<'_>, size: usize, first: &[(&'static str, St
     }
     record
 }
+
+/// The source hint of a Log4j2 event (`Record::source_hint`).
+const JAVA: &str = "java";
 
 /// Log4j2's context map (MDC, `JsonLayout`'s `properties`): its entries are the event's
 /// own fields, named by their own keys.
@@ -371,6 +379,50 @@ mod tests {
     }
 
     #[test]
+    fn a_log4j_suppressed_exception_is_printed_as_java_does_before_the_cause() {
+        let frame = |c: &str, l: u32| {
+            format!(r#"{{"class":"{c}","method":"m","file":"{c}.java","line":{l}}}"#)
+        };
+        let line = format!(
+            r#"{{"thread":"t","loggerName":"L","message":"m","thrown":{{"name":"a.Top","message":"top","extendedStackTrace":[{}],"suppressed":[{{"name":"a.S1","message":"s1","extendedStackTrace":[{}],"cause":{{"name":"a.S1Cause","extendedStackTrace":[{}]}}}},{{"name":"a.S2","extendedStackTrace":[]}}],"cause":{{"name":"a.C","message":"c","extendedStackTrace":[{}],"suppressed":[{{"name":"a.CS","extendedStackTrace":[{}]}}]}}}}}}"#,
+            frame("A", 1),
+            frame("S", 2),
+            frame("T", 3),
+            frame("C", 4),
+            frame("D", 5),
+        );
+        let r = json_record(&line).expect("object");
+        let (_, e) = r.first_error().expect("error");
+        assert_eq!(e.kind, "a.Top");
+        assert_eq!(e.sources, "a.C: c");
+        assert_eq!(
+            e.trace,
+            "a.Top: top\n\tat A.m(A.java:1)\n\
+             \tSuppressed: a.S1: s1\n\t\tat S.m(S.java:2)\n\
+             \tCaused by: a.S1Cause\n\t\tat T.m(T.java:3)\n\
+             \tSuppressed: a.S2\n\
+             Caused by: a.C: c\n\tat C.m(C.java:4)\n\
+             \tSuppressed: a.CS\n\t\tat D.m(D.java:5)\n"
+        );
+        // Frames a cause shares with its enclosing exception (Log4j2 leaves them out),
+        // native and file-less frames: as Java prints them.
+        let line = r#"{"thread":"t","loggerName":"L","thrown":{"name":"a.T","extendedStackTrace":[{"class":"x.N","method":"n","file":"N.java","line":-2},{"class":"x.U","method":"u","line":-1},{"class":"x.F","method":"f","file":"F.java","line":-1}],"cause":{"name":"a.C","commonElementCount":3}}}"#;
+        let r2 = json_record(line).expect("object");
+        assert_eq!(
+            r2.first_error().expect("error").1.trace,
+            "a.T\n\tat x.N.n(Native Method)\n\tat x.U.u(Unknown Source)\n\tat x.F.f(F.java)\n\
+             Caused by: a.C\n\t... 3 more\n"
+        );
+        let hint = r.entries().find_map(|e| match e {
+            Entry::Field(logship::SOURCE_HINT, V::Str(s)) => Some(s),
+            _ => None,
+        });
+        assert_eq!(hint, Some("java"), "a Log4j2 event is a Java one");
+        let plain = json_record(r#"{"message":"m"}"#).expect("object");
+        assert!(fields(&plain).is_empty(), "no hint on other JSON");
+    }
+
+    #[test]
     fn log4j_context_map_entries_are_own_fields_in_place_and_never_the_events_own() {
         let r = json_record(
             r#"{"instant":{"epochSecond":1796133600,"nanoOfSecond":7},"thread":"main","level":"WARN","loggerName":"com.x.A","message":"m","endOfBatch":false,"loggerFqcn":"f","contextMap":{"requestId":"r1","level":"ERROR","message":"not it","":"e","nested":{"a":1}},"threadId":1}"#,
@@ -384,6 +436,7 @@ mod tests {
         // In the line's order, the MDC's entries where the context map was; an empty key
         // keeps its prefix; Log4j2's internals and the instant are left out.
         let want = [
+            logship::SOURCE_HINT,
             "thread",
             "requestId",
             "level",
@@ -400,7 +453,7 @@ mod tests {
         let r = json_record(odd).expect("object");
         assert_eq!(r.timestamp_nanos(), 10_000_000_005);
         let names: Vec<String> = fields(&r).into_iter().map(|(k, _)| k).collect();
-        assert_eq!(names, ["instant.x", "thread"]);
+        assert_eq!(names, [logship::SOURCE_HINT, "instant.x", "thread"]);
         let both = r#"{"timeMillis":1796133600123,"instant":{"epochSecond":10},"thread":"t","loggerName":"L"}"#;
         let r = json_record(both).expect("object");
         assert_eq!(
@@ -409,7 +462,10 @@ mod tests {
             "timeMillis wins"
         );
         let names: Vec<String> = fields(&r).into_iter().map(|(k, _)| k).collect();
-        assert_eq!(names, ["instant.epochSecond", "thread"]);
+        assert_eq!(
+            names,
+            [logship::SOURCE_HINT, "instant.epochSecond", "thread"]
+        );
         // Not a Log4j2 event: a context map is an ordinary nested object.
         let r = json_record(r#"{"contextMap":{"a":"b"},"message":"m"}"#).expect("object");
         assert_eq!(fields(&r)[0].0, "contextMap.a");

@@ -34,15 +34,29 @@ const SET_FOR_THE_TEST: [&str; 9] = [
 ];
 const SET_FOR_THE_TEST_PREFIXES: [&str; 3] = ["CARGO_PKG_", "CARGO_BIN_", "CARGO_CFG_"];
 
-/// Binaries already built by this process, by name.
+/// Binaries and libraries already built by this process, by file name.
 static BUILT: Mutex<BTreeMap<String, PathBuf>> = Mutex::new(BTreeMap::new());
 
 /// The binary `bin` of the workspace package `package`, built with the running test's
 /// profile into its target directory (once per test process; panics with cargo's output
 /// when the build fails, which fails the test that asked).
 pub fn workspace_binary(package: &str, bin: &str) -> PathBuf {
+    let file = format!("{bin}{}", std::env::consts::EXE_SUFFIX);
+    build_into_target(package, &["--bin", bin], &file)
+}
+
+/// The library of the workspace package `package` (a `cdylib` such as `logship-jni`'s
+/// `liblogship_jni.so`, named `file`), built as [`workspace_binary`] builds a binary: an
+/// integration test gets only the package's rlib from cargo.
+pub fn workspace_library(package: &str, file: &str) -> PathBuf {
+    build_into_target(package, &["--lib"], file)
+}
+
+/// Builds `package` (`what`: `--bin NAME` or `--lib`) with the running test's profile into
+/// its target directory, once per test process; the path of `file` there.
+fn build_into_target(package: &str, what: &[&str], file: &str) -> PathBuf {
     let mut built = BUILT.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(path) = built.get(bin) {
+    if let Some(path) = built.get(file) {
         return path.clone();
     }
     let test = std::env::current_exe().expect("the test's own executable");
@@ -52,7 +66,7 @@ pub fn workspace_binary(package: &str, bin: &str) -> PathBuf {
         .and_then(Path::parent)
         .expect("the test executable lies in <target-dir>/<profile>/deps");
     let target_dir = profile_dir.parent().expect("a target directory");
-    let path = profile_dir.join(format!("{bin}{}", std::env::consts::EXE_SUFFIX));
+    let path = profile_dir.join(file);
     let mut cargo = Command::new(env!("CARGO"));
     for (name, _) in std::env::vars_os() {
         let text = name.to_string_lossy();
@@ -65,15 +79,9 @@ pub fn workspace_binary(package: &str, bin: &str) -> PathBuf {
         }
     }
     cargo
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            package,
-            "--bin",
-            bin,
-            "--target-dir",
-        ])
+        .args(["build", "--quiet", "-p", package])
+        .args(what)
+        .arg("--target-dir")
         .arg(target_dir);
     match profile_dir.file_name().and_then(|n| n.to_str()) {
         Some("debug") => {}
@@ -91,11 +99,12 @@ pub fn workspace_binary(package: &str, bin: &str) -> PathBuf {
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", env!("CARGO")));
     assert!(
         output.status.success() && path.is_file(),
-        "`cargo build -p {package} --bin {bin}` failed ({}), or left no {path:?}:\n{}",
+        "`cargo build -p {package} {}` failed ({}), or left no {path:?}:\n{}",
+        what.join(" "),
         output.status,
         String::from_utf8_lossy(&output.stderr)
     );
-    built.insert(bin.to_owned(), path.clone());
+    built.insert(file.to_owned(), path.clone());
     path
 }
 

@@ -17,7 +17,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use logship_intake::processes::{run_with_stdin, workspace_binary};
+use logship_intake::processes::{run_with_stdin, workspace_binary, workspace_library};
 
 fn have(program: &str) -> bool {
     Command::new(program)
@@ -100,31 +100,10 @@ fn log4j2s_appender_benchmark_runs_in_its_quick_form() {
 
 fn verify() -> Built {
     let intake = workspace_binary("logship-intake", "logship-intake");
+    let out_dir = intake.parent().expect("target directory").to_path_buf();
     // The cdylib of this package, built (or found fresh) in the test's own target and
     // profile directory: cargo builds only the rlib for an integration test.
-    let out_dir = intake.parent().expect("target directory").to_path_buf();
-    let profile = match out_dir.file_name().and_then(|n| n.to_str()) {
-        Some("debug") | None => "dev".to_owned(),
-        Some(other) => other.to_owned(),
-    };
-    let target_dir = out_dir.parent().expect("target directory");
-    let built = Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "-q",
-            "-p",
-            "logship-jni",
-            "--lib",
-            "--profile",
-            &profile,
-        ])
-        .arg("--target-dir")
-        .arg(target_dir)
-        .status()
-        .expect("run cargo build");
-    assert!(built.success(), "cargo build -p logship-jni failed");
-    let lib = out_dir.join("liblogship_jni.so");
-    assert!(lib.exists(), "{} was not built", lib.display());
+    let lib = workspace_library("logship-jni", "liblogship_jni.so");
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     // Each run gets the native library it was built with, in its own resource directory.
     let native = out_dir.join("java-native");

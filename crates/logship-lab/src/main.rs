@@ -159,8 +159,9 @@ pub struct BenchArgs {
     )]
     pub java_lab: PathBuf,
 
-    /// Run only these configurations of the Java lab (letters a to g, comma-separated;
-    /// g is the calibration: the Socket appender into a sink that discards).
+    /// Run only these configurations of the Java lab (letters a to h, comma-separated;
+    /// g is the calibration: the Socket appender into a sink that discards; h, logship's
+    /// in-process appender, runs only when named and needs `--java-jar`).
     #[arg(
         long,
         value_name = "LETTERS",
@@ -191,6 +192,16 @@ pub struct BenchArgs {
     /// [default: the `logship` built next to this binary, else the one on the PATH]
     #[arg(long, value_name = "PATH", requires = "java")]
     pub logship: Option<PathBuf>,
+
+    /// logship's jar for the Java lab's configuration (h), the in-process `<Logship>`
+    /// appender (`java/build.sh` builds it; name h in `--java-configs` to run it).
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "target/java/logship.jar",
+        requires = "java"
+    )]
+    pub java_jar: PathBuf,
 
     /// Internal: run the lab service in this process with this logging mode.
     #[arg(long, hide = true, requires = "intake_url")]
@@ -270,9 +281,16 @@ fn run_java(args: &BenchArgs) -> Result<ExitCode, Failure> {
             args.java_rounds
         )));
     }
-    if let Some(k) = args.java_configs.iter().find(|k| !('a'..='g').contains(*k)) {
+    if let Some(k) = args.java_configs.iter().find(|k| !('a'..='h').contains(*k)) {
         return Err(Failure::usage(format!(
-            "--java-configs: '{k}' is not a configuration; name letters a to f"
+            "--java-configs: '{k}' is not a configuration; name letters a to h"
+        )));
+    }
+    if args.java_configs.contains(&'h') && !args.java_jar.is_file() {
+        return Err(Failure::usage(format!(
+            "--java-jar {}: no such file; build it with java/build.sh (configuration h \
+             runs logship's jar inside the service)",
+            args.java_jar.display()
         )));
     }
     if !(128..=16_777_216).contains(&args.java_ring) || !args.java_ring.is_power_of_two() {
@@ -301,6 +319,7 @@ fn run_java(args: &BenchArgs) -> Result<ExitCode, Failure> {
         ring: args.java_ring,
         wrk: !args.java_builtin_load && load::wrk_installed(),
         logship: logship_binary(args.logship.as_deref())?,
+        jar: args.java_jar.clone(),
     };
     let report = java::run(&cfg)?;
     print!("{}", report.table());

@@ -10,7 +10,8 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::Duration;
 
 use common::{lab, logship_binary, run_with_stdin, temp_path};
@@ -22,10 +23,18 @@ const JARS: &[&str] = &[
     "/usr/share/java/jackson-databind.jar",
 ];
 
-#[test]
-fn java_lab_runs_seven_configurations_in_two_rounds_and_logship_delivers_every_event_it_was_given()
-{
-    let have_javac = std::process::Command::new("javac")
+/// Runs `logship-lab` as `command` (which writes its `--json` report to `json`), asserts
+/// it succeeded, and returns the report.
+fn run_lab(command: &mut Command, json: &Path) -> Value {
+    let output = run_with_stdin(command, b"", Duration::from_secs(400));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    serde_json::from_slice(&std::fs::read(json).expect("--json written")).expect("JSON report")
+}
+
+/// Java and Debian's jars are here (else: a failure under CI=true, a skip elsewhere).
+fn java_ready() -> bool {
+    let have_javac = Command::new("javac")
         .arg("-version")
         .output()
         .is_ok_and(|o| o.status.success());
@@ -37,12 +46,21 @@ fn java_lab_runs_seven_configurations_in_two_rounds_and_logship_delivers_every_e
             "CI=true and the Java lab cannot run: {why}"
         );
         eprintln!("skipping the Java lab test: {why}");
+        return false;
+    }
+    true
+}
+
+#[test]
+fn java_lab_runs_seven_configurations_in_two_rounds_and_logship_delivers_every_event_it_was_given()
+{
+    if !java_ready() {
         return;
     }
     let java_lab = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../lab/java");
     let json = temp_path("java-lab").with_extension("json");
     let out = temp_path("java-lab-out");
-    let output = run_with_stdin(
+    let report = run_lab(
         lab()
             .args(["--java", "--duration-s", "1", "--connections", "8"])
             .arg("--logship")
@@ -59,13 +77,8 @@ fn java_lab_runs_seven_configurations_in_two_rounds_and_logship_delivers_every_e
             .arg(&json)
             .arg("--out")
             .arg(&out),
-        b"",
-        Duration::from_secs(400),
+        &json,
     );
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
-    let report: Value = serde_json::from_slice(&std::fs::read(&json).expect("--json written"))
-        .expect("JSON report");
     let configs = report["configurations"].as_array().expect("configurations");
     let keys: Vec<&str> = configs.iter().filter_map(|c| c["key"].as_str()).collect();
     assert_eq!(keys, ["a", "b", "c", "d", "e", "f", "g"], "{report}");
@@ -140,5 +153,104 @@ fn java_lab_runs_seven_configurations_in_two_rounds_and_logship_delivers_every_e
         assert!(text.contains("(c) Socket to logship"), "{file}");
     }
     let _ = std::fs::remove_dir_all(out);
+    let _ = std::fs::remove_file(json);
+}
+
+/// logship's jar for configuration (h): `LOGSHIP_JAR` when set, else built here as
+/// `crates/logship-jni/tests/maven.rs` builds it (the cdylib in this test's profile, then
+/// `mvn -o package` without the JUnit tests); `None` (with a message) without Maven
+/// locally, a failure under CI=true.
+fn logship_jar() -> Option<PathBuf> {
+    if let Some(jar) = std::env::var_os("LOGSHIP_JAR") {
+        return Some(PathBuf::from(jar));
+    }
+    let have_mvn = Command::new("mvn")
+        .arg("-v")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have_mvn {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true and Maven is missing (.ci/run installs it)"
+        );
+        eprintln!("skipping the Java lab's (h): no mvn");
+        return None;
+    }
+    let lib = logship_intake::processes::workspace_library("logship-jni", "liblogship_jni.so");
+    let out_dir = lib.parent().expect("target directory").to_path_buf();
+    let native = out_dir.join("java-lab-native");
+    let platform = native.join("linux-x86_64");
+    std::fs::create_dir_all(&platform).unwrap();
+    std::fs::copy(&lib, platform.join("liblogship_jni.so")).unwrap();
+    let build_dir = out_dir.join("java-lab-maven");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut mvn = Command::new("mvn");
+    mvn.current_dir(root.join("java")).args([
+        "-B",
+        "-q",
+        "-o",
+        "-DskipTests",
+        "-DskipITs",
+        &format!("-Dlogship.native.dir={}", native.display()),
+        &format!("-Dlogship.build.dir={}", build_dir.display()),
+        "package",
+    ]);
+    let out = run_with_stdin(&mut mvn, b"", Duration::from_secs(600));
+    assert!(
+        out.status.success(),
+        "mvn package failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(build_dir.join("logship-0.1.0.jar"))
+}
+
+#[test]
+fn java_lab_row_h_runs_logships_own_appender_in_the_service_and_delivers_every_event() {
+    if !java_ready() {
+        return;
+    }
+    let Some(jar) = logship_jar() else {
+        return;
+    };
+    let java_lab = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../lab/java");
+    let json = temp_path("java-lab-h").with_extension("json");
+    let report = run_lab(
+        lab()
+            .args(["--java", "--duration-s", "1", "--connections", "8"])
+            .arg("--logship")
+            .arg(logship_binary())
+            .args(["--java-configs", "a,e,h", "--java-ring", "128"])
+            .arg("--java-jar")
+            .arg(&jar)
+            .arg("--java-lab")
+            .arg(&java_lab)
+            .arg("--json")
+            .arg(&json),
+        &json,
+    );
+    let configs = report["configurations"].as_array().expect("configurations");
+    let keys: Vec<&str> = configs.iter().filter_map(|c| c["key"].as_str()).collect();
+    assert_eq!(keys, ["a", "e", "h"], "{report}");
+    let h = &configs[2];
+    assert_eq!(h["name"], "(h) Logship in-process", "{h}");
+    assert!(h["requests"].as_u64() > Some(0), "{h}");
+    let logged = h["events"]["logged"].as_u64().unwrap_or(0);
+    assert!(logged > 0, "{h}");
+    // Every event the service logged reached the intake, from inside the JVM (no
+    // sidecar), and nothing went to a file.
+    assert_eq!(h["events"]["delivered"].as_u64(), Some(logged), "{h}");
+    assert_eq!(h["drain_complete"], true, "{h}");
+    assert!(h["sidecar"]["exit_code"].is_null(), "{h}");
+    assert!(h["ingest_lag_ms"]["p99"].as_f64().is_some(), "{h}");
+    let targets: Vec<&str> = report["targets"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|t| t["what"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        targets,
+        ["(h) / (a) requests/s", "(h) / (e) requests/s"],
+        "{report}"
+    );
     let _ = std::fs::remove_file(json);
 }

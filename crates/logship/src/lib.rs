@@ -429,7 +429,7 @@ pub use capture::log::LogshipLogger;
 /// The log4rs appender (`kind: batch_http`) and its registration.
 #[cfg(feature = "log4rs")]
 pub use capture::log4rs;
-pub use capture::record::{Entries, Entry, ErrorValue, EventId, Level, Record, Value};
+pub use capture::record::{Entries, Entry, ErrorValue, EventId, Level, Record, Value, SOURCE_HINT};
 #[cfg(feature = "tracing")]
 pub use capture::tracing::LogshipLayer;
 pub use config::did_you_mean;

@@ -82,43 +82,84 @@ impl std::error::Error for Throwable {
 /// Most stack frames written per exception in `thrown.extendedStackTrace`.
 const MAX_FRAMES: usize = 256;
 
-/// `thrown.extendedStackTrace` as Java prints it (`name: message`, then
-/// `\tat class.method(File.java:12)` lines, each cause after a `Caused by:` line): a string as it is (`stacktraceAsString`), an
-/// array of frames formatted.
+/// Most exceptions (the thrown, its causes and suppressed ones, theirs) one stack text
+/// holds; the rest are left out.
+const MAX_THROWABLES: usize = 64;
+
+/// `thrown.extendedStackTrace` as `printStackTrace` prints it: `name: message`, then
+/// `\tat class.method(File.java:12)` lines, each suppressed exception after a
+/// `\tSuppressed:` line (one tab deeper per level, before the cause), each cause after a
+/// `Caused by:` line, the frames shared with the enclosing exception as `... n more`. A string (`stacktraceAsString`) is taken as it is; an array of
+/// frames is formatted. Read with a stack of its own, never recursively.
 pub(super) fn stack_text(thrown: &Members<'_>) -> Option<String> {
+    if let Some(Json::String(s)) = thrown.get("extendedStackTrace") {
+        return Some(s.to_string());
+    }
     let mut out = String::new();
-    let mut at = Some(thrown);
-    let mut depth = 0;
-    while let Some(t) = at {
+    // (exception, its first line's prefix, its depth in tabs): popped last-in first-out,
+    // so a node's suppressed exceptions are pushed after its cause.
+    let mut todo: Vec<(&Members<'_>, &str, usize)> = vec![(thrown, "", 0)];
+    let mut seen = 0;
+    while let Some((t, prefix, depth)) = todo.pop() {
+        seen += 1;
+        if seen > MAX_THROWABLES {
+            break;
+        }
+        let text = |k: &str| t.get(k).and_then(Json::as_str).unwrap_or("");
+        let tabs = "\t".repeat(depth);
+        out.push_str(&tabs);
+        out.push_str(prefix);
+        out.push_str(text("name"));
+        if !text("message").is_empty() {
+            out.push_str(": ");
+            out.push_str(text("message"));
+        }
+        out.push('\n');
         match t.get("extendedStackTrace") {
-            Some(Json::String(s)) => return Some(s.to_string()),
             Some(Json::Array(frames)) => {
-                let text = |k: &str| t.get(k).and_then(Json::as_str).unwrap_or("");
-                // The first line as `printStackTrace` writes it (`stacktraceAsString`
-                // carries it already).
-                let header = if depth > 0 { "Caused by: " } else { "" };
-                match text("message") {
-                    "" => out.push_str(&format!("{header}{}\n", text("name"))),
-                    m => out.push_str(&format!("{header}{}: {m}\n", text("name"))),
-                }
                 for frame in frames.iter().take(MAX_FRAMES) {
                     let text = |k: &str| frame.get(k).and_then(Json::as_str).unwrap_or("?");
                     let line = frame.get("line").and_then(Json::as_i64).unwrap_or(-1);
+                    // As `StackTraceElement.toString` writes the place.
+                    let file = frame.get("file").and_then(Json::as_str);
+                    let place = match (file, line) {
+                        (_, -2) => "Native Method".to_owned(),
+                        (None, _) => "Unknown Source".to_owned(),
+                        (Some(f), l) if l < 0 => f.to_owned(),
+                        (Some(f), l) => format!("{f}:{l}"),
+                    };
                     out.push_str(&format!(
-                        "\tat {}.{}({}:{line})\n",
+                        "{tabs}\tat {}.{}({place})\n",
                         text("class"),
                         text("method"),
-                        text("file")
                     ));
                 }
             }
+            Some(Json::String(s)) => {
+                out.push_str(s);
+                out.push('\n');
+            }
             _ => {}
         }
-        depth += 1;
-        at = match t.get("cause") {
-            Some(Json::Object(c)) if depth <= MAX_CAUSES => Some(c),
-            _ => None,
-        };
+        // The frames it shares with the exception that encloses it: Log4j2 leaves them
+        // out of a cause's or suppressed exception's frames, as Java does.
+        match t.get("commonElementCount").and_then(Json::as_i64) {
+            Some(n) if n > 0 => out.push_str(&format!("{tabs}\t... {n} more\n")),
+            _ => {}
+        }
+        if let Some(Json::Object(cause)) = t.get("cause") {
+            todo.push((cause, "Caused by: ", depth));
+        }
+        if let Some(Json::Array(suppressed)) = t.get("suppressed") {
+            for s in suppressed.iter().rev() {
+                if let Json::Object(s) = s {
+                    todo.push((s, "Suppressed: ", depth + 1));
+                }
+            }
+        }
+        if todo.len() > MAX_THROWABLES {
+            todo.truncate(MAX_THROWABLES);
+        }
     }
     (!out.is_empty()).then_some(out)
 }

@@ -17,12 +17,16 @@ pub(super) enum Shipping {
     Nothing,
     /// The stock `Socket` appender writes to a sink that discards (calibration).
     Discard,
+    /// logship's own `<Logship>` appender (the jar, `--java-jar`) ships from inside the
+    /// service.
+    InProcess,
 }
 
 /// One of the lab's configurations.
 #[derive(Clone, Copy, Debug)]
 pub struct Configuration {
-    /// `a` to `f`, as the issue names them; `g`, the calibration.
+    /// `a` to `f`, as the issue names them; `g`, the calibration; `h`, the in-process
+    /// appender.
     pub key: char,
     /// Short name for tables and charts.
     pub name: &'static str,
@@ -33,8 +37,9 @@ pub struct Configuration {
     pub(super) shipping: Shipping,
 }
 
-/// The issue's six configurations in its order, then the calibration (g).
-pub const CONFIGURATIONS: [Configuration; 7] = [
+/// The issue's six configurations in its order, the calibration (g), and (h): logship's
+/// in-process appender (issue 31), run when named (`--java-configs ...,h`).
+pub const CONFIGURATIONS: [Configuration; 8] = [
     Configuration {
         key: 'a',
         name: "(a) Http to vendor",
@@ -83,5 +88,12 @@ pub const CONFIGURATIONS: [Configuration; 7] = [
         what: "stock Socket appender (JsonLayout) into a TCP sink that reads and discards (the ceiling of (c): Log4j2's own cost)",
         xml: "log4j2-socket.xml",
         shipping: Shipping::Discard,
+    },
+    Configuration {
+        key: 'h',
+        name: "(h) Logship in-process",
+        what: "logship's own <Logship> appender (the jar) shipping from inside the service",
+        xml: "log4j2-logship.xml",
+        shipping: Shipping::InProcess,
     },
 ];

@@ -44,9 +44,9 @@ const INTAKE_PATH: &str = "/lab/logs";
 const JAVA_THREADS: usize = 16;
 
 /// The order configurations run in within a round: those the targets compare run next to
-/// each other ((d) by (e); (c) by (g) and (f)), so the machine's drift between them is
+/// each other ((d) and (h) by (e); (c) by (g) and (f)), so the machine's drift between them is
 /// the least it can be.
-const RUN_ORDER: [char; 7] = ['a', 'b', 'd', 'e', 'c', 'g', 'f'];
+const RUN_ORDER: [char; 8] = ['a', 'b', 'd', 'e', 'h', 'c', 'g', 'f'];
 
 /// How the Java lab is set up.
 #[derive(Clone, Debug)]
@@ -73,6 +73,8 @@ pub struct JavaLabConfig {
     pub wrk: bool,
     /// The `logship` binary the sidecars of (b), (c) and (d) run.
     pub logship: PathBuf,
+    /// logship's jar (`target/java/logship.jar`), on the class path of (h) only.
+    pub jar: PathBuf,
 }
 
 /// Runs the chosen configurations and reports them.
@@ -153,7 +155,7 @@ fn sidecar_args(c: &Configuration, intake_url: &str, file: &Path, spill: &Path) 
             "json".into(),
             "--no-checkpoint".into(),
         ]),
-        Shipping::Direct | Shipping::Nothing | Shipping::Discard => {}
+        Shipping::Direct | Shipping::Nothing | Shipping::Discard | Shipping::InProcess => {}
     }
     args
 }
@@ -201,7 +203,8 @@ fn run_configuration(
         ("lab.port", port.to_string()),
         ("lab.file", file.display().to_string()),
     ];
-    let service = ServiceProcess::spawn(java.command(c.xml, cfg.ring, JAVA_THREADS, &props))?;
+    let jar = (c.shipping == Shipping::InProcess).then_some(cfg.jar.as_path());
+    let service = ServiceProcess::spawn(java.command(c.xml, cfg.ring, JAVA_THREADS, jar, &props))?;
     if c.shipping == Shipping::Follow {
         sidecar = Some(Sidecar::start(&cfg.logship, &args, false)?.0);
     }

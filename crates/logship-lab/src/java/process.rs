@@ -85,17 +85,22 @@ impl JavaService {
     }
 
     /// The `java` command line for one configuration: async loggers (the disruptor ring
-    /// of `ring` slots), the configuration file, and the `lab.*` system properties it
-    /// reads.
+    /// of `ring` slots), the configuration file, the `lab.*` system properties it reads,
+    /// and `jar` (logship's) on the class path when given.
     pub fn command(
         &self,
         xml: &str,
         ring: usize,
         threads: usize,
+        jar: Option<&Path>,
         props: &[(&str, String)],
     ) -> Command {
         let mut cmd = Command::new("java");
-        cmd.args(["-cp", &self.class_path])
+        let class_path = match jar {
+            Some(jar) => format!("{}:{}", jar.display(), self.class_path),
+            None => self.class_path.clone(),
+        };
+        cmd.args(["-cp", &class_path])
             .arg("-Dlog4j2.contextSelector=org.apache.logging.log4j.core.async.AsyncLoggerContextSelector")
             .arg(format!("-Dlog4j2.asyncLoggerRingBufferSize={ring}"))
             // Without TCP_NODELAY the JDK server's two writes per answer (head, body) wait

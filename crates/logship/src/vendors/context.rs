@@ -15,6 +15,9 @@ pub(crate) struct Context {
     /// The service version (`version`), written in each vendor's own field.
     pub version: Option<String>,
     pub source: String,
+    /// Whether `source` was configured (not the default `rust`): an event's own source
+    /// hint (`Record::source_hint`) is used only when it was not.
+    pub source_configured: bool,
     pub hostname: String,
     pub tags: Vec<String>,
     /// Where span fields go.
@@ -32,6 +35,7 @@ impl Context {
             env: config.env.clone(),
             version: config.version.clone(),
             source: config.source.clone().unwrap_or_else(|| "rust".to_owned()),
+            source_configured: config.source.is_some(),
             hostname: config.hostname.clone().unwrap_or_else(machine_hostname),
             tags: config.tags.clone(),
             span_fields: config.span_fields,

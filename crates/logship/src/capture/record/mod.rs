@@ -39,6 +39,10 @@ use error_value::put_error;
 /// use the values 0..=4, so records written before ids existed never have it).
 const HAS_ID: u8 = 0x80;
 
+/// The field [`Record::source_hint`] writes: the event's own source, used where the
+/// pipeline's `source` is not configured.
+pub const SOURCE_HINT: &str = "logship.source";
+
 /// Bytes a record costs beyond its buffer, for the queue's memory bound.
 pub(crate) const RECORD_OVERHEAD: usize = 64;
 
@@ -197,6 +201,15 @@ impl Record {
                 trace,
             },
         )
+    }
+
+    /// Names the program an event came from (`java` for a Log4j2 event received by the
+    /// sidecar) for when the pipeline's `source` option is not set: vendors whose intake
+    /// has a per-event source field (docs/vendors.md) then write this instead of the
+    /// default `rust`; a configured `source` still wins. Stored as the field
+    /// [`SOURCE_HINT`], which those vendors never ship as an attribute.
+    pub fn source_hint(&mut self, source: &str) -> &mut Self {
+        self.field(SOURCE_HINT, source)
     }
 
     /// Adds an error-valued field as captured by another record.

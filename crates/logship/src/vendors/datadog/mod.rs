@@ -9,7 +9,9 @@ pub(crate) mod env;
 pub(crate) mod facts;
 pub(crate) mod site;
 
-use crate::capture::record::{Level, Record};
+use std::cell::Cell;
+
+use crate::capture::record::{Level, Record, Value, SOURCE_HINT};
 use crate::config::Config;
 use crate::support::json;
 use crate::support::secret::Secret;
@@ -91,13 +93,20 @@ pub(crate) struct Encoder {
     naming: Naming,
     /// Whether each event's id is written as `logship.id` (`event_id`).
     with_id: bool,
+    /// `,"ddsource":"<source>"`: the configured source, or the default.
+    source: Vec<u8>,
+    /// Whether `source` was configured (then an event's source hint is not used).
+    source_configured: bool,
 }
 
 impl Encoder {
     pub(crate) fn new(ctx: &Context) -> Encoder {
         let mut common = Vec::new();
         write_opt(&mut common, "service", ctx.service.as_deref());
-        write_opt(&mut common, "ddsource", Some(&ctx.source));
+        // `ddsource` is written per event (after the fields): an event's own source hint
+        // stands in for the default when `source` is not configured.
+        let mut source = Vec::new();
+        write_opt(&mut source, "ddsource", Some(&ctx.source));
         write_opt(&mut common, "hostname", Some(&ctx.hostname));
         // Unified service tagging: `env` and `version` are tags, and the options win over
         // a tag of the same name (as DD_ENV/DD_VERSION do over DD_TAGS in Datadog's own
@@ -120,6 +129,8 @@ impl Encoder {
         }
         Encoder {
             common,
+            source,
+            source_configured: ctx.source_configured,
             naming: Naming::new(
                 ctx.span_fields,
                 Style::Json,
@@ -148,7 +159,21 @@ impl Encoder {
         write_id(body, ID_NAME, record, self.with_id);
         write_error(body, record, &ERRORS);
         TraceIds::of(record).write_decimal(body, TRACE_ID, SPAN_ID);
-        self.naming.write_flat(body, record, false, json::value);
+        let hint = Cell::new(None);
+        self.naming
+            .write_flat_claiming(body, record, false, json::value, |key, value| {
+                if key != SOURCE_HINT {
+                    return false;
+                }
+                if let Value::Str(s) = value {
+                    hint.set(Some(s).filter(|s| !s.is_empty()));
+                }
+                true
+            });
+        match hint.get() {
+            Some(own) if !self.source_configured => write_opt(body, "ddsource", Some(own)),
+            _ => body.extend_from_slice(&self.source),
+        }
         body.push(b'}');
     }
 }

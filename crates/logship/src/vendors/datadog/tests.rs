@@ -128,3 +128,30 @@ fn a_span_field_recorded_twice_arrives_once_with_its_last_value() {
         }
     }
 }
+
+#[test]
+fn an_events_source_hint_is_its_ddsource_unless_source_is_configured() {
+    let encode = |source: Option<&str>| {
+        let mut c = config(Vendor::Datadog);
+        c.source = source.map(str::to_owned);
+        let mut hinted = Record::new(Level::Info, "com.x.A");
+        hinted
+            .message("m")
+            .source_hint("java")
+            .field("source", "own");
+        let mut plain = Record::new(Level::Info, "t");
+        plain.message("m");
+        let body = Codec::new(&c).unwrap().encode(&[hinted, plain]);
+        let text = String::from_utf8(body).unwrap();
+        assert_eq!(text.matches("\"ddsource\"").count(), 2, "{text}");
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert!(
+            v[0].get("logship.source").is_none(),
+            "the hint is no attribute"
+        );
+        assert_eq!(v[0]["field.source"], "own");
+        (v[0]["ddsource"].clone(), v[1]["ddsource"].clone())
+    };
+    assert_eq!(encode(None), ("java".into(), "rust".into()));
+    assert_eq!(encode(Some("mule")), ("mule".into(), "mule".into()));
+}

@@ -27,7 +27,7 @@
 
 use std::cell::RefCell;
 
-use crate::capture::record::{Entry, Record, Value};
+use crate::capture::record::{Entry, Record, Value, SOURCE_HINT};
 use crate::config::SpanFields;
 use crate::support::json;
 
@@ -210,7 +210,8 @@ impl Naming {
                     depth = depth.saturating_add(1).min(u32::MAX - 1);
                     continue;
                 }
-                Entry::Field(key, value) => (key, !claim(key, value)),
+                // An event's source hint is never an attribute (an encoder may claim it).
+                Entry::Field(key, value) => (key, !claim(key, value) && key != SOURCE_HINT),
                 Entry::Error(key, _) => (key, !std::mem::take(&mut first_error)),
             };
             let start = names.len();
@@ -276,24 +277,32 @@ impl Naming {
         &self,
         out: &mut Vec<u8>,
         record: &Record,
-        mut first: bool,
+        first: bool,
         write_value: fn(&mut Vec<u8>, Value<'_>),
     ) -> bool {
+        self.write_flat_claiming(out, record, first, write_value, |_, _| false)
+    }
+
+    /// [`Naming::write_flat`] with `claim` taking fields out first, as in [`Naming::each`].
+    pub(crate) fn write_flat_claiming<'r>(
+        &self,
+        out: &mut Vec<u8>,
+        record: &'r Record,
+        mut first: bool,
+        write_value: fn(&mut Vec<u8>, Value<'_>),
+        claim: impl Fn(&str, Value<'r>) -> bool,
+    ) -> bool {
         let mut wrote = false;
-        self.each(
-            record,
-            |_, _| false,
-            |name, value| {
-                if !first {
-                    out.push(b',');
-                }
-                first = false;
-                wrote = true;
-                json::string(out, name);
-                out.push(b':');
-                write_value(out, value);
-            },
-        );
+        self.each(record, claim, |name, value| {
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            wrote = true;
+            json::string(out, name);
+            out.push(b':');
+            write_value(out, value);
+        });
         wrote
     }
 }

@@ -16,6 +16,9 @@ final class NativeBridge {
             String message, String[] context, String[] markers, String errorKind,
             String errorMessage, String errorCauses, String errorTrace);
 
+    /** Tests only: panics inside the native library, which catches it; answers -1 as push does. */
+    static native int panicProbe(long handle);
+
     /** The counters in {@link Stats#NAMES} order, or null. */
     static native long[] stats(long handle);
 

@@ -88,6 +88,14 @@ public final class Pipeline {
         }
     }
 
+    /**
+     * Tests only ({@code PanicTest}): makes the native library panic inside this pipeline's
+     * entry point and returns its answer (-1: the panic was caught on the native side).
+     */
+    int panicProbe() {
+        return NativeBridge.panicProbe(handle);
+    }
+
     /** The counters now (the final ones after {@link #stop}). */
     public Stats stats() {
         Stats done = last;

@@ -12,16 +12,18 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** The in-repo test intake (logship-intake), started as a process on a free port. */
-final class Intake implements AutoCloseable {
+public final class Intake implements AutoCloseable {
     final Process process;
-    final String url;
+    /** Where it listens, without a trailing slash. */
+    public final String url;
 
     private Intake(Process process, String url) {
         this.process = process;
         this.url = url;
     }
 
-    static Intake start(String... extra) throws IOException {
+    /** Starts one on a free port, with {@code extra} arguments. */
+    public static Intake start(String... extra) throws IOException {
         String bin = System.getProperty("logship.intake");
         java.util.List<String> cmd = new java.util.ArrayList<>(java.util.List.of(bin, "--port", "0"));
         cmd.addAll(java.util.List.of(extra));
@@ -68,7 +70,8 @@ final class Intake implements AutoCloseable {
         }
     }
 
-    long events() throws IOException {
+    /** Events accepted so far. */
+    public long events() throws IOException {
         Matcher m = Pattern.compile("\"events\":(\\d+)").matcher(get("/_intake/stats"));
         return m.find() ? Long.parseLong(m.group(1)) : -1;
     }
@@ -79,7 +82,7 @@ final class Intake implements AutoCloseable {
     }
 
     /** Waits (polling the counter, bounded) until at least {@code n} events arrived. */
-    long awaitEvents(long n, long millis) throws IOException, InterruptedException {
+    public long awaitEvents(long n, long millis) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + millis * 1_000_000L;
         long have;
         while ((have = events()) < n && System.nanoTime() < deadline) {
