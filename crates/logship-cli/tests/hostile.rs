@@ -154,8 +154,10 @@ fn garbage_and_non_http_answers_are_network_errors_that_say_what_to_check() {
 fn resets_before_during_and_after_the_answer_are_counted() {
     for (mode, expect) in [
         ("reset-before", Exit::Spilled),
-        // The status line said 200: the generic protocol takes it as delivered.
-        ("reset-mid", Exit::Delivered),
+        // A 200 cut short confirms nothing (RFC 9112 section 8): sent again until the
+        // retries are spent, then spilled, never taken as delivered.
+        ("reset-mid", Exit::Spilled),
+        // The whole answer came: delivered, whatever happens to the connection after.
         ("reset-after", Exit::Delivered),
     ] {
         let intake = new_intake();
@@ -167,11 +169,41 @@ fn resets_before_during_and_after_the_answer_are_counted() {
 
 #[test]
 fn a_lying_content_length_ends_the_read_not_the_run() {
-    for mode in ["short-length", "long-length"] {
+    // A 200 whose body ends before its Content-Length is incomplete, not an answer: its
+    // batches are sent again, then spilled. One longer than it says is read as framed.
+    for (mode, expect) in [
+        ("short-length", Exit::Spilled),
+        ("long-length", Exit::Delivered),
+    ] {
         let intake = new_intake();
         let run = run_generic(&intake, wire(mode, &[]), &[], &[]);
         report(&run, mode);
-        check(&run, mode, LINES, Exit::Delivered, Duration::from_secs(40));
+        check(&run, mode, LINES, expect, Duration::from_secs(40));
+    }
+}
+
+#[test]
+fn a_success_answer_cut_short_is_sent_again_not_taken_as_delivered() {
+    // Issue 32, the soak's unaccounted ids: an intake that answered `200 OK` and then
+    // reset the connection mid-answer (or closed it before the length its header
+    // promised) had kept nothing, and logship took the status line as delivered, so
+    // those events were lost without a word. An incomplete answer confirms nothing
+    // (RFC 9112 section 8): the batch is sent again.
+    for mode in ["reset-mid", "short-length"] {
+        let intake = new_intake();
+        intake.fail_next(2, wire(mode, &[]));
+        let url = endpoint(&intake);
+        let mut args = vec!["--endpoint", url.as_str(), "--max-batch-records", "100"];
+        args.extend_from_slice(COMMON);
+        let run = ship(&args, ENV, &lines(LINES as usize, 120));
+        report(&run, &format!("{mode} twice, then healthy"));
+        check(&run, mode, LINES, Exit::Delivered, Duration::from_secs(30));
+        assert_eq!(
+            intake.stats().events,
+            LINES,
+            "{mode}: every line must reach the intake: {run:?}"
+        );
+        assert!(run.stderr.contains("cut short"), "{mode}: {}", run.stderr);
     }
 }
 

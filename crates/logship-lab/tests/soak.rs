@@ -3,7 +3,9 @@
 //! `logship-intake` child for 20 s and checks every id. The hour-long run and its figures
 //! are in docs/operations.md ("Soak"); this one proves the machinery and the no-loss
 //! verdict on every `cargo test`, not a speed (the rate is low enough for a debug build on
-//! a shared machine).
+//! a shared machine, and nothing here is timed). Until the fix of issue 32's unaccounted
+//! ids it failed: a `200 OK` cut short by the intake's `reset-mid` fault was taken as
+//! delivered, and the intake had kept nothing (each missing id was in such a request).
 
 mod common;
 
@@ -13,7 +15,6 @@ use std::time::Duration;
 use common::run_with_stdin;
 
 #[test]
-#[ignore = "fails today: a 20 s run (seed 1796502272059163199) left 5,000 ids unaccounted with an empty spill; not yet known whether logship or the harness (the intake stopped mid-request) loses them"]
 fn a_short_soak_with_a_flapping_intake_accounts_for_every_id() {
     let logship = common::logship_binary();
     let intake = logship_intake::processes::workspace_binary("logship-intake", "logship-intake");

@@ -29,15 +29,26 @@ pub struct IntakeChild {
 
 impl IntakeChild {
     /// Starts `bin --port PORT --print` (0: a free port), retrying a busy port for 10 s (the
-    /// previous intake's socket may linger); every event it prints is marked in `seen`.
-    pub fn start(bin: &Path, port: u16, seen: Arc<Seen>) -> Result<IntakeChild, String> {
+    /// previous intake's socket may linger); every event it prints is marked in `seen`, and
+    /// its stderr (progress lines) is appended to `log`.
+    pub fn start(
+        bin: &Path,
+        port: u16,
+        seen: Arc<Seen>,
+        log: &Path,
+    ) -> Result<IntakeChild, String> {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
+            let stderr = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(log)
+                .map_err(|e| format!("cannot open {}: {e}", log.display()))?;
             let mut child = Command::new(bin)
                 .args(["--port", &port.to_string(), "--print"])
                 .stdin(Stdio::null())
                 .stdout(Stdio::piped())
-                .stderr(Stdio::null())
+                .stderr(stderr)
                 .spawn()
                 .map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
             let mut out = BufReader::new(child.stdout.take().ok_or("no intake stdout")?);

@@ -44,10 +44,12 @@ fn hold(d: Duration, stop: &AtomicBool) -> bool {
 
 /// Runs the schedule until `stop` (each kind of phase at least once, unless `stop` comes
 /// first), then leaves the intake up and healthy. `scale` (0..=1)
-/// shortens every phase for short runs.
+/// shortens every phase for short runs; `log` takes each intake's stderr.
+#[allow(clippy::too_many_arguments)]
 pub fn flap(
     slot: &Slot,
     bin: &Path,
+    log: &Path,
     port: u16,
     seen: &Arc<Seen>,
     seed: u64,
@@ -79,7 +81,7 @@ pub fn flap(
                 let d = ms(&mut rng, 1_000, 10_000);
                 f.down_for += d;
                 let _ = hold(d, stop);
-                let up = IntakeChild::start(bin, port, Arc::clone(seen))?;
+                let up = IntakeChild::start(bin, port, Arc::clone(seen), log)?;
                 *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(up);
             }
             1 => {

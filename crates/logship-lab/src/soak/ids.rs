@@ -73,7 +73,7 @@ pub struct Seen {
 }
 
 /// What one input's ids came to, checked against how many were sent.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Tally {
     pub sent: u64,
     pub delivered: u64,
@@ -82,9 +82,13 @@ pub struct Tally {
     pub refused: u64,
     /// Ids below `sent` never received, the rest.
     pub missing: u64,
-    /// The first missing id, for the report.
-    pub first_missing: Option<u64>,
+    /// The first [`MISSING_RANGES`] runs of consecutive missing ids, for the report (a
+    /// lost batch shows as one run on each input, at the same moment).
+    pub missing_ranges: Vec<std::ops::Range<u64>>,
 }
+
+/// How many runs of missing ids a [`Tally`] keeps.
+pub const MISSING_RANGES: usize = 8;
 
 impl Seen {
     fn bits(&self, input: Input) -> std::sync::MutexGuard<'_, Bits> {
@@ -136,7 +140,12 @@ impl Seen {
                 t.refused += 1;
             } else {
                 t.missing += 1;
-                t.first_missing.get_or_insert(id);
+                let kept = t.missing_ranges.len();
+                match t.missing_ranges.last_mut() {
+                    Some(run) if run.end == id => run.end = id + 1,
+                    _ if kept < MISSING_RANGES => t.missing_ranges.push(id..id + 1),
+                    _ => {}
+                }
             }
         }
         t
@@ -161,9 +170,9 @@ mod tests {
         seen.mark_line("intake: 4 events in 2 requests");
         let f = seen.tally(Input::Follow, 66, &[]);
         assert_eq!((f.delivered, f.duplicates, f.missing), (3, 1, 63));
-        assert_eq!(f.first_missing, Some(2));
         let t = seen.tally(Input::Tcp, 8, std::slice::from_ref(&(0..3)));
         assert_eq!((t.delivered, t.refused, t.missing), (1, 3, 4));
-        assert_eq!(t.first_missing, Some(3));
+        assert_eq!(t.missing_ranges, vec![3..7]);
+        assert_eq!(f.missing_ranges, vec![2..64, 65..66]);
     }
 }

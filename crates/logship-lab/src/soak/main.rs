@@ -71,7 +71,7 @@ struct Args {
     /// The `logship-intake` binary [default: next to this one].
     #[arg(long)]
     intake: Option<PathBuf>,
-    /// Working directory (followed file, checkpoint, spill, samples.tsv) [default: a new
+    /// Working directory (followed file, checkpoint, spill, samples.tsv, intake.err) [default: a new
     /// one under the temp directory, removed after a passing run].
     #[arg(long)]
     dir: Option<PathBuf>,
@@ -176,7 +176,8 @@ fn run(args: Args) -> Result<bool, String> {
             .map_or(0x50a4, |d| d.as_nanos() as u64)
     });
     let seen = Arc::new(Seen::default());
-    let first = IntakeChild::start(&intake_bin, 0, Arc::clone(&seen))?;
+    let intake_log = dir.join("intake.err");
+    let first = IntakeChild::start(&intake_bin, 0, Arc::clone(&seen), &intake_log)?;
     let port = first.port;
     let slot: flap::Slot = std::sync::Mutex::new(Some(first));
     let path = |name: &str| dir.join(name).to_string_lossy().into_owned();
@@ -219,8 +220,9 @@ fn run(args: Args) -> Result<bool, String> {
         let (fs, ts, sf) = (&follow_src, &tcp_src, &stop_feed);
         let writer = scope.spawn(move || feed::follow(&log, half, args.rotate_every, sf, fs));
         let sender = scope.spawn(move || feed::tcp(tcp_port, args.rate - half, sf, ts));
-        let (slot, bin, seen, stop) = (&slot, &intake_bin, &seen, &stop_flap);
-        let flapper = scope.spawn(move || flap::flap(slot, bin, port, seen, seed, scale, stop));
+        let (slot, bin, seen, stop, log) = (&slot, &intake_bin, &seen, &stop_flap, &intake_log);
+        let flapper =
+            scope.spawn(move || flap::flap(slot, bin, log, port, seen, seed, scale, stop));
         let end = started + Duration::from_secs_f64(args.seconds);
         let mut next_print = Instant::now();
         while Instant::now() < end {
@@ -351,9 +353,16 @@ fn tally_line(name: &str, t: &Tally) -> String {
         t.duplicates,
         t.refused,
         t.missing,
-        t.first_missing
-            .map(|id| format!(" (first id {id})"))
-            .unwrap_or_default()
+        if t.missing_ranges.is_empty() {
+            String::new()
+        } else {
+            let runs: Vec<String> = t
+                .missing_ranges
+                .iter()
+                .map(|r| format!("{}..{}", r.start, r.end))
+                .collect();
+            format!(" (ids {})", runs.join(", "))
+        }
     )
 }
 

@@ -131,7 +131,21 @@ impl Client {
         } else {
             (max_response.min(ERROR_BODY_BYTES), Some(ERROR_BODY_TIME))
         };
-        let raw = read_body(response.body_mut(), limit, time);
+        let (raw, cut) = read_body(response.body_mut(), limit, time);
+        if let (true, Some(e)) = ((200..=299).contains(&status), cut) {
+            // RFC 9112 section 8: an answer that ends before its framing says is
+            // incomplete, not an answer. Its status proves nothing was kept (an intake
+            // that resets mid-answer may have dropped the request; a bulk answer's
+            // per-event errors may be in the part that never came), so it is a failed
+            // attempt, sent again: a duplicate at worst, never a silent loss.
+            return Err(NetError {
+                message: format!(
+                    "request to {} failed: the intake answered {status} but the answer was cut short ({e}); it is sent again",
+                    redact_url(url)
+                ),
+                setup: false,
+            });
+        }
         let host = url.parse::<ureq::http::Uri>().ok();
         let host = host.as_ref().and_then(|u| u.host()).unwrap_or("the intake");
         if let Some(message) = super::tls::server_tls_page(status, &raw, host) {
@@ -168,8 +182,14 @@ impl Client {
 }
 
 /// At most `limit` bytes of `body` (what arrived before an error, if any), reading for at
-/// most `time` when given. Never fails: an answer cut short is shown as far as it came.
-fn read_body(body: &mut ureq::Body, limit: u64, time: Option<Duration>) -> Vec<u8> {
+/// most `time` when given, and the error that cut the answer short, if one did (stopping
+/// at `limit` or `time` is not one). Never fails: an error answer cut short is shown as
+/// far as it came.
+fn read_body(
+    body: &mut ureq::Body,
+    limit: u64,
+    time: Option<Duration>,
+) -> (Vec<u8>, Option<std::io::Error>) {
     use std::io::Read;
     let started = std::time::Instant::now();
     let limit = usize::try_from(limit).unwrap_or(usize::MAX);
@@ -181,11 +201,12 @@ fn read_body(body: &mut ureq::Body, limit: u64, time: Option<Duration>) -> Vec<u
             break;
         }
         match reader.read(&mut chunk) {
-            Ok(0) | Err(_) => break,
+            Ok(0) => break,
+            Err(e) => return (raw, Some(e)),
             Ok(n) => raw.extend_from_slice(&chunk[..n.min(limit - raw.len())]),
         }
     }
-    raw
+    (raw, None)
 }
 
 fn describe(e: &ureq::Error) -> String {
