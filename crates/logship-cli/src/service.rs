@@ -29,7 +29,7 @@ use crate::follow::{checkpoint, describe, Follower};
 use crate::listen::{bind, Listen, Listeners};
 use crate::settings::{Follow, Settings};
 use crate::signals::{on_termination, second_signal_cuts_short, READER_GRACE};
-use crate::summary::{outcome_line, write_stats_json, Outcome, Summary};
+use crate::summary::{outcome_line, waiting_in_spill, write_stats_json, Outcome, Summary};
 
 /// Runs the service with `f` (followed files; none when its patterns are empty) and `l`
 /// (listeners; none when its specs are empty), both resolved and checked with `settings`.
@@ -228,7 +228,7 @@ pub fn run(
     line.push_str(&kafka.describe());
     eprintln!("logship: {line}");
     write_stats_json(stats_json, stats)?;
-    let outcome = if lost == 0 && stats.pending() == 0 && stats.events_spilled == 0 {
+    let outcome = if lost == 0 && stats.pending() == 0 && waiting_in_spill(stats) == 0 {
         Outcome::Delivered
     } else if lost == 0 && stats.pending() == 0 {
         Outcome::Spilled

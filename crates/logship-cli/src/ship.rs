@@ -26,7 +26,7 @@ use crate::follow::LineFormat;
 use crate::lines::{json_record, mark_read_cut, read_line, text_record, trim_newline, utf8_lossy};
 use crate::settings::{AllKeys, Settings, SettingsArgs, Use};
 use crate::signals::{on_termination, second_signal_cuts_short, stop_now, READER_GRACE};
-use crate::summary::{outcome_line, write_stats_json, Outcome, Summary};
+use crate::summary::{outcome_line, waiting_in_spill, write_stats_json, Outcome, Summary};
 
 /// Lines longer than this are cut while reading (shipped as text, marked and counted);
 /// a shorter one is read whole and parsed, and the library truncates its event keeping
@@ -187,12 +187,18 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
         && stats.events_delivered + stats.suppressed()
             == read + stats.notices + stats.budget_notices
         && read_error.is_none();
+    let replayed_all = report.complete && waiting_in_spill(stats) == 0;
     let outcome = if all_delivered {
         Outcome::Delivered
     } else if stats.events_spilled > 0 && stats.lost() == 0 && read_error.is_none() {
-        // Nothing lost, but some events wait on disk for the next run (or `logship spill
-        // replay`).
-        Outcome::Spilled
+        if replayed_all {
+            // Spilled during an outage, and replayed before the run ended.
+            Outcome::Delivered
+        } else {
+            // Nothing lost, but some events wait on disk for the next run (or `logship
+            // spill replay`).
+            Outcome::Spilled
+        }
     } else {
         Outcome::Lost
     };

@@ -184,6 +184,13 @@ impl Summary<'_> {
     }
 }
 
+/// Of the events this run spilled, how many still wait in the spill directory at its end:
+/// at most what the spill holds then (a run that spilled during an outage and replayed it
+/// all before it stopped leaves nothing waiting, and must not say it does).
+pub fn waiting_in_spill(s: &Stats) -> u64 {
+    s.events_spilled.min(s.spill_pending)
+}
+
 /// The one plain outcome line printed after the summary (after `logship: `): delivered,
 /// spilled and waiting, or lost with each reason and its count. `resent` is as in
 /// [`Summary::resent`]; `other` names losses outside the pipeline (an input that could
@@ -193,10 +200,15 @@ pub fn outcome_line(outcome: Outcome, s: &Stats, resent: u64, other: &[String]) 
     match outcome {
         Outcome::Delivered => {
             let mut line = "outcome: delivered: every event read was delivered".to_owned();
-            if s.events_replayed > 0 {
+            if s.events_replayed > 0 && s.events_spilled == 0 {
                 line.push_str(&format!(
                     ", and {} that earlier runs had spilled were replayed",
                     events(s.events_replayed)
+                ));
+            } else if s.events_replayed > 0 {
+                line.push_str(&format!(
+                    ", {} of them spilled during an outage and replayed",
+                    events(s.events_spilled.min(s.events_replayed))
                 ));
             }
             if s.spill_pending > 0 {
@@ -209,7 +221,7 @@ pub fn outcome_line(outcome: Outcome, s: &Stats, resent: u64, other: &[String]) 
         }
         Outcome::Spilled => format!(
             "outcome: spilled: nothing lost; {} of this run wait in the spill directory for the next run (or `logship spill replay`)",
-            events(s.events_spilled)
+            events(waiting_in_spill(s).max(1))
         ),
         Outcome::Lost => {
             let mut reasons: Vec<String> = Vec::new();

@@ -163,6 +163,52 @@ fn a_listener_restart_while_a_client_sends_loses_nothing_the_client_was_answered
 }
 
 #[test]
+fn a_run_that_spilled_in_an_outage_and_replayed_it_all_says_delivered_and_exits_0() {
+    // Found by the soak: such a run said "N events of this run wait in the spill
+    // directory" and exited 3, though the spill was empty.
+    const N: usize = 50;
+    let intake = intake();
+    intake.fail_next(
+        1,
+        logship_intake::Fault::json(503, "{\"error\":\"outage\"}"),
+    );
+    let spill = temp_path("listen-outage-replayed");
+    let spill_arg = spill.to_str().unwrap().to_owned();
+    let mut l = Listener::start(&intake, &["--spill-dir", &spill_arg, "--max-retries", "0"]);
+    let body: String = (0..N)
+        .map(|id| format!("{{\"message\":\"id-{id:06}\"}}\n"))
+        .collect();
+    let (status, text) = post(l.port, "/", &[], body.as_bytes());
+    assert_eq!(status, 200, "{text}");
+    // The one batch met the 503, was spilled (no retries), and is replayed to the intake.
+    assert!(
+        intake.wait_for_events(N, WAIT),
+        "the spilled batch was replayed"
+    );
+    let (code, stderr) = l.stop();
+    let summary = summary(&stderr);
+    assert!(
+        summary.contains("50 written to the spill directory"),
+        "{summary}"
+    );
+    let outcome = stderr
+        .iter()
+        .find(|l| l.contains("outcome:"))
+        .expect("outcome");
+    assert!(
+        outcome.starts_with("logship: outcome: delivered: every event read was delivered"),
+        "{outcome}"
+    );
+    assert!(
+        outcome.contains("spilled during an outage and replayed"),
+        "{outcome}"
+    );
+    assert_eq!(code, Some(0), "{stderr:?}");
+    assert_eq!(ids(&intake).len(), N);
+    let _ = std::fs::remove_dir_all(spill);
+}
+
+#[test]
 fn follow_and_listen_run_in_one_process() {
     let intake = intake();
     let dir = temp_path("listen-follow");
