@@ -611,9 +611,11 @@ pub fn cli_lines(data: &[u8]) {
             }
         }
         let leaves = json_leaves(&own);
+        // The Java source hint (`logship.source`, read by the encoders, never shipped as a
+        // field) is no leaf of the line.
         let fields = record
             .entries()
-            .filter(|e| matches!(e, logship::Entry::Field(..)))
+            .filter(|e| matches!(e, logship::Entry::Field(n, _) if *n != logship::SOURCE_HINT))
             .count();
         // Flattening builds at most 4 name bytes per byte of the object plus 2 KiB; past
         // that a subtree stays one field. Under the 2 KiB floor, one field per leaf.
