@@ -35,17 +35,7 @@ else
 fi
 echo "input: $(wc -l < "$DIR/in.ndjson") lines, $(stat -c %s "$DIR/in.ndjson") bytes"
 
-cat > "$DIR/capture.py" <<'PY'
-import http.server, sys
-out = open(sys.argv[2], "wb")
-class H(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        out.write(self.rfile.read(int(self.headers["Content-Length"]))); out.flush()
-        self.send_response(200); self.send_header("Content-Length", "0"); self.end_headers()
-    def log_message(self, *a): pass
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
-PY
-python3 "$DIR/capture.py" "$((PORT + 1))" "$DIR/body.ndjson" & CAPTURE=$!
+python3 docs/bench/capture-bodies.py "$((PORT + 1))" "$DIR/body.ndjson" & CAPTURE=$!
 until curl -s "http://127.0.0.1:$((PORT + 1))/" >/dev/null; do sleep 0.05; done
 "$BIN" ship --input "$DIR/in.ndjson" --format json --endpoint "http://127.0.0.1:$((PORT + 1))/logs" \
     --no-spill --no-gzip 2>/dev/null
