@@ -23,17 +23,7 @@ awk -v n="$LINES" 'BEGIN { srand(7); for (i = 0; i < n; i++) {
         i, rand() * 10000, int(rand() * 1000000), i * 2654435761 } }' | cut -c1-150 > "$DIR/in.log"
 
 # The exact NDJSON the pipeline sends: a server that keeps the (uncompressed) bodies.
-cat > "$DIR/capture.py" <<'EOF'
-import http.server, sys
-out = open(sys.argv[2], "wb")
-class H(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        out.write(self.rfile.read(int(self.headers["Content-Length"]))); out.flush()
-        self.send_response(200); self.send_header("Content-Length", "0"); self.end_headers()
-    def log_message(self, *a): pass
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
-EOF
-python3 "$DIR/capture.py" 18951 "$DIR/body.ndjson" & CAPTURE=$!
+python3 docs/bench/capture-bodies.py 18951 "$DIR/body.ndjson" & CAPTURE=$!
 "$INTAKE_BIN" --port 18952 >/dev/null 2>&1 & INTAKE=$!
 until curl -sf http://127.0.0.1:18952/_intake/stats >/dev/null; do sleep 0.05; done
 sleep 0.5

@@ -1,8 +1,9 @@
 //! # The compression floor: gzip alone over the bytes logship sends (plain `main`)
 //!
 //! What it measures: the CPU that compressing an NDJSON file costs by itself, with the
-//! compressor and level logship uses (flate2 over zlib-rs, level 3, one gzip stream per
-//! body of `LOGSHIP_BENCH_BATCH` lines, 200 by default like `max_batch_records`). Run it
+//! compressor and level logship uses (flate2 over zlib-rs, level `LOGSHIP_BENCH_LEVEL`,
+//! 2 by default like `gzip_level`, one gzip stream per body of `LOGSHIP_BENCH_BATCH`
+//! lines, 200 by default like `max_batch_records`). Run it
 //! under `/usr/bin/time` next to `logship ship --input` of the same events to compare the
 //! whole pipeline's CPU per event with compression alone (docs/performance.md).
 //!
@@ -17,11 +18,18 @@ use std::time::Instant;
 use flate2::write::GzEncoder;
 use flate2::Compression;
 
+#[path = "common/bodies.rs"]
+mod body_split;
+
 fn main() {
     let batch: usize = std::env::var("LOGSHIP_BENCH_BATCH")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(200);
+    let level: u32 = std::env::var("LOGSHIP_BENCH_LEVEL")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2);
     let read_only = std::env::var_os("LOGSHIP_BENCH_READ_ONLY").is_some();
     let data = match std::env::var_os("LOGSHIP_BENCH_NDJSON") {
         Some(path) => std::fs::read(&path).expect("read LOGSHIP_BENCH_NDJSON"),
@@ -31,24 +39,12 @@ fn main() {
     };
     let started = Instant::now();
     let (mut bodies, mut events, mut compressed) = (0u64, 0u64, 0u64);
-    let mut rest: &[u8] = &data;
-    while !rest.is_empty() {
-        // One body: the next `batch` lines.
-        let mut end = 0;
-        let mut lines = 0;
-        while lines < batch && end < rest.len() {
-            end += rest[end..]
-                .iter()
-                .position(|&b| b == b'\n')
-                .map_or(rest.len() - end, |p| p + 1);
-            lines += 1;
-        }
-        let (body, tail) = rest.split_at(end);
-        rest = tail;
+    for (body, lines) in body_split::bodies(&data, batch) {
         bodies += 1;
-        events += lines as u64;
+        events += lines;
         if !read_only {
-            let mut gz = GzEncoder::new(Vec::with_capacity(body.len() / 4), Compression::new(3));
+            let mut gz =
+                GzEncoder::new(Vec::with_capacity(body.len() / 4), Compression::new(level));
             gz.write_all(body).expect("compress into memory");
             compressed += gz.finish().expect("finish into memory").len() as u64;
         }

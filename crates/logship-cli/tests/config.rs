@@ -336,7 +336,8 @@ fn config_check_shows_the_follow_section_with_each_values_source() {
         format!("service = \"pay\"  # file {path}"),
         // What `ship --config FILE` would use: it follows, so the service's defaults.
         "max_batch_records = 1000  # default (logship)".to_owned(),
-        "gzip_level = 2  # default (logship)".to_owned(),
+        // The library's own default since issue #34's round 4 (was the command's).
+        "gzip_level = 2  # default".to_owned(),
         "shutdown_timeout_ms = 30000  # default (logship)".to_owned(),
         "[follow]".to_owned(),
         "rotate_wait_ms = 3000  # env LOGSHIP_FOLLOW_ROTATE_WAIT_MS".to_owned(),

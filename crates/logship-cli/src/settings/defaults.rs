@@ -60,16 +60,6 @@ const DEFAULTS: &[CommandDefault] = &[
         value: "1000",
         uses: &[Use::Service],
     },
-    // A sidecar shares the host's cores with the service it ships for, and its
-    // 1,000-event batches compress better than the library's 200: at level 2 they ship as
-    // many bytes as 200-event batches at level 3, for 10 % fewer instructions per event
-    // (callgrind over 20,000 Log4j2 `JsonLayout` lines: 678 M at level 3, 613 M at level
-    // 2; 379 KiB and 418 KiB of gzip, against 415 KiB for 200-event batches at level 3).
-    CommandDefault {
-        key: "gzip_level",
-        value: "2",
-        uses: &[Use::Service],
-    },
 ];
 
 /// Sets each of the command's defaults for `run` on a key nobody set; returns the keys
@@ -107,15 +97,18 @@ mod tests {
     fn a_value_set_anywhere_wins_over_the_commands_default() {
         let mut config = Config::default();
         let mut origins = BTreeMap::new();
-        origins.insert("gzip_level", Origin::Env("LOGSHIP_GZIP_LEVEL".into()));
+        origins.insert(
+            "max_batch_records",
+            Origin::Env("LOGSHIP_MAX_BATCH_RECORDS".into()),
+        );
         let applied = apply(&mut config, &origins, Use::Service).expect("valid defaults");
         assert_eq!(
-            config.gzip_level, 3,
+            config.max_batch_records, 200,
             "the library's, as if set by the variable"
         );
-        assert_eq!(config.max_batch_records, 1000);
         assert_eq!(config.shutdown_timeout, std::time::Duration::from_secs(30));
-        assert!(!applied.contains(&"gzip_level"));
+        assert!(!applied.contains(&"max_batch_records"));
+        assert!(applied.contains(&"shutdown_timeout_ms"));
         let mut config = Config::default();
         apply(&mut config, &BTreeMap::new(), Use::Pipeline).expect("valid defaults");
         assert_eq!(

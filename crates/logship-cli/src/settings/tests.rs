@@ -291,7 +291,7 @@ fn the_commands_defaults_apply_only_to_what_nobody_set() {
         s.config.overflow,
         logship::Overflow::Block(std::time::Duration::from_secs(60))
     );
-    assert_eq!((s.config.max_batch_records, s.config.gzip_level), (200, 3));
+    assert_eq!((s.config.max_batch_records, s.config.gzip_level), (200, 2));
     assert_eq!(s.origin_text("shutdown_timeout_ms"), "default (logship)");
     let s = settings(&["ship", "--follow", "/x/*.log"]).expect("valid");
     assert_eq!(s.run, Use::Service);

@@ -26,9 +26,10 @@ struct Attempt<'a> {
     /// What is still to be sent: the part as handed out, or after a per-event answer,
     /// only the events to resend.
     pending: Cow<'a, [Record]>,
-    /// `pending` encoded, and as sent.
+    /// `pending` encoded, and compressed when gzip is on (`None`: the body is sent as
+    /// is, without a copy of it).
     body: Vec<u8>,
-    wire: Vec<u8>,
+    wire: Option<Vec<u8>>,
     /// What earlier answers decided.
     settled: Delivery,
     /// Retries spent so far.
@@ -36,6 +37,11 @@ struct Attempt<'a> {
 }
 
 impl Attempt<'_> {
+    /// The bytes sent: the compressed body, or the body itself.
+    fn wire(&self) -> &[u8] {
+        self.wire.as_deref().unwrap_or(&self.body)
+    }
+
     /// Ends the delivery with everything still pending as `aborted`.
     fn abort(&mut self) -> Delivery {
         std::mem::take(&mut self.settled).and(Delivery {
@@ -130,8 +136,9 @@ impl Sender {
     fn deliver_part<'a>(&self, part: Cow<'a, [Record]>, body: Vec<u8>) -> PartEnd<'a> {
         let wire = self.compress(&body);
         if let Some(max) = self.codec.limits().max_wire_bytes {
-            if wire.len() > max {
-                return self.over_wire_limit(part, wire.len(), max);
+            let len = wire.as_ref().map_or(body.len(), Vec::len);
+            if len > max {
+                return self.over_wire_limit(part, len, max);
             }
         }
         let mut attempt = Attempt {
@@ -215,7 +222,7 @@ impl Sender {
         let permit = self.pool.concurrency.acquire(&self.shared.abort)?;
         Counters::add(&counters.requests, 1);
         let mut setup = false;
-        let (status, outcome, retry_after, body) = match self.post(&attempt.wire) {
+        let (status, outcome, retry_after, body) = match self.post(attempt.wire()) {
             Ok(resp) => {
                 let outcome = self.codec.classify(resp.status, &resp.raw);
                 let body = self
@@ -274,7 +281,7 @@ impl Sender {
             // if it were, nothing would be counted delivered.
             return Step::Done(self.give_up(status, "unreadable per-event results", a));
         };
-        self.count_accepted(&a.body, &a.wire);
+        self.count_accepted(&a.body, a.wire());
         // Items the intake already held (409 for an existing document id) are no failure: a
         // request answered only with those is not a partial success.
         if !items.retry.is_empty() || !items.rejected.is_empty() {
@@ -343,7 +350,7 @@ impl Sender {
                 false,
             );
         }
-        self.count_accepted(&a.body, &a.wire);
+        self.count_accepted(&a.body, a.wire());
         if self.awaits_ack {
             // With acknowledgements a success is not "delivered" yet: the part waits for
             // its id to be confirmed.
@@ -376,7 +383,7 @@ impl Sender {
             rejected,
             true,
         );
-        self.count_accepted(&a.body, &a.wire);
+        self.count_accepted(&a.body, a.wire());
         Step::Done(std::mem::take(&mut a.settled).and(Delivery {
             delivered: sent - rejected,
             rejected_unnamed: rejected,
@@ -526,17 +533,14 @@ impl Sender {
         Counters::add(&counters.bytes_compressed, wire.len() as u64);
     }
 
-    /// The body as sent: gzip-compressed when configured (noting the ratio for the
-    /// batcher), else as is.
-    fn compress(&self, body: &[u8]) -> Vec<u8> {
-        match self.gzip {
-            Some(level) => {
-                let wire = gzip(body, level);
-                self.codec.note_compression(body.len(), wire.len());
-                wire
-            }
-            None => body.to_vec(),
-        }
+    /// The body gzip-compressed when configured (noting the ratio for the batcher);
+    /// `None` when it is sent as is (no copy: copying it was 3.6 % of the instructions of
+    /// the cost guard's `encode_ndjson`).
+    fn compress(&self, body: &[u8]) -> Option<Vec<u8>> {
+        let level = self.gzip?;
+        let wire = gzip(body, level);
+        self.codec.note_compression(body.len(), wire.len());
+        Some(wire)
     }
 
     fn post(&self, wire: &[u8]) -> Result<Response, NetError> {
