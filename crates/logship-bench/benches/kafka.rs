@@ -12,9 +12,15 @@
 //!    `max_batch_records` 2,000 (to a second topic), to see whether the batch's round trip
 //!    bounds the rate.
 //! 2. **Group drain**: the same topic drained by `logship ship --listen kafka://...` to a
-//!    real intake in this process (NDJSON, gzip), by one instance, then by a group of two
-//!    (a new group each time, so each reads the whole topic): events/s from the first event
-//!    the intake saw to the last, and the instances' CPU per event (from /proc).
+//!    real intake in this process (NDJSON, gzip on: logship's default) in its count-only
+//!    mode (it gunzips and counts lines, checks nothing: the receiving side stays cheap),
+//!    by one instance, then by a group of two (a new group each time, so each reads the
+//!    whole topic): events/s from the first event the intake saw to the last, the
+//!    instances' CPU per event (from /proc), and per instance its cores, its busiest
+//!    thread and the messages it read (from its summary: the partitions' balance).
+//!
+//! A warm-up run (a quarter of the events, not measured) goes first: a broker just started
+//! spends its first seconds in the JVM's compiler threads.
 //!
 //! Every row also gives the CPU accounting of what shares the cores: the intake (this
 //! process during a drain), the broker's JVM, and the whole machine (`/proc/stat`, other
@@ -73,6 +79,45 @@ fn logship_bin() -> PathBuf {
     dir.join("logship")
 }
 
+/// Each thread of process `pid`: its name and CPU seconds so far.
+fn threads_of(pid: u32) -> Vec<(String, f64)> {
+    let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .map(|t| {
+            let tid = t.file_name().to_string_lossy().into_owned();
+            let name = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/comm"))
+                .unwrap_or_default()
+                .trim()
+                .to_owned();
+            (
+                format!("{name}/{tid}"),
+                cpu_of(&format!("{pid}/task/{tid}")),
+            )
+        })
+        .collect()
+}
+
+/// The thread that used the most CPU between `before` and `after`, as "name (cores)".
+fn busiest_thread(before: &[(String, f64)], after: &[(String, f64)], secs: f64) -> String {
+    let used = |(name, cpu): &(String, f64)| {
+        let was = before.iter().find(|(n, _)| n == name).map_or(0.0, |b| b.1);
+        (name.clone(), cpu - was)
+    };
+    after
+        .iter()
+        .map(used)
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map_or_else(String::new, |(name, cpu)| {
+            format!(
+                "{} ({:.2} cores)",
+                name.rsplit_once('/').map_or(&name[..], |n| n.0),
+                cpu / secs
+            )
+        })
+}
+
 /// CPU seconds the whole machine spent busy so far (`/proc/stat`: every core, every
 /// process; ticks of 1/100 s).
 fn machine_cpu() -> f64 {
@@ -97,6 +142,11 @@ fn broker_cpu(broker: &KafkaBroker) -> f64 {
 }
 
 fn produce(broker: &KafkaBroker, n: u64, topic: &str, batch: usize) {
+    produce_quietly(broker, n, topic, batch, true);
+}
+
+/// [`produce`], printing its row when `print` (not for the warm-up).
+fn produce_quietly(broker: &KafkaBroker, n: u64, topic: &str, batch: usize, print: bool) {
     let cpu0 = cpu_of("self");
     let broker0 = broker_cpu(broker);
     let machine0 = machine_cpu();
@@ -124,6 +174,9 @@ fn produce(broker: &KafkaBroker, n: u64, topic: &str, batch: usize) {
     let machine_busy = (machine_cpu() - machine0) / secs;
     let stats = logship.stats();
     assert_eq!(stats.events_delivered, n, "{stats:?}");
+    if !print {
+        return;
+    }
     println!(
         "| produce, 1 pipeline (zstd, acks=all, idempotent, batches of {batch}) | {n} | {secs:.2} | {:.0} | {:.2} | {:.2} | - | {broker_busy:.2} | {machine_busy:.2} |",
         n as f64 / secs,
@@ -145,6 +198,7 @@ fn drain(broker: &KafkaBroker, intake: &Intake, n: u64, members: usize) -> f64 {
                 "logship-bench-kafka-{}-{members}-{i}",
                 std::process::id()
             ));
+            let log = std::fs::File::create(spill.with_extension("log")).expect("log file");
             Command::new(&bin)
                 .args(["ship", "--listen", &url, "--vendor", "ndjson", "--endpoint"])
                 .arg(intake.url("/logs"))
@@ -152,7 +206,7 @@ fn drain(broker: &KafkaBroker, intake: &Intake, n: u64, members: usize) -> f64 {
                 .arg(&spill)
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
-                .stderr(Stdio::null())
+                .stderr(log)
                 .spawn()
                 .unwrap_or_else(|e| {
                     panic!(
@@ -168,7 +222,11 @@ fn drain(broker: &KafkaBroker, intake: &Intake, n: u64, members: usize) -> f64 {
     );
     let first = Instant::now();
     let at_first = intake.stats().events;
-    let cpu0: f64 = children.iter().map(|c| cpu_of(&c.id().to_string())).sum();
+    let each0: Vec<f64> = children
+        .iter()
+        .map(|c| cpu_of(&c.id().to_string()))
+        .collect();
+    let threads0: Vec<Vec<(String, f64)>> = children.iter().map(|c| threads_of(c.id())).collect();
     let broker0 = broker_cpu(broker);
     let intake0 = cpu_of("self");
     let machine0 = machine_cpu();
@@ -178,11 +236,17 @@ fn drain(broker: &KafkaBroker, intake: &Intake, n: u64, members: usize) -> f64 {
         intake.stats().events
     );
     let secs = first.elapsed().as_secs_f64();
-    let cpu: f64 = children
+    let each: Vec<f64> = children
         .iter()
-        .map(|c| cpu_of(&c.id().to_string()))
-        .sum::<f64>()
-        - cpu0;
+        .zip(&each0)
+        .map(|(c, before)| cpu_of(&c.id().to_string()) - before)
+        .collect();
+    let busiest: Vec<String> = children
+        .iter()
+        .zip(&threads0)
+        .map(|(c, before)| busiest_thread(before, &threads_of(c.id()), secs))
+        .collect();
+    let cpu: f64 = each.iter().sum();
     let broker_busy = (broker_cpu(broker) - broker0) / secs;
     let intake_busy = (cpu_of("self") - intake0) / secs;
     let machine_busy = (machine_cpu() - machine0) / secs;
@@ -190,10 +254,29 @@ fn drain(broker: &KafkaBroker, intake: &Intake, n: u64, members: usize) -> f64 {
         let _ = Command::new("kill").arg(c.id().to_string()).status();
         let _ = c.wait();
     }
+    // Each instance's share: its cores, its busiest thread, and the messages its summary
+    // says it read (the partitions' balance).
+    for (i, (busy, thread)) in each.iter().zip(&busiest).enumerate() {
+        let log = std::env::temp_dir().join(format!(
+            "logship-bench-kafka-{}-{members}-{i}.log",
+            std::process::id()
+        ));
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let read = text
+            .split(", kafka: ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .unwrap_or("?");
+        println!(
+            "    instance {i}: {:.2} cores, busiest thread {thread}, {read} messages read",
+            busy / secs
+        );
+        let _ = std::fs::remove_file(&log);
+    }
     let events = (n - at_first) as f64;
     let rate = events / secs;
     println!(
-        "| group drain, {members} instance{} -> intake (ndjson, gzip) | {n} | {secs:.2} | {rate:.0} | {:.2} | {:.2} | {intake_busy:.2} | {broker_busy:.2} | {machine_busy:.2} |",
+        "| group drain, {members} instance{} -> count-only intake (ndjson, gzip) | {n} | {secs:.2} | {rate:.0} | {:.2} | {:.2} | {intake_busy:.2} | {broker_busy:.2} | {machine_busy:.2} |",
         if members == 1 { "" } else { "s" },
         cpu / secs,
         cpu / events * 1e6
@@ -219,10 +302,17 @@ fn main() {
     );
     println!("| run | events | seconds | events/s | cores busy (logship) | CPU µs/event (logship) | cores busy (intake) | cores busy (broker) | cores busy (whole machine) |");
     println!("|---|---|---|---|---|---|---|---|---|");
+    // Warm-up, not measured: a broker just started spends its first seconds compiling
+    // (the JVM's JIT threads took more CPU than logship in the first produce run).
+    kafka_admin::create_topic(&broker.bootstrap(), "warm-up", PARTITIONS, &[]);
+    produce_quietly(&broker, (n / 4).max(1000), "warm-up", 1000, false);
     produce(&broker, n, TOPIC, 200);
     produce(&broker, n, "bench-big-batches", 2000);
+    // Count-only: the intake decodes (gunzips) each body and counts its lines, checking
+    // nothing, so the drain rows measure the group rather than the intake's JSON checks.
     let intake = Intake::start(IntakeConfig {
         keep_events: false,
+        count_only: true,
         ..IntakeConfig::default()
     })
     .expect("intake");

@@ -70,6 +70,10 @@ pub fn run(
     let started = Instant::now();
 
     let (events, waiting) = mpsc::channel::<()>();
+    // With Kafka inputs only, the service also ends when every one of them stopped,
+    // refused by the brokers: nothing is left to read.
+    let only_kafka = !following && l.specs.is_empty() && !l.kafka.is_empty();
+    let all_stopped = only_kafka.then(|| events.clone());
     on_termination(
         move || {
             let _ = events.send(());
@@ -90,7 +94,12 @@ pub fn run(
             return Err(failure);
         }
     };
-    let mut kafka = match crate::kafka::KafkaInputs::start(&l.kafka, &l.kafka_security, &logship) {
+    let mut kafka = match crate::kafka::KafkaInputs::start(
+        &l.kafka,
+        &l.kafka_security,
+        &logship,
+        all_stopped,
+    ) {
         Ok(kafka) => kafka,
         Err(problem) => {
             let _ = listeners.stop();
@@ -148,12 +157,16 @@ pub fn run(
         );
     }
 
-    // The service ends only with a signal.
+    // The service ends with a signal (or when its only inputs, Kafka's, all stopped).
     let _ = waiting.recv();
     stop.store(true, Ordering::Release);
-    eprintln!(
-        "logship: signal received: reading and accepting no more; delivering what is in memory within the shutdown timeout (a second signal stops at once, spilling what it can)"
-    );
+    if only_kafka && kafka.all_refused() {
+        eprintln!("logship: every input stopped, refused by the brokers: shutting down");
+    } else {
+        eprintln!(
+            "logship: signal received: reading and accepting no more; delivering what is in memory within the shutdown timeout (a second signal stops at once, spilling what it can)"
+        );
+    }
     second_signal_cuts_short(&logship, move || waiting.recv().is_ok());
     // Listeners answer what they fully received (pushed before shutdown begins).
     if !listeners.stop() {
@@ -228,18 +241,28 @@ pub fn run(
     line.push_str(&kafka.describe());
     eprintln!("logship: {line}");
     write_stats_json(stats_json, stats)?;
-    let outcome = if lost == 0 && stats.pending() == 0 && waiting_in_spill(stats) == 0 {
-        Outcome::Delivered
-    } else if lost == 0 && stats.pending() == 0 {
-        Outcome::Spilled
-    } else {
-        Outcome::Lost
-    };
     let unhanded = listeners.stream.lost();
-    let other: Vec<String> = (unhanded > 0)
+    let mut other: Vec<String> = (unhanded > 0)
         .then(|| format!("{unhanded} received by a listener but not handed over at stop"))
         .into_iter()
         .collect();
+    // An input the brokers refused read nothing: its messages stay in the topic, but the
+    // run did not do what it was started for.
+    let refused = kafka.refused();
+    if refused > 0 {
+        other.push(format!(
+            "{refused} Kafka input{} stopped, refused by the brokers (credentials or certificate): not read, the messages stay in the topic",
+            if refused == 1 { "" } else { "s" }
+        ));
+    }
+    let outcome =
+        if lost == 0 && other.is_empty() && stats.pending() == 0 && waiting_in_spill(stats) == 0 {
+            Outcome::Delivered
+        } else if lost == 0 && other.is_empty() && stats.pending() == 0 {
+            Outcome::Spilled
+        } else {
+            Outcome::Lost
+        };
     eprintln!("logship: {}", outcome_line(outcome, stats, resent, &other));
     Ok(outcome.exit_code())
 }

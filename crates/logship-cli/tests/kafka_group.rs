@@ -182,14 +182,17 @@ fn received(intake: &Intake) -> u64 {
     seq_counts(intake).values().map(|&c| u64::from(c)).sum()
 }
 
-/// Starts a member that the brokers refuse, waits for its one error, stops it, and checks
-/// that it said so once, read nothing, named the keys to fix, showed no secret, and did not
-/// keep trying.
+/// Starts a member that the brokers refuse, waits for its one error and for it to shut
+/// down on its own (its only input stopped), and checks that it said so once, read
+/// nothing, named the keys to fix, showed no secret, did not keep trying, and exited 1
+/// with an outcome that names the refused input.
 fn refused_member(intake: &Intake, url: &str, extra: &[&str], names: &str, secret: &str) {
     let before = received(intake);
     let mut m = member(intake, url, extra);
     m.stderr
         .expect("this input stopped", Duration::from_secs(60));
+    m.stderr
+        .expect("every input stopped", Duration::from_secs(60));
     let (code, stderr) = m.stop();
     let text = stderr.join("\n");
     assert_eq!(
@@ -207,7 +210,11 @@ fn refused_member(intake: &Intake, url: &str, extra: &[&str], names: &str, secre
         .and_then(|n| n.parse().ok())
         .expect("the summary counts consumer errors");
     assert!(errors <= 3, "no loop of failed logins: {text}");
-    assert_eq!(code, Some(0), "nothing lost: {text}");
+    assert_eq!(code, Some(1), "the input did not run: {text}");
+    assert!(
+        text.contains("outcome: lost: 1 Kafka input stopped, refused by the brokers"),
+        "{text}"
+    );
     assert_eq!(received(intake), before, "nothing read while refused");
 }
 

@@ -16,7 +16,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -61,10 +61,13 @@ pub(crate) struct Counters {
 /// What the consumer thread, the committer and the rebalance callback share.
 struct Shared {
     logship: Logship,
-    /// Per partition, the offset after the last message pushed.
-    pushed: Mutex<HashMap<(String, i32), i64>>,
+    /// Per topic and partition, the offset after the last message pushed (looked up by
+    /// `&str`: no allocation per message).
+    pushed: Mutex<HashMap<String, HashMap<i32, i64>>>,
     /// Partitions revoked since the consumer thread last looked.
     revoked: Mutex<Vec<(String, i32)>>,
+    /// `revoked` is not empty (read once per poll without taking its lock).
+    has_revoked: AtomicBool,
     /// One commit at a time (the committer and a revoke).
     commit: Mutex<()>,
     /// Events lost downstream when this input started (failures without spill).
@@ -116,10 +119,12 @@ impl Shared {
             return false;
         }
         let mut tpl = TopicPartitionList::new();
-        for ((topic, partition), offset) in &snapshot {
-            let wanted = only.is_none_or(|o| o.find_partition(topic, *partition).is_some());
-            if wanted {
-                let _ = tpl.add_partition_offset(topic, *partition, Offset::Offset(*offset));
+        for (topic, partitions) in &snapshot {
+            for (partition, offset) in partitions {
+                let wanted = only.is_none_or(|o| o.find_partition(topic, *partition).is_some());
+                if wanted {
+                    let _ = tpl.add_partition_offset(topic, *partition, Offset::Offset(*offset));
+                }
             }
         }
         if tpl.count() == 0 {
@@ -196,8 +201,10 @@ impl ConsumerContext for Callbacks {
                 .map(|e| (e.topic().to_owned(), e.partition()))
                 .collect();
             let mut pushed = self.shared.pushed.lock().unwrap_or_else(|e| e.into_inner());
-            for key in &gone {
-                pushed.remove(key);
+            for (topic, partition) in &gone {
+                if let Some(partitions) = pushed.get_mut(topic) {
+                    partitions.remove(partition);
+                }
             }
             drop(pushed);
             self.shared
@@ -205,6 +212,7 @@ impl ConsumerContext for Callbacks {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .extend(gone);
+            self.shared.has_revoked.store(true, Ordering::Release);
         }
     }
 }
@@ -238,12 +246,16 @@ pub(crate) struct KafkaInputs {
 }
 
 impl KafkaInputs {
-    /// Starts one consumer (and its committer) per spec.
+    /// Starts one consumer (and its committer) per spec. When every one of them has
+    /// stopped, refused by the brokers, `all_stopped` (if given) is told: a service whose
+    /// only inputs they are has nothing left to do.
     pub(crate) fn start(
         specs: &[KafkaSpec],
         security: &Security,
         logship: &Logship,
+        all_stopped: Option<mpsc::Sender<()>>,
     ) -> Result<KafkaInputs, String> {
+        let started = specs.len() as u64;
         let stop = Arc::new(AtomicBool::new(false));
         let counters = Arc::new(Counters::default());
         let mut threads = Vec::new();
@@ -252,6 +264,7 @@ impl KafkaInputs {
                 logship: logship.clone(),
                 pushed: Mutex::new(HashMap::new()),
                 revoked: Mutex::new(Vec::new()),
+                has_revoked: AtomicBool::new(false),
                 commit: Mutex::new(()),
                 lost_at_start: lost(logship),
                 holding: AtomicBool::new(false),
@@ -297,6 +310,7 @@ impl KafkaInputs {
                     .map_err(|e| format!("cannot start the kafka committer: {e}"))?,
             );
             let halt = Arc::clone(&stop);
+            let all_stopped = all_stopped.clone();
             threads.push(
                 std::thread::Builder::new()
                     .name("logship-kafka".into())
@@ -307,6 +321,11 @@ impl KafkaInputs {
                         // refuse us take no commit).
                         if !shared.refused.load(Ordering::Acquire) {
                             shared.commit_settled(&consumer, None);
+                        } else if shared.counters.stopped_refused.load(Ordering::Acquire) == started
+                        {
+                            if let Some(tx) = all_stopped {
+                                let _ = tx.send(());
+                            }
                         }
                     })
                     .map_err(|e| format!("cannot start the kafka input: {e}"))?,
@@ -337,6 +356,16 @@ impl KafkaInputs {
     /// Messages pushed into the pipeline.
     pub(crate) fn received(&self) -> u64 {
         self.counters.received.load(Ordering::Acquire)
+    }
+
+    /// Inputs stopped because the brokers refused their credentials or certificate.
+    pub(crate) fn refused(&self) -> u64 {
+        self.counters.stopped_refused.load(Ordering::Acquire)
+    }
+
+    /// Whether inputs were started and every one stopped, refused by the brokers.
+    pub(crate) fn all_refused(&self) -> bool {
+        self.started > 0 && self.refused() == self.started as u64
     }
 
     /// Pushes refused by a full queue and made again (not lost).
@@ -376,7 +405,62 @@ fn commit_loop(consumer: &BaseConsumer<Callbacks>, shared: &Shared, stop: &Atomi
     }
 }
 
-/// Reads and pushes until `stop`.
+/// What became of one push.
+enum Pushed {
+    /// In the pipeline (or held back by the user's own policy, counted there).
+    Yes,
+    /// The queue is full: hold the message and pause.
+    Full,
+    /// The pipeline closed.
+    Closed,
+}
+
+/// Pushes one message and, once in, records its offset as pushed.
+fn push(shared: &Shared, topic: &str, partition: i32, offset: i64, payload: &[u8]) -> Pushed {
+    match shared
+        .logship
+        .push_with(record(payload), Overflow::Block(Duration::from_millis(50)))
+    {
+        Err(Rejected::Closed) => Pushed::Closed,
+        Err(Rejected::QueueFull) => {
+            shared.counters.refused.fetch_add(1, Ordering::Relaxed);
+            Pushed::Full
+        }
+        Ok(()) | Err(_) => {
+            shared.counters.received.fetch_add(1, Ordering::Relaxed);
+            let mut pushed = shared.pushed.lock().unwrap_or_else(|e| e.into_inner());
+            match pushed.get_mut(topic) {
+                Some(partitions) => {
+                    partitions.insert(partition, offset + 1);
+                }
+                None => {
+                    pushed.insert(topic.to_owned(), HashMap::from([(partition, offset + 1)]));
+                }
+            }
+            Pushed::Yes
+        }
+    }
+}
+
+/// Pauses every assigned partition (once until resumed): backpressure that keeps serving
+/// the group.
+fn pause(
+    consumer: &BaseConsumer<Callbacks>,
+    shared: &Shared,
+    paused: &mut Option<TopicPartitionList>,
+) {
+    if paused.is_none() {
+        if let Ok(assigned) = consumer.assignment() {
+            if consumer.pause(&assigned).is_ok() {
+                shared.counters.pauses.fetch_add(1, Ordering::Relaxed);
+                *paused = Some(assigned);
+            }
+        }
+    }
+}
+
+/// Reads and pushes until `stop`. A message is pushed straight from librdkafka's buffer;
+/// only while the queue is full is it copied into the backlog (which goes first, in order).
 fn consume(consumer: &BaseConsumer<Callbacks>, shared: &Shared, stop: &AtomicBool) {
     let mut backlog: VecDeque<Held> = VecDeque::new();
     let mut paused: Option<TopicPartitionList> = None;
@@ -388,32 +472,19 @@ fn consume(consumer: &BaseConsumer<Callbacks>, shared: &Shared, stop: &AtomicBoo
         }
         // Messages already read go first, in order.
         while let Some(held) = backlog.front() {
-            match shared.logship.push_with(
-                record(&held.payload),
-                Overflow::Block(Duration::from_millis(50)),
+            match push(
+                shared,
+                &held.topic,
+                held.partition,
+                held.offset,
+                &held.payload,
             ) {
-                Err(Rejected::Closed) => return,
-                Err(Rejected::QueueFull) => {
-                    shared.counters.refused.fetch_add(1, Ordering::Relaxed);
-                    // Backpressure: stop fetching, keep serving the group.
-                    if paused.is_none() {
-                        if let Ok(assigned) = consumer.assignment() {
-                            if consumer.pause(&assigned).is_ok() {
-                                shared.counters.pauses.fetch_add(1, Ordering::Relaxed);
-                                paused = Some(assigned);
-                            }
-                        }
-                    }
+                Pushed::Closed => return,
+                Pushed::Full => {
+                    pause(consumer, shared, &mut paused);
                     break;
                 }
-                // Pushed, or held back by the user's own policy (counted there).
-                Ok(()) | Err(_) => {
-                    shared.counters.received.fetch_add(1, Ordering::Relaxed);
-                    shared
-                        .pushed
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .insert((held.topic.clone(), held.partition), held.offset + 1);
+                Pushed::Yes => {
                     backlog.pop_front();
                 }
             }
@@ -428,18 +499,36 @@ fn consume(consumer: &BaseConsumer<Callbacks>, shared: &Shared, stop: &AtomicBoo
         }
         let wait = if backlog.is_empty() { 100 } else { 0 };
         match consumer.poll(Duration::from_millis(wait)) {
-            Some(Ok(m)) => backlog.push_back(Held {
-                topic: m.topic().to_owned(),
-                partition: m.partition(),
-                offset: m.offset(),
-                payload: m.payload().unwrap_or_default().to_vec(),
-            }),
+            Some(Ok(m)) => {
+                let payload = m.payload().unwrap_or_default();
+                let direct = backlog.is_empty();
+                let outcome = if direct {
+                    push(shared, m.topic(), m.partition(), m.offset(), payload)
+                } else {
+                    Pushed::Full
+                };
+                match outcome {
+                    Pushed::Yes => {}
+                    Pushed::Closed => return,
+                    Pushed::Full => {
+                        if direct {
+                            pause(consumer, shared, &mut paused);
+                        }
+                        backlog.push_back(Held {
+                            topic: m.topic().to_owned(),
+                            partition: m.partition(),
+                            offset: m.offset(),
+                            payload: payload.to_vec(),
+                        });
+                    }
+                }
+            }
             Some(Err(e)) => shared.error(&e, ""),
             None => {}
         }
         // Messages of partitions given up are read again by their next owner.
-        let mut revoked = shared.revoked.lock().unwrap_or_else(|e| e.into_inner());
-        if !revoked.is_empty() {
+        if shared.has_revoked.swap(false, Ordering::AcqRel) {
+            let mut revoked = shared.revoked.lock().unwrap_or_else(|e| e.into_inner());
             backlog.retain(|h| {
                 !revoked
                     .iter()

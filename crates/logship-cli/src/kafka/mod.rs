@@ -26,6 +26,7 @@ impl KafkaInputs {
         specs: &[spec::KafkaSpec],
         _security: &security::Security,
         _logship: &logship::Logship,
+        _all_stopped: Option<std::sync::mpsc::Sender<()>>,
     ) -> Result<KafkaInputs, String> {
         if specs.is_empty() {
             Ok(KafkaInputs)
@@ -39,6 +40,12 @@ impl KafkaInputs {
     }
     pub(crate) fn retried(&self) -> u64 {
         0
+    }
+    pub(crate) fn refused(&self) -> u64 {
+        0
+    }
+    pub(crate) fn all_refused(&self) -> bool {
+        false
     }
     pub(crate) fn describe(&self) -> String {
         String::new()

@@ -17,7 +17,7 @@
 //! Must never: settle an event before its report, or block past the message timeout (plus
 //! a margin) or the shutdown deadline.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -42,46 +42,90 @@ use crate::vendors::transport::{Sent, Status};
 /// to be retried (librdkafka reports every message by then; this only bounds a bug).
 const REPORT_MARGIN: Duration = Duration::from_secs(10);
 
-/// One event's report, as the delivery callback writes it.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Report {
-    Pending,
-    Done(Status),
+/// An event's report not in yet (the other values are [`code`]s of a [`Status`]).
+const PENDING: u8 = 0;
+
+/// A [`Status`] as stored in a batch's reports.
+fn code(status: Status) -> u8 {
+    match status {
+        Status::Delivered => 1,
+        Status::Retry => 2,
+        Status::Rejected => 3,
+        Status::TooLarge => 4,
+    }
 }
 
-/// The reports of one batch, filled in by the poll thread.
+/// The [`Status`] of a stored report (a pending one counts as to be retried).
+fn status(code: u8) -> Status {
+    match code {
+        1 => Status::Delivered,
+        3 => Status::Rejected,
+        4 => Status::TooLarge,
+        _ => Status::Retry,
+    }
+}
+
+/// The reports of one batch, filled in by the poll thread. A report is one atomic store
+/// (no lock per event: the poll thread settles hundreds of thousands a second); only
+/// errors and the last report take the lock.
 struct Batch {
-    state: Mutex<BatchState>,
+    reports: Vec<AtomicU8>,
+    remaining: AtomicUsize,
+    errors: Mutex<Errors>,
     done: Condvar,
 }
 
-struct BatchState {
-    remaining: usize,
-    reports: Vec<Report>,
+/// The first error text of each kind in a batch.
+#[derive(Default)]
+struct Errors {
     first_retry: Option<String>,
     first_rejected: Option<String>,
 }
 
 impl Batch {
-    fn lock(&self) -> MutexGuard<'_, BatchState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    /// A batch of `n` events, of which only those in `which` are waited for.
+    fn new(n: usize, which: &[usize]) -> Batch {
+        let reports: Vec<AtomicU8> = (0..n)
+            .map(|_| AtomicU8::new(code(Status::Delivered)))
+            .collect();
+        for &i in which {
+            reports[i].store(PENDING, Ordering::Relaxed);
+        }
+        Batch {
+            reports,
+            remaining: AtomicUsize::new(which.len()),
+            errors: Mutex::new(Errors::default()),
+            done: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Errors> {
+        self.errors.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn settle(&self, index: usize, status: Status, error: Option<String>) {
-        let mut s = self.lock();
-        if s.reports.get(index) != Some(&Report::Pending) {
+        let Some(report) = self.reports.get(index) else {
+            return;
+        };
+        if report
+            .compare_exchange(PENDING, code(status), Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
             return;
         }
-        s.reports[index] = Report::Done(status);
-        s.remaining -= 1;
-        match status {
-            Status::Retry if s.first_retry.is_none() => s.first_retry = error,
-            Status::Rejected | Status::TooLarge if s.first_rejected.is_none() => {
-                s.first_rejected = error
+        if status != Status::Delivered {
+            let mut e = self.lock();
+            match status {
+                Status::Retry if e.first_retry.is_none() => e.first_retry = error,
+                Status::Rejected | Status::TooLarge if e.first_rejected.is_none() => {
+                    e.first_rejected = error
+                }
+                _ => {}
             }
-            _ => {}
         }
-        if s.remaining == 0 {
+        if self.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // Under the lock: the waiter checks `remaining` under it before it sleeps.
+            let _e = self.lock();
             self.done.notify_all();
         }
     }
@@ -93,20 +137,64 @@ pub(crate) struct Slot {
     index: usize,
 }
 
+/// How long the brokers' last refusal (credentials, certificate) stands: batches fail at
+/// once meanwhile (no loop of failed logins). librdkafka reconnects on its own and each
+/// failed login renews it; once the credentials or certificates are fixed, no new refusal
+/// comes, and the next batch after this is sent again (no restart needed).
+const REFUSAL_HOLD: Duration = Duration::from_secs(30);
+
 /// librdkafka's callbacks: delivery reports, errors and log lines (kept, never logged).
 pub(crate) struct Callbacks {
-    /// The brokers' refusal (credentials, certificate), once seen, as the error to show:
-    /// every batch fails at once from then on.
-    refused: Mutex<Option<String>>,
+    /// The brokers' last refusal (credentials, certificate), as the error to show, and
+    /// when it came: every batch fails at once until it is `hold` old.
+    refused: Mutex<Option<(String, Instant)>>,
     has_refused: AtomicBool,
+    hold: Duration,
 }
 
 impl Callbacks {
-    fn new() -> Callbacks {
+    fn new(hold: Duration) -> Callbacks {
         Callbacks {
             refused: Mutex::new(None),
             has_refused: AtomicBool::new(false),
+            hold,
         }
+    }
+
+    /// The brokers' refusal, while it stands (cleared once `hold` old).
+    fn refusal(&self) -> Option<String> {
+        self.refusal_at(Instant::now())
+    }
+
+    /// [`Callbacks::refusal`] as of `now`.
+    fn refusal_at(&self, now: Instant) -> Option<String> {
+        if !self.has_refused.load(Ordering::Acquire) {
+            return None;
+        }
+        let mut kept = self.refused.lock().unwrap_or_else(|e| e.into_inner());
+        match &*kept {
+            Some((text, at)) if now.saturating_duration_since(*at) < self.hold => {
+                Some(text.clone())
+            }
+            _ => {
+                *kept = None;
+                self.has_refused.store(false, Ordering::Release);
+                None
+            }
+        }
+    }
+
+    /// Keeps the refusal `text` (the first one's text, renewed in time by later ones).
+    fn refuse(&self, text: String) {
+        self.refuse_at(text, Instant::now());
+    }
+
+    /// [`Callbacks::refuse`] at `at`.
+    fn refuse_at(&self, text: String, at: Instant) {
+        let mut kept = self.refused.lock().unwrap_or_else(|e| e.into_inner());
+        let text = kept.take().map_or(text, |(first, _)| first);
+        *kept = Some((text, at));
+        self.has_refused.store(true, Ordering::Release);
     }
 }
 
@@ -127,11 +215,7 @@ impl ClientContext for Callbacks {
             ),
             None => return,
         };
-        let mut kept = self.refused.lock().unwrap_or_else(|e| e.into_inner());
-        if kept.is_none() {
-            *kept = Some(text);
-        }
-        self.has_refused.store(true, Ordering::Release);
+        self.refuse(text);
     }
 }
 
@@ -187,7 +271,7 @@ impl Client {
     fn start(settings: &ClientConfig) -> Result<Client, String> {
         // librdkafka names the property it refused; no secret is in its text.
         let producer: BaseProducer<Callbacks> = settings
-            .create_with_context(Callbacks::new())
+            .create_with_context(Callbacks::new(REFUSAL_HOLD))
             .map_err(|e| format!("librdkafka refused the settings: {e}"))?;
         let producer = Arc::new(producer);
         let stop = Arc::new(AtomicBool::new(false));
@@ -209,16 +293,10 @@ impl Client {
             .map(|(code, why)| format!("{code}: {why}"))
     }
 
-    /// The brokers' refusal seen (credentials, certificate), as the error to show.
+    /// The brokers' refusal (credentials, certificate) while it stands, as the error to
+    /// show.
     fn refusal(&self) -> Option<String> {
-        let ctx = self.producer.context();
-        if !ctx.has_refused.load(Ordering::Acquire) {
-            return None;
-        }
-        ctx.refused
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.producer.context().refusal()
     }
 }
 
@@ -268,13 +346,11 @@ fn client_config(config: &Config, target: &Target) -> ClientConfig {
         // within it by construction.
         .set("batch.size", k.max_message_bytes.to_string())
         .set("message.timeout.ms", k.message_timeout_ms.to_string())
-        // logship batches already (max_batch_records, linger_ms): a batch handed over is
-        // sent at once, in librdkafka batches as large as ours.
-        .set("linger.ms", "5")
-        .set(
-            "batch.num.messages",
-            config.max_batch_records.clamp(1, 1_000_000).to_string(),
-        )
+        // logship batches already (max_batch_records, linger_ms): a batch handed over
+        // waits at most librdkafka's usual 5 ms (less when linger_ms is less) for the
+        // batches of the other senders, so that one produce request carries them all.
+        .set("linger.ms", linger_ms(config).to_string())
+        .set("batch.num.messages", batch_messages(config).to_string())
         .set("queue.buffering.max.messages", "1000000")
         .set("queue.buffering.max.kbytes", "262144")
         // A topic the brokers do not know fails its messages (UnknownTopic, named in the
@@ -296,6 +372,23 @@ fn client_config(config: &Config, target: &Target) -> ClientConfig {
         c.set(name, value);
     }
     c
+}
+
+/// librdkafka's `linger.ms`: its usual 5 ms, or `linger_ms` when that is shorter.
+fn linger_ms(config: &Config) -> u128 {
+    config.linger.as_millis().min(5)
+}
+
+/// librdkafka's `batch.num.messages` (messages per partition in one produce request):
+/// room for every batch the senders can have in flight (`max_batch_records` times
+/// `max_in_flight`), at least librdkafka's default of 10,000. A produce request costs the
+/// broker far more than a message in it: one request per logship batch of 200 kept the
+/// broker busier than logship itself (docs/performance.md, "Kafka").
+fn batch_messages(config: &Config) -> usize {
+    config
+        .max_batch_records
+        .saturating_mul(config.max_in_flight)
+        .clamp(10_000, 1_000_000)
 }
 
 impl Producer {
@@ -354,28 +447,7 @@ impl Producer {
             sent.fatal = Some(why);
             return sent;
         }
-        let batch = Arc::new(Batch {
-            state: Mutex::new(BatchState {
-                remaining: which.len(),
-                reports: vec![Report::Pending; messages.len()],
-                first_retry: None,
-                first_rejected: None,
-            }),
-            done: Condvar::new(),
-        });
-        {
-            // Indices not in `which` are not waited for.
-            let mut s = batch.lock();
-            let mut wanted = vec![false; messages.len()];
-            for &i in which {
-                wanted[i] = true;
-            }
-            for (i, w) in wanted.iter().enumerate() {
-                if !w {
-                    s.reports[i] = Report::Done(Status::Delivered);
-                }
-            }
-        }
+        let batch = Arc::new(Batch::new(messages.len(), which));
         let mut key = Vec::new();
         let headers = self.headers();
         for &i in which {
@@ -415,16 +487,13 @@ impl Producer {
         #[cfg(feature = "kafka-faults")]
         super::faults::before_wait(client.producer.client().native_client());
         self.wait(&client, &batch, abort);
-        let s = batch.lock();
-        for (i, r) in s.reports.iter().enumerate() {
-            sent.status[i] = match r {
-                Report::Done(status) => *status,
-                Report::Pending => Status::Retry,
-            };
+        for (i, r) in batch.reports.iter().enumerate() {
+            sent.status[i] = status(r.load(Ordering::Acquire));
         }
-        sent.retry_error = s.first_retry.clone();
-        sent.rejected_error = s.first_rejected.clone();
-        drop(s);
+        let errors = batch.lock();
+        sent.retry_error = errors.first_retry.clone();
+        sent.rejected_error = errors.first_rejected.clone();
+        drop(errors);
         if let Some(why) = client.refusal() {
             sent.fatal = Some(why);
         } else if let Some(why) = client.fatal() {
@@ -455,7 +524,7 @@ impl Producer {
     fn wait(&self, client: &Client, batch: &Batch, abort: &Signal) {
         let deadline = Instant::now() + self.timeout + REPORT_MARGIN;
         let mut s = batch.lock();
-        while s.remaining > 0 {
+        while batch.remaining.load(Ordering::Acquire) > 0 {
             let now = Instant::now();
             if now >= deadline
                 || abort.is_raised()
@@ -486,5 +555,32 @@ impl Producer {
             key: "content-type",
             value: Some("application/json".as_bytes()),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_stands_while_renewed_and_clears_once_the_brokers_stop_refusing() {
+        let hold = Duration::from_secs(30);
+        let c = Callbacks::new(hold);
+        let t0 = Instant::now();
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        assert_eq!(c.refusal_at(t0), None);
+        c.refuse_at("wrong password".into(), t0);
+        assert_eq!(c.refusal_at(at(29)).as_deref(), Some("wrong password"));
+        // Renewed by the next failed login (librdkafka reconnects): it still stands after
+        // the first one's hold ran out, with the first text.
+        c.refuse_at("wrong password again".into(), at(20));
+        assert_eq!(c.refusal_at(at(45)).as_deref(), Some("wrong password"));
+        // No refusal since (credentials fixed): it clears, batches are sent again.
+        assert_eq!(c.refusal_at(at(50)), None);
+        assert!(!c.has_refused.load(Ordering::Acquire));
+        assert_eq!(c.refusal_at(at(20)), None, "cleared for good");
+        // A new refusal stands again, with its own text.
+        c.refuse_at("certificate".into(), at(60));
+        assert_eq!(c.refusal_at(at(61)).as_deref(), Some("certificate"));
     }
 }
