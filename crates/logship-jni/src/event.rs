@@ -55,6 +55,9 @@ pub struct Event<'a> {
     pub markers: Vec<Text<'a>>,
     /// The throwable, if any.
     pub thrown: Option<Thrown<'a>>,
+    /// Whether some text had bytes that were not UTF-8 replaced with U+FFFD (the record
+    /// then says so and the pipeline counts it).
+    pub invalid_utf8: bool,
 }
 
 /// The level for Java's number (anything out of range is read as error: never dropped).
@@ -101,6 +104,9 @@ impl Event<'_> {
         }
         if let Some(t) = &self.thrown {
             r.error_parts(ERROR, &t.kind, &t.message, &t.causes, &t.trace);
+        }
+        if self.invalid_utf8 {
+            r.mark_invalid_utf8();
         }
         r
     }

@@ -21,7 +21,8 @@
 //!
 //! The buffer ends exactly there. Java encodes with `String.getBytes(UTF_8)`, which
 //! writes a lone surrogate as `?`; bytes that are not UTF-8 anyway are replaced with
-//! U+FFFD here rather than refused (the event is still worth shipping).
+//! U+FFFD here rather than refused (the event is still worth shipping), and the record is
+//! marked (`logship.invalid_utf8`, counted in `Stats::invalid_utf8`).
 
 use std::borrow::Cow;
 
@@ -49,6 +50,8 @@ pub enum Malformed {
 /// A cursor over the buffer; every read checks the bytes left.
 struct Cursor<'a> {
     rest: &'a [u8],
+    /// Whether a text had bytes that are not UTF-8 replaced.
+    replaced: bool,
 }
 
 impl<'a> Cursor<'a> {
@@ -77,7 +80,10 @@ impl<'a> Cursor<'a> {
         let raw = self.bytes(n)?;
         Ok(match std::str::from_utf8(raw) {
             Ok(s) => Cow::Borrowed(s),
-            Err(_) => String::from_utf8_lossy(raw),
+            Err(_) => {
+                self.replaced = true;
+                String::from_utf8_lossy(raw)
+            }
         })
     }
 
@@ -94,7 +100,10 @@ impl<'a> Cursor<'a> {
 
 /// The event the buffer holds, its texts borrowed from it.
 pub fn parse(buf: &[u8]) -> Result<Event<'_>, Malformed> {
-    let mut c = Cursor { rest: buf };
+    let mut c = Cursor {
+        rest: buf,
+        replaced: false,
+    };
     let [version, level, flags, _] = c.array::<4>()?;
     if version != VERSION {
         return Err(Malformed::Version(version));
@@ -136,6 +145,7 @@ pub fn parse(buf: &[u8]) -> Result<Event<'_>, Malformed> {
         context,
         markers,
         thrown,
+        invalid_utf8: c.replaced,
     })
 }
 

@@ -59,6 +59,7 @@ fn full() -> Event<'static> {
             causes: "disk full".into(),
             trace: "java.io.IOException: disk full\n\tat A.b(A.java:1)\n".into(),
         }),
+        invalid_utf8: false,
     }
 }
 
@@ -151,8 +152,11 @@ fn bytes_that_are_not_utf8_are_replaced_not_refused() {
     assert!(parsed.message.contains('\u{FFFD}'), "{:?}", parsed.message);
     assert_eq!(parsed.logger, "com.example.Orders");
     assert_eq!(parsed.thrown, full().thrown);
+    assert!(parsed.invalid_utf8, "the replacement is said");
     let record = parsed.record();
     assert!(record.message_str().contains('\u{FFFD}'));
+    assert!(record.had_invalid_utf8(), "and counted by the pipeline");
+    assert!(!parse(&encode(&full())).expect("valid").invalid_utf8);
 }
 
 #[test]
