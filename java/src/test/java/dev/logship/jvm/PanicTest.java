@@ -1,7 +1,6 @@
 package dev.logship.jvm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.logship.it.Intake;
@@ -24,12 +23,9 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class PanicTest {
     private static Pipeline open(Intake intake, String... more) {
-        List<String> attributes = new ArrayList<>(List.of("vendor", "datadog", "site", intake.url,
-                "apiKey", "k", "spillEnabled", "false", "lingerMillis", "60000"));
+        List<String> attributes = new ArrayList<>(List.of("lingerMillis", "60000"));
         attributes.addAll(List.of(more));
-        Pipeline p = Pipeline.open(attributes);
-        assertNull(p.failure(), "the native library loaded");
-        return p;
+        return TestPipelines.open(intake, attributes.toArray(new String[0]));
     }
 
     @Test

@@ -1,14 +1,12 @@
 package dev.logship.jvm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.logship.it.Intake;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -21,10 +19,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class WireTest {
     private static Pipeline open(Intake intake) {
-        Pipeline p = Pipeline.open(List.of("vendor", "datadog", "site", intake.url, "apiKey", "k",
-                "spillEnabled", "false", "lingerMillis", "20"));
-        assertNull(p.failure(), "the native library loaded");
-        return p;
+        return TestPipelines.open(intake, "lingerMillis", "20");
     }
 
     @Test
