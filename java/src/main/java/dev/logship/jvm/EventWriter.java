@@ -10,11 +10,13 @@ import java.nio.charset.StandardCharsets;
  * of its bytes instead of one modified-UTF-8 conversion per field.
  *
  * <p>Why it exists: converting each field with JNI's string functions was the largest part
- * of a logging call's cost. Each thread keeps its own writer ({@link #forThisThread}); its
- * buffer is reused while events fit in {@link #KEEP} bytes; a larger event gets a buffer of
- * its own, which is dropped after the call. Must never: throw into a logging call (an event
- * over {@link #MAX} bytes is refused, the caller counts it), or be shared between threads
- * (the native side reads the buffer while its thread waits in the call).
+ * of a logging call's cost. Each thread keeps its own buffer, reused while events fit in
+ * {@link #KEEP} bytes; a larger event gets a buffer of its own, which is dropped after the
+ * call. The thread-local value is a plain JDK {@code ByteBuffer}, so that a container's
+ * pooled threads hold nothing of this jar's class loader after an undeploy. Must never:
+ * throw into a logging call (an event over {@link #MAX} bytes is refused, the caller counts
+ * it), or share a buffer between threads (the native side reads it while its thread waits
+ * in the call).
  *
  * <p>Layout (little-endian; {@code str} is an {@code int} byte length then UTF-8 bytes):
  * version, level, flags (1: a throwable follows), 0; {@code long} nanos; logger, thread,
@@ -30,21 +32,16 @@ final class EventWriter {
     /** The largest event written (bytes); a larger one is refused and counted. */
     static final int MAX = 1 << 30;
 
-    private static final ThreadLocal<EventWriter> WRITERS = ThreadLocal.withInitial(EventWriter::new);
+    private static final ThreadLocal<ByteBuffer> BUFFERS = new ThreadLocal<>();
     private static final byte[][] NO_BYTES = new byte[0][];
 
-    private ByteBuffer buffer = allocate(1024);
-
-    /** This thread's writer. */
-    static EventWriter forThisThread() {
-        return WRITERS.get();
-    }
+    private EventWriter() {}
 
     /**
      * Writes the event; the buffer holding it from position 0 to {@code position()}, or null
      * when it is over {@link #MAX} bytes or no buffer could be had.
      */
-    ByteBuffer write(long nanos, int level, String logger, String thread, String message,
+    static ByteBuffer write(long nanos, int level, String logger, String thread, String message,
             String[] context, String[] markers, String kind, String errorMessage, String causes,
             String trace) {
         byte[] l = utf8(logger), t = utf8(thread), m = utf8(message);
@@ -69,14 +66,15 @@ final class EventWriter {
         if (size > MAX) {
             return null;
         }
-        ByteBuffer b = buffer;
-        if (size > b.capacity()) {
-            b = allocate(size > KEEP ? (int) size : KEEP);
+        ByteBuffer b = BUFFERS.get();
+        if (b == null || size > b.capacity()) {
+            long grown = Math.max(Math.max(size, 1024), b == null ? 0 : 2L * b.capacity());
+            b = allocate(size > KEEP ? (int) size : (int) Math.min(grown, KEEP));
             if (b == null) {
                 return null;
             }
             if (size <= KEEP) {
-                buffer = b;
+                BUFFERS.set(b);
             }
         }
         b.clear();

@@ -81,7 +81,7 @@ public final class Pipeline {
             }
             ByteBuffer event;
             try {
-                event = EventWriter.forThisThread().write(nanos, level, logger, thread, message,
+                event = EventWriter.write(nanos, level, logger, thread, message,
                         context, markers, kind, msg, causes, trace);
             } catch (OutOfMemoryError e) {
                 event = null;

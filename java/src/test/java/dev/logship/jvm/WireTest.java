@@ -56,8 +56,7 @@ class WireTest {
         try (Intake intake = Intake.start()) {
             Pipeline p = open(intake);
             ByteBuffer good = ByteBuffer.allocateDirect(256).order(ByteOrder.LITTLE_ENDIAN);
-            EventWriter w = new EventWriter();
-            ByteBuffer written = w.write(0, Pipeline.INFO, "l", "t", "raw event", null, null,
+            ByteBuffer written = EventWriter.write(0, Pipeline.INFO, "l", "t", "raw event", null, null,
                     null, null, null, null);
             int n = written.position();
             written.flip();
