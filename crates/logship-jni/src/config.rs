@@ -3,7 +3,12 @@
 //! Why it exists: Log4j2 and Logback hand over camelCase attributes (`lingerMillis`,
 //! `apiKey`); the key table maps them to keys (`Layered::attributes`), so every option
 //! is an attribute without a line here. What this file adds is the reference
-//! appender's meaning of `site` (a host or a full URL) and the JVM's own `ddsource`.
+//! appender's meaning of `site` (a host or a full URL), the JVM's own `ddsource`, and
+//! `flush_on_panic` off by default: the hook it installs is process wide, and a panic
+//! caught inside this library on a Java thread (never expected, but each entry point is
+//! ready for it) must not make that thread flush every pipeline of the JVM, a wait of up
+//! to 2 s each beyond the blocking policy. The JVM has its own exit paths (shutdown hooks)
+//! and the appenders flush on them.
 //! Must never: show an attribute's value in an error (it may be the API key).
 
 use logship::{BuildError, Builder, ConfigError, Layered};
@@ -24,7 +29,8 @@ pub enum OpenError {
 
 /// The pairs as the pipeline reads them: `site` given as a URL becomes `endpoint`; a
 /// host becomes `https://{host}` (the vendor's path is added), except a Datadog site name
-/// (`datadoghq.eu`) for Datadog, which stays `site`; `source` is `java` unless given.
+/// (`datadoghq.eu`) for Datadog, which stays `site`; `source` is `java` and
+/// `flush_on_panic` is `false` unless given (as `flushOnPanic` or `flush_on_panic`).
 pub fn translate(pairs: Vec<(String, String)>) -> Vec<(String, String)> {
     let vendor = pairs
         .iter()
@@ -52,7 +58,15 @@ pub fn translate(pairs: Vec<(String, String)>) -> Vec<(String, String)> {
     if !out.iter().any(|(k, _)| k == "source") {
         out.push(("source".into(), "java".into()));
     }
+    if !out.iter().any(|(k, _)| is_flush_on_panic(k)) {
+        out.push(("flushOnPanic".into(), "false".into()));
+    }
     out
+}
+
+/// The attribute naming `flush_on_panic`, in either spelling.
+fn is_flush_on_panic(key: &str) -> bool {
+    key == "flushOnPanic" || key == "flush_on_panic"
 }
 
 /// A Datadog site name (`datadoghq.com`, `us3.datadoghq.com`, `ddog-gov.com`), as the
@@ -94,7 +108,11 @@ mod tests {
     fn site_is_a_url_a_host_or_a_datadog_site_and_source_defaults_to_java() {
         assert_eq!(
             translate(pairs(&[("site", "http://127.0.0.1:9")])),
-            pairs(&[("endpoint", "http://127.0.0.1:9"), ("source", "java")])
+            pairs(&[
+                ("endpoint", "http://127.0.0.1:9"),
+                ("source", "java"),
+                ("flushOnPanic", "false")
+            ])
         );
         assert_eq!(
             translate(pairs(&[
@@ -104,21 +122,45 @@ mod tests {
             pairs(&[
                 ("vendor", "datadog"),
                 ("endpoint", "https://http-intake.logs.datadoghq.eu"),
-                ("source", "java")
+                ("source", "java"),
+                ("flushOnPanic", "false")
             ])
         );
         assert_eq!(
             translate(pairs(&[("site", "us3.datadoghq.com"), ("source", "mule")])),
-            pairs(&[("site", "us3.datadoghq.com"), ("source", "mule")])
+            pairs(&[
+                ("site", "us3.datadoghq.com"),
+                ("source", "mule"),
+                ("flushOnPanic", "false")
+            ])
         );
         assert_eq!(
             translate(pairs(&[("vendor", "splunk"), ("site", "hec.example.com")])),
             pairs(&[
                 ("vendor", "splunk"),
                 ("endpoint", "https://hec.example.com"),
-                ("source", "java")
+                ("source", "java"),
+                ("flushOnPanic", "false")
             ])
         );
+    }
+
+    #[test]
+    fn flush_on_panic_is_off_unless_an_attribute_turns_it_on() {
+        // The library's default is on (a Rust program's panic is usually its last act); a
+        // JNI pipeline's is off, so that a panic caught on a Java thread never flushes
+        // every pipeline of the JVM from that thread.
+        assert!(logship::Logship::builder().config().flush_on_panic);
+        let config = |given: &[(&str, &str)]| super::builder(pairs(given)).expect("valid");
+        assert!(!config(&[]).config().flush_on_panic);
+        assert!(!config(&[("vendor", "splunk")]).config().flush_on_panic);
+        assert!(config(&[("flushOnPanic", "true")]).config().flush_on_panic);
+        assert!(
+            config(&[("flush_on_panic", "true")])
+                .config()
+                .flush_on_panic
+        );
+        assert!(!config(&[("flushOnPanic", "false")]).config().flush_on_panic);
     }
 
     #[test]

@@ -4,23 +4,23 @@
 //! calls the pipeline, and returns a plain value. Must never: let a panic unwind into the
 //! JVM (each body runs under `catch_unwind`, a panic answers as "not taken"), block beyond
 //! the pipeline's overflow policy (`push`) or the bound Java passes (`flush`, `stop`), or
-//! throw anything but `IllegalArgumentException` from `open`.
+//! throw anything but `IllegalArgumentException` from `open`, or read an event buffer
+//! past the length and capacity it checked.
 
 // `#[no_mangle]` is what exports a JNI symbol; the lint counts it as unsafe. The only
-// other unsafe code is the string read in `text` (its safety comment says why); the
-// `jni` crate's typed handles do the rest.
+// other unsafe code is the in-place read of the event buffer in `event_bytes` (its safety
+// comment says why); the `jni` crate's typed handles do the rest.
 #![allow(unsafe_code)]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
-use jni::objects::{JClass, JObjectArray, JString};
+use jni::objects::{JByteBuffer, JClass, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong, jlongArray, jstring, JNI_FALSE, JNI_TRUE};
 use jni::JNIEnv;
 use logship::Rejected;
 
-use crate::event::{Event, Thrown};
-use crate::{config, slots, stats};
+use crate::{config, slots, stats, wire};
 
 /// `push` answers: taken, or why not (Java counts each).
 const TAKEN: jint = 0;
@@ -30,26 +30,8 @@ const SUPPRESSED: jint = 3;
 const OVER_BUDGET: jint = 4;
 /// An unknown handle, or a panic inside logship (never expected): not taken.
 const FAILED: jint = -1;
-
-/// A Java string (`""` for null or unreadable).
-///
-/// Read without the `jni` crate's type check (`get_string` looks the class
-/// `java/lang/String` up by name and tests the object against it: three more JNI calls and
-/// two local references per string, for every string of every event). The check is
-/// redundant here: every `JString` this file reads is a parameter the JVM passes to a
-/// native method declared with `String` parameters, or an element of a `String[]`
-/// parameter, and the JVM's own type system guarantees each is a `java.lang.String` (or
-/// null, handled first).
-fn text(env: &mut JNIEnv<'_>, s: &JString<'_>) -> String {
-    if s.is_null() {
-        return String::new();
-    }
-    // SAFETY: `s` is a `java.lang.String` (see above); `get_string_unchecked` requires
-    // nothing else.
-    unsafe { env.get_string_unchecked(s) }
-        .map(String::from)
-        .unwrap_or_default()
-}
+/// The event buffer did not parse (`wire::Malformed`): not taken.
+const MALFORMED: jint = -2;
 
 /// The strings of a Java `String[]` (empty for null).
 fn strings(env: &mut JNIEnv<'_>, array: &JObjectArray<'_>) -> Vec<String> {
@@ -63,7 +45,7 @@ fn strings(env: &mut JNIEnv<'_>, array: &JObjectArray<'_>) -> Vec<String> {
             break;
         };
         let item = JString::from(item);
-        out.push(text(env, &item));
+        out.push(env.get_string(&item).map(String::from).unwrap_or_default());
         let _ = env.delete_local_ref(item);
     }
     out
@@ -125,46 +107,27 @@ pub extern "system" fn Java_dev_logship_jvm_NativeBridge_open<'l>(
     0
 }
 
-/// `static native int push(long handle, long nanos, int level, String logger, String
-/// thread, String message, String[] context, String[] markers, String errorKind, String
-/// errorMessage, String errorCauses, String errorTrace)`: hands one event over.
+/// `static native int push(long handle, ByteBuffer event, int length)`: hands one event
+/// over, as `EventWriter` encoded it into the calling thread's direct buffer (layout:
+/// `wire`). A buffer that does not parse is refused (`MALFORMED`), never read past
+/// `length` or its capacity.
 #[no_mangle]
-#[allow(clippy::too_many_arguments)]
 pub extern "system" fn Java_dev_logship_jvm_NativeBridge_push<'l>(
-    mut env: JNIEnv<'l>,
+    env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
-    nanos: jlong,
-    level: jint,
-    logger: JString<'l>,
-    thread: JString<'l>,
-    message: JString<'l>,
-    context: JObjectArray<'l>,
-    markers: JObjectArray<'l>,
-    error_kind: JString<'l>,
-    error_message: JString<'l>,
-    error_causes: JString<'l>,
-    error_trace: JString<'l>,
+    event: JByteBuffer<'l>,
+    length: jint,
 ) -> jint {
     catch_unwind(AssertUnwindSafe(|| {
         let Some(logship) = slots::get(handle) else {
             return FAILED;
         };
-        let thrown = (!error_kind.is_null()).then(|| Thrown {
-            kind: text(&mut env, &error_kind),
-            message: text(&mut env, &error_message),
-            causes: text(&mut env, &error_causes),
-            trace: text(&mut env, &error_trace),
-        });
-        let event = Event {
-            nanos: u64::try_from(nanos).unwrap_or(0),
-            level,
-            logger: text(&mut env, &logger),
-            thread: text(&mut env, &thread),
-            message: text(&mut env, &message),
-            context: pairs(strings(&mut env, &context)),
-            markers: strings(&mut env, &markers),
-            thrown,
+        let Some(bytes) = event_bytes(&env, &event, length) else {
+            return MALFORMED;
+        };
+        let Ok(event) = wire::parse(bytes) else {
+            return MALFORMED;
         };
         match logship.push(event.record()) {
             Ok(()) => TAKEN,
@@ -176,6 +139,34 @@ pub extern "system" fn Java_dev_logship_jvm_NativeBridge_push<'l>(
         }
     }))
     .unwrap_or(FAILED)
+}
+
+/// The first `length` bytes of a direct `ByteBuffer`, read in place; `None` for a null or
+/// non-direct buffer or a length outside `0..=capacity`.
+fn event_bytes<'b>(
+    env: &JNIEnv<'_>,
+    buffer: &'b JByteBuffer<'_>,
+    length: jint,
+) -> Option<&'b [u8]> {
+    if buffer.is_null() {
+        return None;
+    }
+    let length = usize::try_from(length).ok()?;
+    let capacity = env.get_direct_buffer_capacity(buffer).ok()?;
+    if length > capacity {
+        return None;
+    }
+    // Checked non-null (the `jni` crate answers an error for a null address, i.e. a
+    // buffer that is not direct).
+    let address = env.get_direct_buffer_address(buffer).ok()?;
+    // SAFETY: `address` is the start of the direct buffer's memory, `capacity` bytes long
+    // (both from the JVM), and `length <= capacity`. The memory lives as long as the
+    // buffer object, which the local reference `buffer` keeps reachable for this whole
+    // native call, and the returned slice borrows `buffer` so it cannot outlive the
+    // call. Nothing writes it meanwhile: the buffer belongs to the calling thread
+    // (`EventWriter` keeps one per thread) and that thread is inside this call. Bytes
+    // are plain `u8`, valid for any value.
+    Some(unsafe { std::slice::from_raw_parts(address, length) })
 }
 
 /// `static native int panicProbe(long handle)`: for tests only (JUnit's `PanicTest`; the

@@ -4,7 +4,8 @@
 //! Why it exists: services whose platform accepts only a jar (Mule CloudHub, Runtime
 //! Fabric, serverless runtimes) cannot run a sidecar; this crate puts the whole pipeline
 //! (queue, batches, gzip, retries, spill and replay, every vendor) in the JVM process, off
-//! the Java heap. Java hands over each event's parts; Rust builds the [`logship::Record`].
+//! the Java heap. Java writes each event into one buffer ([`wire`]); Rust builds the
+//! [`logship::Record`] from it in place.
 //!
 //! Must never: let a panic unwind into the JVM (every entry point catches it), block a
 //! logging thread beyond the pipeline's configured overflow policy, or print a secret.
@@ -14,3 +15,4 @@ pub mod event;
 mod exports;
 pub mod slots;
 pub mod stats;
+pub mod wire;

@@ -11,10 +11,12 @@ final class NativeBridge {
     /** Starts a pipeline; its handle. Throws IllegalArgumentException naming a bad attribute. */
     static native long open(String[] attributes);
 
-    /** Hands one event over: 0 taken, 1 queue full, 2 closed, 3 suppressed, 4 over budget, -1 failed. */
-    static native int push(long handle, long nanos, int level, String logger, String thread,
-            String message, String[] context, String[] markers, String errorKind,
-            String errorMessage, String errorCauses, String errorTrace);
+    /**
+     * Hands one event over, its first {@code length} bytes of the direct buffer as {@link
+     * EventWriter} wrote them: 0 taken, 1 queue full, 2 closed, 3 suppressed, 4 over budget,
+     * -1 failed, -2 malformed buffer.
+     */
+    static native int push(long handle, java.nio.ByteBuffer event, int length);
 
     /** Tests only: panics inside the native library, which catches it; answers -1 as push does. */
     static native int panicProbe(long handle);

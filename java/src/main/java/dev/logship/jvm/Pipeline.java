@@ -1,5 +1,6 @@
 package dev.logship.jvm;
 
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -59,8 +60,10 @@ public final class Pipeline {
     }
 
     /**
-     * Hands one event over; whether it was taken. Never throws; an event not taken is counted
-     * (by the pipeline, or here when there is none).
+     * Hands one event over, written into this thread's buffer ({@link EventWriter}) and passed
+     * in one native call; whether it was taken. Never throws; an event not taken is counted
+     * (by the pipeline, or here: no pipeline, an event over 1 GiB, a buffer the native side
+     * refused).
      */
     public boolean push(long nanos, int level, String logger, String thread, String message,
             String[] context, String[] markers, Throwable thrown) {
@@ -76,9 +79,19 @@ public final class Pipeline {
                 causes = Throwables.causes(thrown);
                 trace = Throwables.trace(thrown);
             }
-            int r = NativeBridge.push(handle, nanos, level, logger, thread, message, context,
-                    markers, kind, msg, causes, trace);
-            if (r == -1) {
+            ByteBuffer event;
+            try {
+                event = EventWriter.write(nanos, level, logger, thread, message,
+                        context, markers, kind, msg, causes, trace);
+            } catch (OutOfMemoryError e) {
+                event = null;
+            }
+            if (event == null) {
+                notTaken.incrementAndGet();
+                return false;
+            }
+            int r = NativeBridge.push(handle, event, event.position());
+            if (r < 0) {
                 notTaken.incrementAndGet();
             }
             return r == 0;

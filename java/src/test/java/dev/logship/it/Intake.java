@@ -77,7 +77,7 @@ public final class Intake implements AutoCloseable {
     }
 
     /** The last events as JSON text ([{"vendor":..,"event":{..}}]). */
-    String recent() throws IOException {
+    public String recent() throws IOException {
         return get("/_intake/events?n=1000");
     }
 
