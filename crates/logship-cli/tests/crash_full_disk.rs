@@ -99,11 +99,7 @@ fn a_full_spill_filesystem_never_lets_the_checkpoint_pass_a_line_it_did_not_keep
     let run = Follower::start(&intake, &args);
     run.wait_for_stderr("could be neither delivered nor kept in the spill");
     let (code, stderr) = run.stop();
-    let outcome = stderr
-        .iter()
-        .find(|l| l.starts_with("logship: outcome: "))
-        .cloned()
-        .unwrap_or_default();
+    let outcome = outcome(&stderr);
     assert_eq!(code, Some(1), "{stderr:#?}");
     assert!(
         outcome.starts_with("logship: outcome: lost: "),

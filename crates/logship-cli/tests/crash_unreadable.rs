@@ -116,11 +116,7 @@ fn an_unreadable_file_is_said_once_counted_and_read_in_full_once_readable() {
     wait_until("b.log delivered", || {
         (1_000..2_000).all(|i| ids(&intake).contains(&i))
     });
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(killed.success());
+    common::signal(child.id(), "TERM");
     let status = child.wait().expect("wait");
     stderr.expect("logship: shipped", WAIT);
     let lines = stderr.lines();

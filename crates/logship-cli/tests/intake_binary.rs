@@ -5,10 +5,17 @@
 mod common;
 
 use std::io::{BufRead, Read};
-use std::process::Command;
 
 use common::{http, start_intake, stderr, WATCHDOG};
 use serde_json::Value;
+
+/// SIGTERM to the intake, then its exit (the watchdog `done` told).
+fn sigterm(child: std::process::Child, done: std::sync::mpsc::Sender<()>) -> std::process::Output {
+    common::signal(child.id(), "TERM");
+    let output = child.wait_with_output().expect("wait");
+    let _ = done.send(());
+    output
+}
 
 #[test]
 fn intake_command_accepts_ndjson_and_prints_a_summary() {
@@ -115,13 +122,7 @@ fn intake_command_serves_injected_failures_then_stops_on_sigterm() {
     let second = http(port, head, body);
     assert!(second.starts_with("HTTP/1.1 200"), "{second}");
 
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(killed.success());
-    let output = child.wait_with_output().expect("wait");
-    let _ = done.send(());
+    let output = sigterm(child, done);
     assert!(output.status.success(), "status {:?}", output.status);
     let mut rest = String::new();
     out.read_to_string(&mut rest).expect("rest of stdout");
@@ -157,13 +158,7 @@ fn intake_command_records_marked_ids_and_keeps_them_on_sigterm() {
     assert!(accepted.starts_with("HTTP/1.1 200"), "{accepted}");
     // SIGTERM right after the answer, well within the 250 ms flush period: the ids must
     // be on disk when the process has exited.
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(killed.success());
-    let output = child.wait_with_output().expect("wait");
-    let _ = done.send(());
+    let output = sigterm(child, done);
     assert!(output.status.success(), "stderr: {}", stderr(&output));
     let mut rest = String::new();
     out.read_to_string(&mut rest).expect("rest of stdout");

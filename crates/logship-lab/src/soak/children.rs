@@ -275,11 +275,7 @@ pub fn sibling(name: &str) -> PathBuf {
 
 /// Resident memory (bytes) and open descriptors of process `pid`; `None` once it is gone.
 pub fn rss_and_fds(pid: u32) -> Option<(u64, u64)> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let kb = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())?;
+    let rss = logship_cli::memory::proc_status_bytes(&pid.to_string(), "VmRSS:")?;
     let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?.count() as u64;
-    Some((kb * 1024, fds))
+    Some((rss, fds))
 }
