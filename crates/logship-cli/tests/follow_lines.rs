@@ -275,3 +275,45 @@ fn cri_and_docker_json_file_lines_are_unwrapped_partials_joined_and_pods_named()
     assert_eq!(v[2]["logship.parse_error"], true);
     assert!(v[0].get("k8s.pod.name").is_none(), "not a Kubernetes path");
 }
+
+#[test]
+fn multiline_an_event_cut_at_max_event_bytes_says_how_many_bytes_were_cut() {
+    let intake = intake();
+    let dir = fresh_dir("follow-java-cut");
+    let log = dir.join("app.log");
+    // A 5,000-byte header, then its trace: over a 2,000-byte max_event_bytes.
+    let header = format!("2026-12-01T12:00:00 ERROR {}", "x".repeat(4_974));
+    std::fs::write(
+        &log,
+        format!("{header}\n\tat a.b(C.java:1)\n2026-12-01T12:00:01 INFO next\n"),
+    )
+    .unwrap();
+    let follower = Follower::start(
+        &intake,
+        &[
+            "--follow",
+            s(&log),
+            "--no-checkpoint",
+            "--no-spill",
+            "--multiline",
+            "java",
+            "--multiline-timeout-ms",
+            "200",
+            "--max-event-bytes",
+            "2000",
+        ],
+    );
+    wait_events(&intake, 3);
+    let (code, stderr) = follower.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    let events = intake.events();
+    let first = &events[0].value;
+    assert_eq!(first["logship.truncated"], true, "{first}");
+    let cut = first["logship.truncated_bytes"].as_u64().unwrap_or(0);
+    let kept = first["message"].as_str().unwrap_or("").len() as u64;
+    assert!(cut >= 3_000, "cut {cut}, kept {kept}: {first}");
+    assert!(kept + cut >= 5_000, "cut {cut}, kept {kept}: {first}");
+    let last = &events[2].value;
+    assert_eq!(last["message"], "2026-12-01T12:00:01 INFO next");
+    assert!(last.get("logship.truncated_bytes").is_none(), "{last}");
+}
