@@ -9,7 +9,7 @@
 //! At the end the intake is made healthy, the sources stop, logship drains and is stopped
 //! with SIGTERM; a last run (`--follow` with the same checkpoint and spill) delivers
 //! what waits in the spill or was not yet read. Then every id sent is checked against
-//! what the intake printed (`ids`): delivered, or counted lost with its reason in an
+//! what the intake recorded (`ids`): delivered, or counted lost with its reason in an
 //! outcome line, or refused at the client (a write the sender saw fail); any other id is
 //! unaccounted and fails the soak (exit 1). With `--check-resources`, the mean RSS of the
 //! load's last third must be within ±10% of the middle third's, and the fewest descriptors
