@@ -5,14 +5,19 @@
 
 /// A `/proc/self/status` counter in kB (`VmHWM`, `VmRSS`), as bytes; 0 where unknown.
 fn status_bytes(field: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix(field))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
+    proc_status_bytes("self", field).unwrap_or(0)
+}
+
+/// A counter in kB of `/proc/PROCESS/status` (`PROCESS`: a pid or `self`; `field` with its
+/// colon, `VmRSS:`), as bytes; `None` where the process is gone or the field unreadable.
+/// Also for the lab's and the soak's children.
+pub fn proc_status_bytes(process: &str, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{process}/status")).ok()?;
+    let kb = status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())?;
+    Some(kb * 1024)
 }
 
 /// Peak resident memory of this process so far (Linux `VmHWM`), bytes.

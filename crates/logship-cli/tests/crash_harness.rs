@@ -200,11 +200,7 @@ fn run_trial(seed: u64) -> Trial {
             std::thread::sleep(Duration::from_millis(50));
         }
         let (code, stderr) = run.stop();
-        let outcome = stderr
-            .iter()
-            .find(|l| l.starts_with("logship: outcome: "))
-            .cloned()
-            .unwrap_or_default();
+        let outcome = outcome(&stderr);
         // A run that did not deliver everything it read must say so: its loss counted
         // with the reason, and the checkpoint held (or left) before those lines.
         let held = outcome.starts_with("logship: outcome: lost: ")

@@ -97,19 +97,7 @@ fn java_stack_traces_from_a_real_jvm_arrive_as_one_event_each() {
     let dir = fresh_dir("follow-java");
     let log = dir.join("app.log");
     std::fs::write(&log, &log_text).unwrap();
-    let follower = Follower::start(
-        &intake,
-        &[
-            "--follow",
-            s(&log),
-            "--no-checkpoint",
-            "--no-spill",
-            "--multiline",
-            "java",
-            "--multiline-timeout-ms",
-            "200",
-        ],
-    );
+    let follower = follow_java(&intake, &log, &[]);
     // The file ends quiet: its last event leaves after the timeout, not at shutdown.
     wait_events(&intake, expected.len());
     let (code, stderr) = follower.stop();
@@ -274,4 +262,49 @@ fn cri_and_docker_json_file_lines_are_unwrapped_partials_joined_and_pods_named()
     assert_eq!(v[1]["log.iostream"], "stderr");
     assert_eq!(v[2]["logship.parse_error"], true);
     assert!(v[0].get("k8s.pod.name").is_none(), "not a Kubernetes path");
+}
+
+/// `logship ship --follow LOG --multiline java` (no checkpoint, no spill, a held event
+/// shipped after 200 ms of quiet) with `extra` options.
+fn follow_java(intake: &logship_intake::Intake, log: &std::path::Path, extra: &[&str]) -> Follower {
+    let mut args = vec![
+        "--follow",
+        s(log),
+        "--no-checkpoint",
+        "--no-spill",
+        "--multiline",
+        "java",
+        "--multiline-timeout-ms",
+        "200",
+    ];
+    args.extend_from_slice(extra);
+    Follower::start(intake, &args)
+}
+
+#[test]
+fn multiline_an_event_cut_at_max_event_bytes_says_how_many_bytes_were_cut() {
+    let intake = intake();
+    let dir = fresh_dir("follow-java-cut");
+    let log = dir.join("app.log");
+    // A 5,000-byte header, then its trace: over a 2,000-byte max_event_bytes.
+    let header = format!("2026-12-01T12:00:00 ERROR {}", "x".repeat(4_974));
+    std::fs::write(
+        &log,
+        format!("{header}\n\tat a.b(C.java:1)\n2026-12-01T12:00:01 INFO next\n"),
+    )
+    .unwrap();
+    let follower = follow_java(&intake, &log, &["--max-event-bytes", "2000"]);
+    wait_events(&intake, 3);
+    let (code, stderr) = follower.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    let events = intake.events();
+    let first = &events[0].value;
+    assert_eq!(first["logship.truncated"], true, "{first}");
+    let cut = first["logship.truncated_bytes"].as_u64().unwrap_or(0);
+    let kept = first["message"].as_str().unwrap_or("").len() as u64;
+    assert!(cut >= 3_000, "cut {cut}, kept {kept}: {first}");
+    assert!(kept + cut >= 5_000, "cut {cut}, kept {kept}: {first}");
+    let last = &events[2].value;
+    assert_eq!(last["message"], "2026-12-01T12:00:01 INFO next");
+    assert!(last.get("logship.truncated_bytes").is_none(), "{last}");
 }

@@ -5,10 +5,17 @@
 mod common;
 
 use std::io::{BufRead, Read};
-use std::process::Command;
 
 use common::{http, start_intake, stderr, WATCHDOG};
 use serde_json::Value;
+
+/// SIGTERM to the intake, then its exit (the watchdog `done` told).
+fn sigterm(child: std::process::Child, done: std::sync::mpsc::Sender<()>) -> std::process::Output {
+    common::signal(child.id(), "TERM");
+    let output = child.wait_with_output().expect("wait");
+    let _ = done.send(());
+    output
+}
 
 #[test]
 fn intake_command_accepts_ndjson_and_prints_a_summary() {
@@ -115,16 +122,67 @@ fn intake_command_serves_injected_failures_then_stops_on_sigterm() {
     let second = http(port, head, body);
     assert!(second.starts_with("HTTP/1.1 200"), "{second}");
 
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(killed.success());
-    let output = child.wait_with_output().expect("wait");
-    let _ = done.send(());
+    let output = sigterm(child, done);
     assert!(output.status.success(), "status {:?}", output.status);
     let mut rest = String::new();
     out.read_to_string(&mut rest).expect("rest of stdout");
     assert!(rest.contains("2 requests (1 rejected)"), "stdout: {rest}");
     assert!(rest.contains("carried 1 event;"), "stdout: {rest}");
+}
+
+#[test]
+fn intake_command_records_marked_ids_and_keeps_them_on_sigterm() {
+    let dir = common::temp_path("record-ids");
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let record = dir.join("ids.bin");
+    let (child, mut out, port) = start_intake(&[
+        "--count-only",
+        "--record-ids",
+        record.to_str().expect("utf-8 path"),
+        "--id-marker",
+        "soak f=",
+        "--id-marker",
+        "soak t=",
+        "--fail-status",
+        "503",
+        "--fail-count",
+        "1",
+    ]);
+    let done = common::watchdog(&child, WATCHDOG);
+    let head = "POST /logs HTTP/1.1\r\nContent-Type: application/x-ndjson";
+    // A refused request records nothing; an accepted one records each marked line.
+    let refused = http(port, head, b"{\"message\":\"soak f=99\"}\n");
+    assert!(refused.starts_with("HTTP/1.1 503"), "{refused}");
+    let body = b"{\"message\":\"soak f=3 fox\"}\n{\"message\":\"soak t=72057594037927935\"}\n{\"message\":\"no id\"}\n{\"message\":\"soak f=4\"}\n";
+    let accepted = http(port, head, body);
+    assert!(accepted.starts_with("HTTP/1.1 200"), "{accepted}");
+    // SIGTERM right after the answer, well within the 250 ms flush period: the ids must
+    // be on disk when the process has exited.
+    let output = sigterm(child, done);
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).expect("rest of stdout");
+    assert!(rest.contains("carried 4 events;"), "stdout: {rest}");
+    let bytes = std::fs::read(&record).expect("the record");
+    let words: Vec<u64> = bytes
+        .chunks_exact(8)
+        .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")))
+        .collect();
+    assert_eq!(bytes.len() % 8, 0);
+    assert_eq!(words, vec![3, (1 << 56) | ((1 << 56) - 1), 4]);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn intake_command_refuses_record_ids_without_count_only_or_a_marker() {
+    for args in [
+        &["--record-ids", "/tmp/x.ids", "--id-marker", "a="][..],
+        &["--count-only", "--record-ids", "/tmp/x.ids"][..],
+    ] {
+        let output = common::intake_command()
+            .args(args)
+            .output()
+            .expect("run logship-intake");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+    }
 }

@@ -88,3 +88,43 @@ fn the_logship_binary_depends_on_no_test_or_lab_crate() {
         "{seen:?}"
     );
 }
+
+/// Test-only features: kill points (`fault-points`), fuzzing wrappers, the Kafka fault hook.
+const TEST_FEATURES: [&str; 3] = ["fault-points", "fuzzing", "kafka-faults"];
+
+#[test]
+fn no_default_feature_turns_on_test_code() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for dir in [
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+        root.join("crates/logship"),
+    ] {
+        let package = manifest(&dir);
+        let features = package.get("features").and_then(toml::Value::as_table);
+        // Everything `default` turns on, followed through the features it names.
+        let mut on: Vec<String> = vec!["default".into()];
+        let mut seen = BTreeSet::new();
+        while let Some(f) = on.pop() {
+            if !seen.insert(f.clone()) {
+                continue;
+            }
+            let named = features
+                .and_then(|t| t.get(&f))
+                .and_then(toml::Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(toml::Value::as_str);
+            for n in named {
+                let local = n.rsplit('/').next().unwrap_or(n);
+                assert!(
+                    !TEST_FEATURES.contains(&local),
+                    "{dir:?}: the default features turn on the test-only feature {n}"
+                );
+                if !n.contains('/') && !n.starts_with("dep:") {
+                    on.push(n.to_owned());
+                }
+            }
+        }
+        assert!(seen.contains("default"), "{dir:?}");
+    }
+}

@@ -67,7 +67,11 @@ fn a_short_soak_with_a_flapping_intake_accounts_for_every_id() {
         "{faults}"
     );
     assert!(line("soak: ids: ").ends_with(" 0 unaccounted"), "{stdout}");
-    assert!(line("soak: RSS after").contains("MiB"), "{stdout}");
+    assert!(line("soak: RSS (").contains("MiB"), "{stdout}");
+    assert!(
+        line("soak: RSS flat: ").contains("middle third"),
+        "{stdout}"
+    );
     assert!(line("soak: open descriptors").contains("first"), "{stdout}");
     assert_eq!(stdout.lines().last(), Some("soak: PASS"), "{stdout}");
     let _ = std::fs::remove_dir_all(dir);

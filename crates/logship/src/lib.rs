@@ -454,6 +454,10 @@ pub use queue::Rejected;
 pub use spill::{
     inspect, remove_all, SegmentInfo, SpillConfig, SpillError, SpillFsync, SpillFull, SpillStats,
 };
+/// Kill points for the crash harness. NOT API: does nothing unless the `fault-points`
+/// feature (off by default, for tests only) is on.
+#[doc(hidden)]
+pub use support::fault_point;
 pub use support::secret::Secret;
 pub use support::threads::is_logship_thread;
 pub use vendors::elasticsearch::options::ElasticsearchOptions;

@@ -124,7 +124,16 @@ pub fn save(path: &Path, entries: &[Entry]) -> std::io::Result<()> {
             .create(true)
             .truncate(true)
             .open(&tmp)?;
-        file.write_all(&json)?;
+        // With the test-only `fault-points` feature, in two parts so the crash harness can
+        // kill between them (a torn temporary file); otherwise in one (the second is empty).
+        let half = if cfg!(feature = "fault-points") {
+            json.len() / 2
+        } else {
+            json.len()
+        };
+        file.write_all(&json[..half])?;
+        logship::fault_point::reached("checkpoint-write");
+        file.write_all(&json[half..])?;
         file.write_all(b"\n")?;
         file.sync_all()?;
     }

@@ -112,12 +112,10 @@ impl<'a> Emit<'a> {
             }
             Some(ml) => {
                 // A multi-line event is text, held up to `max_line` (its lines too).
+                // What is left out is counted once, on the event it belongs to.
                 let bytes = &bytes[..bytes.len().min(self.opts.max_line)];
-                if real_len > bytes.len() {
-                    self.counters.cut(real_len);
-                }
                 let mut ready = std::mem::take(&mut self.ready);
-                asm.ml.push(ml, bytes, line.end, now, &mut ready);
+                asm.ml.push(ml, bytes, real_len, line.end, now, &mut ready);
                 for event in ready.drain(..) {
                     self.event(event, &asm.fields);
                 }
@@ -134,7 +132,8 @@ impl<'a> Emit<'a> {
         if self.halted {
             return;
         }
-        if push_text(self, &event.text, event.text.len(), fields, None, false) {
+        let real_len = event.text.len() + event.cut_bytes;
+        if push_text(self, &event.text, real_len, fields, None, false) {
             self.pushed = event.end;
             if event.lines > 1 {
                 self.counters

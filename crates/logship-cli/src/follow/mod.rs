@@ -88,6 +88,8 @@ pub struct Follower {
     at_start: std::collections::HashSet<FileId>,
     counters: Arc<Counters>,
     published: Arc<Mutex<Vec<Entry>>>,
+    /// Files that could not be opened, said once each on stderr (until one opens).
+    unopened: std::collections::HashSet<FileId>,
 }
 
 impl Follower {
@@ -106,6 +108,7 @@ impl Follower {
             at_start: Default::default(),
             counters: Arc::new(Counters::default()),
             published: Arc::new(Mutex::new(Vec::new())),
+            unopened: Default::default(),
         })
     }
 
@@ -182,6 +185,7 @@ impl Follower {
             waiting.push((path, id));
         }
         self.done.retain(|id, _| live.contains_key(id));
+        self.unopened.retain(|id| live.contains_key(id));
         let before = self.parked.len();
         self.parked.retain(|id, _| live.contains_key(id));
         let vanished = before - self.parked.len();
@@ -238,9 +242,19 @@ impl Follower {
     /// Starts following a file found for the first time.
     fn discover(&mut self, path: PathBuf, id: FileId) {
         let file = match std::fs::File::open(&path) {
-            Ok(file) => file,
-            Err(_) => {
+            Ok(file) => {
+                self.unopened.remove(&id);
+                file
+            }
+            Err(e) => {
                 self.counters.io_errors.fetch_add(1, Ordering::Relaxed);
+                // A file that vanished between the scan and the open is no news.
+                if e.kind() != std::io::ErrorKind::NotFound && self.unopened.insert(id) {
+                    eprintln!(
+                        "logship: warning: cannot open {}: {e}; its lines are not read yet (tried again at every scan, counted as read errors; give this user read access)",
+                        path.display()
+                    );
+                }
                 return;
             }
         };

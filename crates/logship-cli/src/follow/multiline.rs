@@ -91,11 +91,17 @@ pub struct Event {
     pub end: u64,
     /// True when it was ended by `max_lines` or `max_bytes` rather than by the next event.
     pub split: bool,
+    /// Bytes of its lines left out: cut while reading (over `max_line`) or past
+    /// `max_bytes` (a single line longer than the event may be). Shipped as
+    /// `logship.truncated_bytes`.
+    pub cut_bytes: usize,
 }
 
 /// Joins one file's lines into events.
 pub struct Assembler {
     text: Vec<u8>,
+    /// Bytes of the held lines left out (see [`Event::cut_bytes`]).
+    cut: usize,
     lines: usize,
     end: u64,
     since: Option<Instant>,
@@ -106,6 +112,7 @@ impl Assembler {
     pub fn new() -> Assembler {
         Assembler {
             text: Vec::new(),
+            cut: 0,
             lines: 0,
             end: 0,
             since: None,
@@ -117,12 +124,14 @@ impl Assembler {
         self.lines == 0
     }
 
-    /// Adds a line ending at offset `end`; returns the events it completed (the one it
-    /// ended, and itself when the limits end it at once), in order.
+    /// Adds a line ending at offset `end` (`line`: what was read of it, `real_len` bytes
+    /// long in the file); returns the events it completed (the one it ended, and itself
+    /// when the limits end it at once), in order.
     pub fn push(
         &mut self,
         s: &Settings,
         line: &[u8],
+        real_len: usize,
         end: u64,
         now: Instant,
         out: &mut Vec<Event>,
@@ -145,7 +154,9 @@ impl Assembler {
             self.text.push(b'\n');
         }
         let room = s.max_bytes.saturating_sub(self.text.len());
-        self.text.extend_from_slice(&line[..line.len().min(room)]);
+        let kept = line.len().min(room);
+        self.text.extend_from_slice(&line[..kept]);
+        self.cut += real_len.max(line.len()) - kept;
         self.lines += 1;
         self.end = end;
         self.since.get_or_insert(now);
@@ -169,6 +180,7 @@ impl Assembler {
             lines: self.lines,
             end: self.end,
             split,
+            cut_bytes: std::mem::take(&mut self.cut),
         };
         self.lines = 0;
         self.since = None;
@@ -187,7 +199,7 @@ mod tests {
         let mut end = 0;
         for line in input.lines() {
             end += line.len() as u64 + 1;
-            a.push(s, line.as_bytes(), end, now, &mut out);
+            a.push(s, line.as_bytes(), line.len(), end, now, &mut out);
         }
         out.extend(a.take(false));
         out.into_iter()
@@ -268,8 +280,8 @@ mod tests {
         let mut a = Assembler::new();
         let t0 = Instant::now();
         let mut out = Vec::new();
-        a.push(&s, b"java.lang.Error: x", 19, t0, &mut out);
-        a.push(&s, b"\tat a.b(C.java:1)", 37, t0, &mut out);
+        a.push(&s, b"java.lang.Error: x", 18, 19, t0, &mut out);
+        a.push(&s, b"\tat a.b(C.java:1)", 17, 37, t0, &mut out);
         assert!(out.is_empty());
         assert!(a.stale(&s, t0 + Duration::from_millis(50)).is_none());
         let e = a
@@ -277,5 +289,28 @@ mod tests {
             .expect("flushed");
         assert_eq!((e.lines, e.end), (2, 37));
         assert!(a.is_empty());
+    }
+
+    #[test]
+    fn bytes_left_out_of_an_event_are_counted_whether_cut_at_read_or_past_max_bytes() {
+        let s = Settings::new(
+            Rule::parse("java").unwrap(),
+            100,
+            40,
+            Duration::from_secs(5),
+        );
+        let (mut a, mut out, t0) = (Assembler::new(), Vec::new(), Instant::now());
+        // A header of 60 bytes: 40 kept.
+        a.push(&s, &[b'x'; 60], 60, 61, t0, &mut out);
+        // A continuation read cut (30 of its 90 bytes read): no room left, all 90 out.
+        a.push(&s, &[b'\t'; 30], 90, 152, t0, &mut out);
+        out.extend(a.take(false));
+        // Its limit split the event: the continuation is an event of its own (30 kept).
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert_eq!((out[0].text.len(), out[0].cut_bytes), (40, 20));
+        assert_eq!((out[1].text.len(), out[1].cut_bytes), (30, 60));
+        // The next event starts with nothing counted.
+        a.push(&s, b"java.lang.Error: y", 18, 171, t0, &mut out);
+        assert_eq!(a.take(false).map(|e| e.cut_bytes), Some(0));
     }
 }

@@ -268,6 +268,15 @@ pub fn summary(stderr: &[String]) -> &str {
         .expect("summary")
 }
 
+/// The run's outcome line (`logship: outcome: …`), empty when it printed none.
+pub fn outcome(stderr: &[String]) -> String {
+    stderr
+        .iter()
+        .find(|l| l.starts_with("logship: outcome: "))
+        .cloned()
+        .unwrap_or_default()
+}
+
 pub fn write_lines(path: &Path, ids: std::ops::Range<u64>) {
     let mut f = std::fs::OpenOptions::new()
         .create(true)

@@ -8,6 +8,8 @@
 //! its non-blank lines, so the benchmark can tell when every event has arrived. It must
 //! never be used where a test relies on the checks: it accepts anything.
 
+use std::sync::Arc;
+
 use serde_json::json;
 
 use super::shared::{decode_body, require_post, Accepted, Rejection};
@@ -17,8 +19,14 @@ use logship_http::Request;
 /// lines (one event per line: NDJSON, or any line-based body).
 ///
 /// With `probe`, each line's `"probe":NUMBER` (or `"probe":"NUMBER"`) is also handed
-/// back as `{probe: NUMBER}` for the observer.
-pub(crate) fn handle(req: &Request, probe: Option<&str>) -> Result<Accepted, Rejection> {
+/// back as `{probe: NUMBER}` for the observer. With `markers`, each line's first
+/// `MARKER` followed by digits is handed back as `{"marker": INDEX, "id": NUMBER}`
+/// (INDEX: the marker's place in `markers`).
+pub(crate) fn handle(
+    req: &Request,
+    probe: Option<&str>,
+    markers: &[Arc<str>],
+) -> Result<Accepted, Rejection> {
     require_post(req)?;
     let body = decode_body(req)?;
     let events = count_lines(&body);
@@ -32,6 +40,11 @@ pub(crate) fn handle(req: &Request, probe: Option<&str>) -> Result<Accepted, Rej
         accepted.probes = probe_lines(&body, name)
             .map(|n| json!({ name: n }))
             .collect();
+    }
+    if !markers.is_empty() {
+        accepted.probes.extend(
+            marked_ids(&body, markers).map(|(marker, id)| json!({ "marker": marker, "id": id })),
+        );
     }
     Ok(accepted)
 }
@@ -49,6 +62,24 @@ fn probe_lines<'a>(body: &'a [u8], name: &str) -> impl Iterator<Item = u64> + 'a
         let rest = rest.strip_prefix(b"\"").unwrap_or(rest);
         let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
         std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()
+    })
+}
+
+/// For each line holding one of `markers` followed by at least one digit: the index of
+/// the first such marker (in `markers` order) and the number after it. Text only: no
+/// JSON is parsed, so the marker may sit inside a string value (`"message":"soak f=12 …"`).
+fn marked_ids<'a>(body: &'a [u8], markers: &[Arc<str>]) -> impl Iterator<Item = (usize, u64)> + 'a {
+    let finders: Vec<memchr::memmem::Finder<'static>> = markers
+        .iter()
+        .map(|m| memchr::memmem::Finder::new(m.as_bytes()).into_owned())
+        .collect();
+    lines(body).filter_map(move |line| {
+        finders.iter().enumerate().find_map(|(i, finder)| {
+            let rest = &line[finder.find(line)? + finder.needle().len()..];
+            let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+            let id = std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()?;
+            Some((i, id))
+        })
     })
 }
 
@@ -75,7 +106,24 @@ fn count_lines(body: &[u8]) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{count_lines, probe_lines};
+    use super::{count_lines, marked_ids, probe_lines};
+    use std::sync::Arc;
+
+    #[test]
+    fn markers_give_the_number_after_the_first_marker_of_each_line() {
+        let body = concat!(
+            "{\"message\":\"soak f=17 fox\"}\n",
+            "{\"message\":\"soak t=18\"}\n",
+            "{\"message\":\"soak t=x soak f=19\"}\n",
+            "{\"message\":\"soak f= 20\"}\n",
+            "{\"message\":\"soak t=99999999999999999999999\"}\n",
+            "no marker\n",
+            "soak t=21",
+        );
+        let markers: Vec<Arc<str>> = vec![Arc::from("soak f="), Arc::from("soak t=")];
+        let got: Vec<(usize, u64)> = marked_ids(body.as_bytes(), &markers).collect();
+        assert_eq!(got, vec![(0, 17), (1, 18), (0, 19), (1, 21)]);
+    }
 
     #[test]
     fn the_probe_finds_the_field_quoted_or_not_at_any_depth_and_skips_the_rest() {

@@ -46,6 +46,9 @@ pub(crate) struct Settings {
     /// With `count_only`: the field probed in each line for the observer (see
     /// `IntakeConfig::count_only_probe`).
     pub count_only_probe: Option<Arc<str>>,
+    /// With `count_only`: the id markers looked for in each line (see
+    /// `IntakeConfig::count_only_markers`).
+    pub count_only_markers: Arc<[Arc<str>]>,
 }
 
 impl Default for Settings {
@@ -59,6 +62,7 @@ impl Default for Settings {
             splunk_ack: Arc::default(),
             count_only: false,
             count_only_probe: None,
+            count_only_markers: Arc::from(Vec::new()),
         }
     }
 }

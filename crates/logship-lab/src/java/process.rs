@@ -195,14 +195,7 @@ impl Sidecar {
 
     /// Its peak resident memory so far, bytes (0 where unknown).
     pub fn peak_rss_bytes(&self) -> u64 {
-        std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .ok()
-            .and_then(|s| {
-                s.lines()
-                    .find_map(|l| l.strip_prefix("VmHWM:"))
-                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            })
-            .map_or(0, |kib| kib * 1024)
+        logship_cli::memory::proc_status_bytes(&self.child.id().to_string(), "VmHWM:").unwrap_or(0)
     }
 
     /// Sends SIGTERM and waits at most `grace` for the exit code (`None` if it had to be

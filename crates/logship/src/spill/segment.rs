@@ -198,7 +198,18 @@ impl SegmentWriter {
         if frames.is_empty() {
             return Ok(());
         }
-        match self.file.write_all(frames) {
+        // With the test-only `fault-points` feature, in two parts so the crash harness can
+        // kill between them (a torn frame on disk); otherwise in one (the second is empty).
+        let half = if cfg!(feature = "fault-points") {
+            frames.len() / 2
+        } else {
+            frames.len()
+        };
+        let written = self.file.write_all(&frames[..half]).and_then(|()| {
+            crate::support::fault_point::reached("spill-write");
+            self.file.write_all(&frames[half..])
+        });
+        match written {
             Ok(()) => {
                 self.bytes += frames.len() as u64;
                 self.frames += count;

@@ -5,6 +5,7 @@
 //! without tying itself to another room. Must never: hold pipeline logic.
 
 pub(crate) mod durable;
+pub mod fault_point;
 pub(crate) mod hex;
 pub(crate) mod http_auth;
 pub(crate) mod json;
