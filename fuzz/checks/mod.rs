@@ -113,7 +113,8 @@ fn check_segment(path: &Path, data: &[u8]) -> Vec<Record> {
     let header_len = fuzzing::SEGMENT_HEADER_LEN as usize;
     let header_ok = data.len() >= header_len
         && &data[..8] == fuzzing::SEGMENT_FILE_MAGIC
-        && u32_le(&data[8..12]) == 1;
+        && (fuzzing::SEGMENT_OLDEST_VERSION..=fuzzing::SEGMENT_VERSION)
+            .contains(&u32_le(&data[8..12]));
     assert_eq!(header.is_ok(), header_ok, "header verdict: {header:?}");
     let mut pos = header_len.min(data.len());
     let mut after_corrupt = false;
@@ -168,7 +169,7 @@ pub fn spill_segment(data: &[u8]) {
     };
     let recs = records::from_bytes(rest, 16);
     let mut file = Vec::from(*fuzzing::SEGMENT_FILE_MAGIC);
-    file.extend_from_slice(&1u32.to_le_bytes());
+    file.extend_from_slice(&fuzzing::SEGMENT_VERSION.to_le_bytes());
     let mut bounds = Vec::new();
     for r in &recs {
         let start = file.len();
@@ -218,7 +219,7 @@ pub fn spill_ack(data: &[u8]) {
     let mut segments = BTreeMap::new();
     for (id, part) in [(1u64, &recs[..half]), (2, &recs[half..])] {
         let mut file = Vec::from(*fuzzing::SEGMENT_FILE_MAGIC);
-        file.extend_from_slice(&1u32.to_le_bytes());
+        file.extend_from_slice(&fuzzing::SEGMENT_VERSION.to_le_bytes());
         let mut frames = Vec::new();
         for r in part {
             let start = file.len();

@@ -10,8 +10,13 @@ use std::path::Path;
 use super::{progress, segment, Spill, SpillConfig};
 use crate::capture::record::Record;
 
-/// The spill segment file header (`b"LGSHSPIL"` then version 1, little-endian).
+/// The spill segment file header's magic (`b"LGSHSPIL"`, then the format version as a
+/// little-endian `u32`).
 pub const SEGMENT_FILE_MAGIC: &[u8; 8] = segment::FILE_MAGIC;
+/// The segment format version this build writes.
+pub const SEGMENT_VERSION: u32 = segment::VERSION;
+/// The oldest segment format version this build still reads.
+pub const SEGMENT_OLDEST_VERSION: u32 = segment::OLDEST_VERSION;
 /// Bytes of the segment file header.
 pub const SEGMENT_HEADER_LEN: u64 = segment::HEADER_LEN;
 /// The magic that starts every frame, as a little-endian `u32`.
