@@ -16,6 +16,7 @@
 //! | `POST /_intake/pause` / `POST /_intake/resume` | hold / release answers |
 //! | `POST /_intake/delay?ms=N` | delay every answer by N ms |
 //! | `POST /_intake/reset` | clear recorded state and counters |
+//! | `POST /_intake/clear_faults` | drop the request faults still pending (`fail`, `close`, `misbehave`) |
 //! | `POST /_intake/splunk_ack?enabled=B[&lose_every=N]` | Splunk indexer acknowledgement on or off, losing every Nth ackId (see [`AckMode`](crate::AckMode)) |
 //! | `POST /_intake/splunk_ack_fail?count=N&status=S` or `...&mode=M` | the next N Splunk ack queries get status S (body = this request's body) or the wire fault M |
 
@@ -37,7 +38,7 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> Response {
     let expected_method = match endpoint {
         "stats" | "events" => "GET",
         "fail" | "fail_items" | "close" | "misbehave" | "pause" | "resume" | "delay" | "reset"
-        | "splunk_ack" | "splunk_ack_fail" => "POST",
+        | "clear_faults" | "splunk_ack" | "splunk_ack_fail" => "POST",
         _ => return Response::error(404, &format!("unknown control endpoint {:?}", req.path())),
     };
     if req.method != expected_method {
@@ -147,6 +148,10 @@ fn run(shared: &Shared, endpoint: &str, req: &Request) -> Result<Response, Strin
         }
         "reset" => {
             shared.reset();
+            Ok(ok())
+        }
+        "clear_faults" => {
+            shared.clear_faults();
             Ok(ok())
         }
         "splunk_ack" => {

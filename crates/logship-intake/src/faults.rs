@@ -98,6 +98,11 @@ impl FaultQueue {
         }
     }
 
+    /// Drops every pending fault (the intake answers normally from now on).
+    pub fn clear(&mut self) {
+        self.pending.clear();
+    }
+
     /// Takes the fault for the request arriving now, if any.
     pub fn take(&mut self) -> Option<Fault> {
         let (remaining, fault) = self.pending.front_mut()?;

@@ -453,6 +453,11 @@ impl Shared {
         lock(&self.inner).faults.push(n, fault);
     }
 
+    /// Drops the request faults still pending (`fail`, `close`, `misbehave`).
+    pub fn clear_faults(&self) {
+        lock(&self.inner).faults.clear();
+    }
+
     pub fn set_observer(&self, observer: Observer) {
         *lock(&self.observer) = Some(observer);
     }

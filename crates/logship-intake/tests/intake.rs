@@ -712,6 +712,14 @@ fn control_endpoints_drive_the_intake_over_http() {
     let resp = data.post("/logs", "application/json", b"{}");
     assert_eq!(resp.status, 200);
 
+    // clear_faults drops what is still queued: the next request is answered normally.
+    let resp = ctl.request("POST", "/_intake/fail?count=40&status=500", &[], b"");
+    assert_eq!(resp.status, 200);
+    assert_eq!(data.post("/logs", "application/json", b"{}").status, 500);
+    let resp = ctl.request("POST", "/_intake/clear_faults", &[], b"");
+    assert_eq!(resp.status, 200);
+    assert_eq!(data.post("/logs", "application/json", b"{}").status, 200);
+
     // close
     assert_eq!(
         ctl.request("POST", "/_intake/close?count=1", &[], b"")
