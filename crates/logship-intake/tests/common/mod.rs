@@ -5,6 +5,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+pub mod client;
+
 use logship_intake::{Intake, IntakeConfig};
 use serde_json::Value;
 
