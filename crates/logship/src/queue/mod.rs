@@ -13,6 +13,10 @@
 //! delivery collapses. An accepted call never waits; a refused one at most
 //! `BACK_OFF_MAX`, and only while the queue is short of CPU rather than stuck.
 //!
+//! A caller that keeps what the queue refuses (a followed file, a TCP connection, a
+//! listener answering 503) uses `offer` instead: a refused record comes back to it,
+//! counted apart from the drops, and neither marks the queue full nor makes it back off.
+//!
 //! The memory bound ([`Memory`], in `memory`) lives here because the queue is where it
 //! is reserved: a record holds its bytes from the moment it is queued until its batch
 //! settles, and the settlement (in `deliver::settle`) releases them. Counting a refused
