@@ -257,9 +257,9 @@ stats! {
     striped dropped_queue_full: u64;
     /// Refusals of a full queue handed back to a caller that keeps the event
     /// ([`Logship::offer`](crate::Logship::offer): a followed file's line, a TCP
-    /// connection's event, an HTTP request answered 503, a Kafka message held) and offers
-    /// it again: not a loss, so neither in `dropped_queue_full` nor in [`Stats::lost`]. One
-    /// event refused several times counts each time.
+    /// connection's event, an HTTP request answered 503, a message a consumer holds) and
+    /// offers it again: not a loss, so neither in `dropped_queue_full` nor in
+    /// [`Stats::lost`]. One event refused several times counts each time.
     counter queue_full_returned: u64;
     /// Events refused because the pipeline was already shut down.
     counter dropped_closed: u64;
