@@ -200,25 +200,23 @@ pub fn run(
         _ => None,
     };
     let load = |c: &AtomicU64| c.load(Ordering::Acquire);
-    let (lines, retried, not_taken, parse_errors, cut_lines) = match &counters {
+    let (lines, not_taken_closed, parse_errors, cut_lines) = match &counters {
         Some(c) => (
             load(&c.lines),
-            load(&c.refusals_retried),
-            load(&c.not_taken),
+            load(&c.not_taken_closed),
             load(&c.parse_errors),
             (load(&c.cut_lines), load(&c.cut_largest)),
         ),
-        None => (0, 0, 0, 0, (0, 0)),
+        None => (0, 0, 0, (0, 0)),
     };
-    // Refusals the follower retried, or left for the next run (not in the checkpoint),
-    // HTTP requests answered 503 and refusals the TCP reader sent again are counted as
-    // dropped by the pipeline but lose nothing; events a TCP listener received but could
-    // not hand over at stop are lost (the pipeline never saw them).
-    let resent = retried
-        + not_taken
-        + listeners.http.not_lost()
-        + listeners.stream.retried()
-        + kafka.retried();
+    // A full queue hands its refusals back to the inputs that keep their events (the
+    // follower, TCP, HTTP's 503, Kafka), so the pipeline counts none of them as dropped,
+    // and lines the follower left for the next run at stop are not in its stats. Only a
+    // refusal by a pipeline already shut down is counted there (`dropped_closed`) for an
+    // event that is not lost: a followed line the next run reads again, a request
+    // answered 503 that its client sends again. Events a stream listener received but
+    // could not hand over at stop are lost, and the pipeline never saw them.
+    let resent = not_taken_closed + listeners.http.refused_closed();
     let lost = stats.lost().saturating_sub(resent) + listeners.stream.lost();
     let mut line = Summary {
         read: lines + listeners.http.received() + listeners.stream.received() + kafka.received(),

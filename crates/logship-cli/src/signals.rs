@@ -15,6 +15,13 @@ use logship::Logship;
 /// waited for longer.
 pub const READER_GRACE: Duration = Duration::from_millis(500);
 
+/// Longest one offer of an input that keeps what a full queue refuses (a followed file, a
+/// TCP connection) waits for room before the input looks at its stop flag again and
+/// offers the same event anew: a full queue delays such an input, never loses from it,
+/// and a stop is noticed within this (well inside [`READER_GRACE`]) rather than after the
+/// pipeline's longest wait of 60 s.
+pub const OFFER_WAIT: Duration = Duration::from_millis(250);
+
 /// Calls `signalled` on each SIGTERM or SIGINT; `without` says what a signal would cost
 /// if no handler can be installed (printed once).
 pub fn on_termination(signalled: impl FnMut() + Send + 'static, without: &str) {

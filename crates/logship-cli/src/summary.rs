@@ -56,9 +56,10 @@ pub struct Summary<'a> {
     pub gzip: bool,
     /// How long the run took.
     pub elapsed: Duration,
-    /// Events the pipeline refused and counted as dropped that are not lost: their sender
-    /// sends them again (an HTTP client answered 503, the follower's or the TCP reader's
-    /// retry); the line's `dropped` leaves them out.
+    /// Events the pipeline refused after it shut down and counted as dropped
+    /// (`dropped_closed`) that are not lost: a followed line the next run reads again, an
+    /// HTTP request answered 503 that its client sends again; the line's `dropped` leaves
+    /// them out. (A full queue hands its refusals back to such inputs uncounted as drops.)
     pub resent: u64,
 }
 

@@ -59,6 +59,46 @@ fn a_gigabyte_backlog_with_the_intake_paused_is_read_only_as_fast_as_it_ships() 
 }
 
 #[test]
+fn a_queue_far_smaller_than_the_backlog_hands_its_refusals_back_and_drops_nothing() {
+    // 2,000 lines into a queue of 4, behind an intake that holds its first answer for
+    // 1.5 s: meanwhile the queue stays full, and each of the follower's offers (waiting
+    // 250 ms) comes back to it and is offered again.
+    let intake = intake();
+    intake.set_delay(Duration::from_millis(1500));
+    let dir = fresh_dir("follow-offer-tiny-queue");
+    let (log, stats_json) = (dir.join("app.log"), dir.join("stats.json"));
+    write_lines(&log, 0..2_000);
+    let follower = follow_without_checkpoint(
+        &intake,
+        &log,
+        &[
+            "--queue-capacity",
+            "4",
+            "--max-batch-records",
+            "4",
+            "--stats-json",
+            s(&stats_json),
+        ],
+    );
+    wait_until("the first request held", || !intake.requests().is_empty());
+    intake.set_delay(Duration::ZERO);
+    wait_events(&intake, 2_000);
+    let summary = stop_with_every_line_once(follower, &intake, 2_000);
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats_json).unwrap()).unwrap();
+    assert_eq!(stats["dropped_queue_full"], 0, "{stats}");
+    assert!(
+        stats["queue_full_returned"].as_u64().unwrap() > 0,
+        "{stats}"
+    );
+    assert!(summary.contains("; 0 dropped, 0 failed"), "{summary}");
+    assert!(
+        summary.contains("waited out a full queue and were retried (not lost)"),
+        "{summary}"
+    );
+}
+
+#[test]
 fn a_backlog_ships_in_batches_of_a_thousand_unless_the_flag_says_otherwise() {
     // The service's default (the library's is 200): 3,000 lines written at once fill
     // batches of exactly 1,000, never more.

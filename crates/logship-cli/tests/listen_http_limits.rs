@@ -41,6 +41,7 @@ fn send_until_accepted(port: u16, ids: std::ops::Range<u64>) -> u64 {
 fn a_full_queue_answers_503_with_retry_after_and_everything_sent_again_arrives() {
     let intake = intake();
     intake.pause(); // answers held: the pipeline's queue fills
+    let stats_json = common::temp_path("listen-503-stats.json");
     let mut l = Listener::start(
         &intake,
         &[
@@ -51,6 +52,8 @@ fn a_full_queue_answers_503_with_retry_after_and_everything_sent_again_arrives()
             "4",
             "--shutdown-timeout-ms",
             "30000",
+            "--stats-json",
+            stats_json.to_str().unwrap(),
         ],
     );
     // Fill until the first 503.
@@ -84,6 +87,14 @@ fn a_full_queue_answers_503_with_retry_after_and_everything_sent_again_arrives()
     assert!(
         s.contains("; 0 dropped,"),
         "a refused event is resent, not dropped: {s}"
+    );
+    // Not dropped on any surface: the pipeline handed the refusal back, uncounted as a drop.
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats_json).unwrap()).unwrap();
+    assert_eq!(stats["dropped_queue_full"], 0, "{stats}");
+    assert!(
+        stats["queue_full_returned"].as_u64().unwrap() >= 1,
+        "{stats}"
     );
 }
 

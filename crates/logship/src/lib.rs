@@ -145,7 +145,8 @@
 //! are all kept or all dropped, in every thread and process using the same rate; turn it
 //! off with [`Builder::sample_by_trace`] for the cheapest check) and counted in
 //! [`Stats::sampled_out`]. Held-back events are not lost: for every log call,
-//! calls = `enqueued` + [`Stats::dropped`] + [`Stats::suppressed`].
+//! calls = `enqueued` + [`Stats::dropped`] + [`Stats::suppressed`] (+
+//! [`Stats::queue_full_returned`]: records [`Logship::offer`] handed back).
 //! [`Builder::drop_notices`] adds one WARN event (`logship.notice = "dropped"`) per drop
 //! episode: "logship dropped N events (queue full: a, burst limit: b) between T1 and T2".
 //! These synthetic events (counted in [`Stats::notices`]) are added by the batcher past
@@ -450,7 +451,7 @@ pub use observe::reporter::DeliveryError;
 pub use observe::stall::{StallAlarm, StallCallback};
 pub use observe::stats::Stats;
 pub use pipeline::{Builder, Guard, Logship, ShutdownReport};
-pub use queue::Rejected;
+pub use queue::{Offered, Rejected};
 pub use spill::{
     inspect, remove_all, SegmentInfo, SpillConfig, SpillError, SpillFsync, SpillFull, SpillStats,
 };

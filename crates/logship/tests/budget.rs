@@ -1,15 +1,16 @@
 //! Volume budgets (issue 17 part 3), end to end over loopback HTTP to the strict intake:
 //! exact accounting when many threads cross a cap at once, DEBUG shed first, the amount
-//! spent surviving a restart, a level's own cap, a corrupt state file, and a UTC day boundary (the clock is
-//! injected, never slept on).
+//! spent surviving a restart, a level's own cap, a corrupt state file, a UTC day boundary (the clock is
+//! injected, never slept on), and the refund of an offer a full queue hands back.
 
 mod common;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use common::{builder, intake, TempDir, WAIT};
-use logship::{Health, Level, Record, Rejected, Stats};
+use logship::{Health, Level, Offered, Record, Rejected, Stats};
 use logship_intake::Intake;
 
 /// 2026-12-01 23:59:00 UTC: one minute before a day boundary, mid-hour never crossed.
@@ -94,6 +95,51 @@ fn a_cap_crossed_by_many_threads_at_once_admits_exactly_the_cap_and_counts_the_r
     seen.sort(); // concurrent batches may arrive in either order
     assert_eq!(seen, ["budget_exhausted", "budget_warning"]);
     assert_eq!(s.lost(), 0, "held back by the user's budget is not lost");
+}
+
+#[test]
+fn an_offer_the_full_queue_hands_back_is_refunded_to_the_budget() {
+    let intake = intake();
+    intake.pause(); // the queue fills behind the held request
+    let (_, clock) = clock(BEFORE_MIDNIGHT - 1800);
+    let (logship, _guard) = builder(&intake)
+        .queue_capacity(1)
+        .max_batch_records(1)
+        .max_in_flight(1)
+        .budget_day_events(10)
+        .budget_overdraft_percent(0)
+        .budget_clock(clock)
+        .build()
+        .unwrap();
+    // Twenty refusals and the few the pipeline holds: were each refusal charged, the cap
+    // of ten would refuse them as over budget instead of handing them back.
+    let (mut taken, mut returned) = (0u64, 0u64);
+    let mut record = event(Level::Error, 0);
+    while returned < 20 {
+        match logship.offer(record, Duration::ZERO) {
+            Ok(()) => {
+                taken += 1;
+                record = event(Level::Error, taken);
+            }
+            Err(Offered::Full(back)) => {
+                returned += 1;
+                record = back;
+            }
+            Err(other) => panic!("after {taken} taken, {returned} handed back: {other:?}"),
+        }
+        assert!(
+            taken < 10,
+            "a paused pipeline with a queue of one took {taken}"
+        );
+    }
+    intake.resume();
+    assert_eq!(logship.offer(record, WAIT), Ok(()));
+    logship.flush(WAIT).unwrap();
+    let s = logship.stats();
+    assert_eq!(s.enqueued - s.budget_notices, taken + 1, "{s:?}");
+    assert_eq!((s.queue_full_returned, s.over_budget()), (20, 0), "{s:?}");
+    assert_eq!((s.dropped(), s.lost()), (0, 0), "{s:?}");
+    assert_eq!(user_events(&intake).len() as u64, taken + 1);
 }
 
 #[test]

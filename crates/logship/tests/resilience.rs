@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::*;
-use logship::{Logship, Rejected};
+use logship::{Logship, Offered, Rejected};
 use logship_intake::Fault;
 
 #[test]
@@ -127,6 +127,57 @@ fn push_with_overrides_the_pipelines_policy_for_one_call() {
         received_seqs(&intake),
         (0..=admitted as u64).collect::<Vec<_>>()
     );
+}
+
+#[test]
+fn an_offer_the_full_queue_refuses_is_handed_back_not_lost_and_taken_once_there_is_room() {
+    let intake = intake();
+    intake.pause();
+    let (logship, _guard) = builder(&intake)
+        .queue_capacity(4)
+        .max_in_flight(1)
+        .max_batch_records(2)
+        .build()
+        .unwrap();
+    // Fill the queue behind the held request.
+    let mut taken = 0;
+    let refused = loop {
+        let record = numbered(taken);
+        let sent = record.clone();
+        match logship.offer(record, Duration::ZERO) {
+            Ok(()) => taken += 1,
+            Err(Offered::Full(back)) => {
+                assert_eq!(back, sent, "the refused record came back changed");
+                break back;
+            }
+            Err(other) => panic!("refused for another reason: {other:?}"),
+        }
+        assert!(taken < 100, "a queue of 4 took {taken}");
+    };
+    assert!(intake.wait_for_requests(1, WAIT));
+    let stats = logship.stats();
+    assert_eq!(stats.queue_full_returned, 1);
+    assert_eq!(
+        stats.dropped_queue_full, 0,
+        "a record its caller kept counted as dropped"
+    );
+    assert_eq!(stats.lost(), 0);
+    // The caller offers it again, waiting; the intake answers and room comes.
+    let waiter = {
+        let logship = logship.clone();
+        std::thread::spawn(move || logship.offer(refused, Duration::from_secs(30)))
+    };
+    intake.resume();
+    assert_eq!(waiter.join().unwrap(), Ok(()));
+    logship.flush(WAIT).unwrap();
+    assert_eq!(
+        received_seqs(&intake),
+        (0..=taken as u64).collect::<Vec<_>>(),
+        "every event once"
+    );
+    let stats = logship.stats();
+    assert_eq!((stats.dropped_queue_full, stats.lost()), (0, 0));
+    assert_eq!(stats.enqueued, taken as u64 + 1);
 }
 
 #[test]

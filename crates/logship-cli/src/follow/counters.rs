@@ -27,11 +27,17 @@ pub struct Counters {
     pub cut_largest: AtomicU64,
     /// Lines that were not a JSON object (`Json` format).
     pub parse_errors: AtomicU64,
-    /// Pushes refused because the queue stayed full, retried (not lost).
+    /// Offers the full queue handed back, made again (not lost; the pipeline counts them
+    /// in `queue_full_returned`, not as dropped).
     pub refusals_retried: AtomicU64,
-    /// Lines refused because the pipeline was shutting down: they are not covered by the
-    /// checkpoint, so the next run reads them again (the pipeline counts them as dropped).
+    /// Lines not handed over because the follower stopped while the queue was full, or
+    /// the pipeline had shut down: they are not covered by the checkpoint, so the next run
+    /// reads them again (not lost).
     pub not_taken: AtomicU64,
+    /// Of `not_taken`, the lines refused because the pipeline had shut down already (its
+    /// reader outlived the grace a stop gives it): the pipeline counts those in
+    /// `dropped_closed`, so the summary leaves them out of what was lost.
+    pub not_taken_closed: AtomicU64,
     /// Events joined from more than one line.
     pub multiline_events: AtomicU64,
     /// Multi-line events ended by their line or byte limit (the rest is the next event).

@@ -7,14 +7,15 @@
 //! moves just past a line only once everything up to it was handed to the pipeline, and
 //! once a line is not handed over (stopping), nothing after it is.
 //!
-//! Must never: drop a line because the queue stayed full (it retries), move `pushed` past
-//! a held or unfinished line, or block on anything but the pipeline's queue.
+//! Must never: drop a line because the queue stayed full (the record comes back and is
+//! offered again), move `pushed` past a held or unfinished line, or block on anything but
+//! the pipeline's queue.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use logship::{Logship, Record, Rejected};
+use logship::{Logship, Offered, Record, Rejected};
 
 use super::container;
 use super::counters::Counters;
@@ -23,6 +24,7 @@ use super::options::{LineFormat, Options};
 use super::tail::Line;
 use crate::lines::room::LineBuf;
 use crate::lines::{json_record_with, mark_read_cut, text_record_with_room};
+use crate::signals::OFFER_WAIT;
 
 /// Hands one file's lines to the pipeline (through its multi-line assembler, if any),
 /// keeping `pushed` just past the last line handed over. Once one is not handed over
@@ -192,7 +194,7 @@ pub(super) struct Join {
 }
 
 /// Turns one line (or joined event) into an event and hands it to the pipeline, waiting
-/// while the queue is full (a refusal after the library's longest wait is retried, never
+/// while the queue is full (the record a full queue gives back is offered again, never
 /// dropped). Returns false when it was not handed over (the follower is stopping).
 fn push_text(
     emit: &Emit<'_>,
@@ -211,7 +213,7 @@ fn push_text(
         return true; // nothing to ship; the offset moves past it
     }
     let cut = real_len > bytes.len();
-    let make = || {
+    let record = {
         // A JSON event gets the file's fields right after its message (never among the
         // last fields, which truncation may leave out); a text event after its message.
         let mut record = match opts.format {
@@ -246,11 +248,10 @@ fn push_text(
         }
         record
     };
-    let record = make();
     if opts.format == LineFormat::Json && record.entries().any(is_parse_error) {
         counters.parse_errors.fetch_add(1, Ordering::Relaxed);
     }
-    if !deliver(logship, record, &make, stop, counters) {
+    if !deliver(logship, record, stop, counters) {
         return false;
     }
     if cut {
@@ -280,34 +281,29 @@ fn is_parse_error(e: logship::Entry<'_>) -> bool {
     matches!(e, logship::Entry::Field("logship.parse_error", _))
 }
 
-/// Pushes `record`, retrying with a fresh one from `make` while the queue stays full.
-fn deliver(
-    logship: &Logship,
-    record: Record,
-    make: &dyn Fn() -> Record,
-    stop: &AtomicBool,
-    counters: &Counters,
-) -> bool {
+/// Offers `record` until the pipeline takes it: a full queue gives it back, and it is
+/// offered again (not rebuilt, not counted as dropped) until the follower stops.
+fn deliver(logship: &Logship, record: Record, stop: &AtomicBool, counters: &Counters) -> bool {
     let mut record = record;
     loop {
-        match logship.push(record) {
+        match logship.offer(record, OFFER_WAIT) {
+            Ok(()) => return true,
+            Err(Offered::Refused(Rejected::Closed)) => {
+                counters.not_taken.fetch_add(1, Ordering::Relaxed);
+                counters.not_taken_closed.fetch_add(1, Ordering::Relaxed);
+                return false;
+            }
             // Held back by the user's burst limit, sampling or volume budget, or alone
             // larger than the queue holds (a poison line: retrying it would stall the
             // file forever): counted by the pipeline, done with.
-            Ok(()) | Err(Rejected::Suppressed | Rejected::OverBudget | Rejected::TooLarge) => {
-                return true
-            }
-            Err(Rejected::Closed) => {
-                counters.not_taken.fetch_add(1, Ordering::Relaxed);
-                return false;
-            }
-            Err(_) => {
+            Err(Offered::Refused(_)) => return true,
+            Err(Offered::Full(back)) => {
                 if stop.load(Ordering::Acquire) {
                     counters.not_taken.fetch_add(1, Ordering::Relaxed);
                     return false;
                 }
                 counters.refusals_retried.fetch_add(1, Ordering::Relaxed);
-                record = make();
+                record = back;
             }
         }
     }

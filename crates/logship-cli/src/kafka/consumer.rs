@@ -20,7 +20,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use logship::{kafka_refusal, KafkaRefusal, Logship, Overflow, Record, Rejected};
+use logship::{kafka_refusal, KafkaRefusal, Logship, Offered, Record, Rejected};
 use rdkafka::client::ClientContext;
 use rdkafka::config::{ClientConfig, RDKafkaLogLevel};
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance};
@@ -49,8 +49,8 @@ pub(crate) struct Counters {
     pub commits: AtomicU64,
     /// Times the partitions were paused because the queue was full.
     pub pauses: AtomicU64,
-    /// Pushes refused by a full queue (counted dropped by the pipeline, pushed again: not
-    /// lost).
+    /// Offers a full queue handed back (counted by the pipeline in `queue_full_returned`,
+    /// not as dropped; the held message is offered again: not lost).
     pub refused: AtomicU64,
     /// Consumer errors reported by librdkafka.
     pub errors: AtomicU64,
@@ -368,11 +368,6 @@ impl KafkaInputs {
         self.started > 0 && self.refused() == self.started as u64
     }
 
-    /// Pushes refused by a full queue and made again (not lost).
-    pub(crate) fn retried(&self) -> u64 {
-        self.counters.refused.load(Ordering::Acquire)
-    }
-
     /// The inputs' part of the summary line (empty without Kafka inputs).
     pub(crate) fn describe(&self) -> String {
         if self.started == 0 {
@@ -417,16 +412,18 @@ enum Pushed {
 
 /// Pushes one message and, once in, records its offset as pushed.
 fn push(shared: &Shared, topic: &str, partition: i32, offset: i64, payload: &[u8]) -> Pushed {
+    // The message is held (in librdkafka's buffer or the backlog), so a record the full
+    // queue hands back is not kept: it is made again from the message.
     match shared
         .logship
-        .push_with(record(payload), Overflow::Block(Duration::from_millis(50)))
+        .offer(record(payload), Duration::from_millis(50))
     {
-        Err(Rejected::Closed) => Pushed::Closed,
-        Err(Rejected::QueueFull) => {
+        Err(Offered::Refused(Rejected::Closed)) => Pushed::Closed,
+        Err(Offered::Full(_)) => {
             shared.counters.refused.fetch_add(1, Ordering::Relaxed);
             Pushed::Full
         }
-        Ok(()) | Err(_) => {
+        Ok(()) | Err(Offered::Refused(_)) => {
             shared.counters.received.fetch_add(1, Ordering::Relaxed);
             let mut pushed = shared.pushed.lock().unwrap_or_else(|e| e.into_inner());
             match pushed.get_mut(topic) {

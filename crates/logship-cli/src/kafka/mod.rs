@@ -38,9 +38,6 @@ impl KafkaInputs {
     pub(crate) fn received(&self) -> u64 {
         0
     }
-    pub(crate) fn retried(&self) -> u64 {
-        0
-    }
     pub(crate) fn refused(&self) -> u64 {
         0
     }

@@ -255,6 +255,12 @@ stats! {
     striped enqueued: u64;
     /// Events refused because the queue (records or bytes) was full.
     striped dropped_queue_full: u64;
+    /// Refusals of a full queue handed back to a caller that keeps the event
+    /// ([`Logship::offer`](crate::Logship::offer): a followed file's line, a TCP
+    /// connection's event, an HTTP request answered 503, a message a consumer holds) and
+    /// offers it again: not a loss, so neither in `dropped_queue_full` nor in
+    /// [`Stats::lost`]. One event refused several times counts each time.
+    counter queue_full_returned: u64;
     /// Events refused because the pipeline was already shut down.
     counter dropped_closed: u64;
     /// Events refused because one alone is larger than `queue_max_bytes` (it could never
@@ -429,7 +435,7 @@ impl Stats {
 
     /// Events held back by the user's own policy (burst limits, sampling, volume
     /// budgets): counted, not lost. For every log call: calls = `enqueued` -
-    /// `budget_notices` + `dropped()` + `suppressed()`.
+    /// `budget_notices` + `dropped()` + `suppressed()` + `queue_full_returned`.
     pub fn suppressed(&self) -> u64 {
         self.burst_suppressed + self.sampled_out + self.over_budget()
     }

@@ -28,7 +28,7 @@ use crate::deliver::pool::Pool;
 use crate::deliver::settle;
 use crate::error::FlushTimeout;
 use crate::observe::stats::{Counters, Stats};
-use crate::queue::{Queue, Rejected};
+use crate::queue::{Offered, Queue, Rejected};
 use crate::spill::handover;
 use shared::Shared;
 
@@ -43,7 +43,8 @@ pub use builder::Builder;
 /// guard was dropped at once (`let (layer, _) = ...` drops it; `_guard` keeps it).
 const CLOSED_NOTICE: &str = "warning: an event was logged after this pipeline shut down (its Guard was dropped, or shutdown was called); it and any later ones are not shipped and are counted as dropped_closed. Keep the guard alive as long as the program logs: `let (layer, _guard) = ...`, not `let (layer, _) = ...`";
 
-/// The longest one call of [`Logship::push_with`] waits for room (as `block_timeout_ms`).
+/// The longest one call of [`Logship::push_with`] or [`Logship::offer`] waits for room (as
+/// `block_timeout_ms`).
 const MAX_BLOCK: Duration = Duration::from_secs(60);
 
 /// Longest a panic waits for a pipeline's queued events to be delivered (see
@@ -119,13 +120,15 @@ impl Logship {
         if shared.control.admit_record(&record, &shared.counters) != Verdict::Keep {
             return Err(Rejected::Suppressed);
         }
-        self.enqueue(record, None)
+        self.push_queue(record, None)
     }
 
     /// [`Logship::push`] with this call's own overflow policy in place of the pipeline's:
     /// `Overflow::DropNewest` never waits (a listener answers `503` and the client sends
     /// again), `Overflow::Block(d)` waits at most `d` (at most 60 s, the builder's limit) for room.
-    /// A refusal is counted in `Stats` like any other.
+    /// A refusal is counted in `Stats` like any other; a caller that keeps a refused record
+    /// and offers it again uses [`Logship::offer`] instead, which gives it back uncounted
+    /// as a drop.
     pub fn push_with(&self, record: Record, overflow: Overflow) -> Result<(), Rejected> {
         if let Some(rejected) = self.refuse_closed() {
             return Err(rejected);
@@ -138,7 +141,48 @@ impl Logship {
             Overflow::Block(d) => Overflow::Block(d.min(MAX_BLOCK)),
             drop => drop,
         };
-        self.enqueue(record, Some(overflow))
+        self.push_queue(record, Some(overflow))
+    }
+
+    /// Hands a record to the pipeline for a caller that keeps what a full queue refuses
+    /// and offers it again later (a followed file, a TCP connection, a consumer holding a
+    /// message, a listener whose client sends again). Waits at most `wait` for room (at
+    /// most 60 s; `Duration::ZERO` never waits); when the queue stays full, the record
+    /// comes back as `Err(Offered::Full(record))`, counted in `Stats::queue_full_returned`
+    /// and not as a drop: nothing is lost while the caller holds it. The refusal neither
+    /// marks the queue full for other callers nor makes this thread back off.
+    ///
+    /// Every other outcome is [`Logship::push_with`]'s, counted as it counts them, in
+    /// `Err(Offered::Refused(_))`: `Closed`, `Suppressed` (each offer goes through the
+    /// burst limits and sampling again), `OverBudget`, `TooLarge` (the volume budget is
+    /// charged only for a record the queue takes).
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// # use logship::{Logship, Offered, Record};
+    /// # fn keep_offering(logship: &Logship, mut record: Record) {
+    /// loop {
+    ///     match logship.offer(record, Duration::from_millis(250)) {
+    ///         Err(Offered::Full(back)) => record = back, // still ours: offer it again
+    ///         _ => return,                               // taken, or refused and counted
+    ///     }
+    /// }
+    /// # }
+    /// ```
+    pub fn offer(&self, record: Record, wait: Duration) -> Result<(), Offered> {
+        if let Some(rejected) = self.refuse_closed() {
+            return Err(rejected.into());
+        }
+        let shared = &self.inner.shared;
+        if shared.control.admit_record(&record, &shared.counters) != Verdict::Keep {
+            return Err(Rejected::Suppressed.into());
+        }
+        let wait = wait.min(MAX_BLOCK);
+        self.enqueue(record, |r| {
+            self.inner
+                .queue
+                .offer(&shared.memory, &shared.counters, r, wait)
+        })
     }
 
     /// Pushes a record of an integration that [`Logship::admit`] let through before it
@@ -151,7 +195,7 @@ impl Logship {
         if !shared.control.admit_built(&record, &shared.counters) {
             return Err(Rejected::Suppressed);
         }
-        self.enqueue(record, None)
+        self.push_queue(record, None)
     }
 
     /// Counts (and tells once) a call after shutdown began.
@@ -175,25 +219,34 @@ impl Logship {
         shared.control.admit(level, site, &shared.counters)
     }
 
-    /// Hands an admitted record to the queue, through the volume budget when one is set
-    /// (a record the queue then refuses is refunded, so the budget's count stays exact).
-    fn enqueue(&self, record: Record, overflow: Option<Overflow>) -> Result<(), Rejected> {
+    /// Hands an admitted record to the queue (the pipeline's policy, or `overflow`).
+    fn push_queue(&self, record: Record, overflow: Option<Overflow>) -> Result<(), Rejected> {
+        let shared = &self.inner.shared;
+        self.enqueue(record, |r| {
+            self.inner
+                .queue
+                .push_with(&shared.memory, &shared.counters, r, overflow)
+        })
+    }
+
+    /// Hands an admitted record to the queue with `push`, through the volume budget when
+    /// one is set (a record the queue then refuses is refunded, so the budget's count
+    /// stays exact).
+    fn enqueue<E: From<Rejected>>(
+        &self,
+        record: Record,
+        push: impl FnOnce(Record) -> Result<(), E>,
+    ) -> Result<(), E> {
         let shared = &self.inner.shared;
         let Some(budget) = &shared.budget else {
-            return self
-                .inner
-                .queue
-                .push_with(&shared.memory, &shared.counters, record, overflow);
+            return push(record);
         };
         let bytes = record.size() as u64;
         let level = record.level();
         if !budget.admit(level, bytes, &shared.counters) {
-            return Err(Rejected::OverBudget);
+            return Err(Rejected::OverBudget.into());
         }
-        let pushed = self
-            .inner
-            .queue
-            .push_with(&shared.memory, &shared.counters, record, overflow);
+        let pushed = push(record);
         if pushed.is_err() {
             budget.refund(level, bytes);
         }

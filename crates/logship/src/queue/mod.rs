@@ -13,6 +13,10 @@
 //! delivery collapses. An accepted call never waits; a refused one at most
 //! `BACK_OFF_MAX`, and only while the queue is short of CPU rather than stuck.
 //!
+//! A caller that keeps what the queue refuses (a followed file, a TCP connection, a
+//! listener answering 503) uses `offer` instead: a refused record comes back to it,
+//! counted apart from the drops, and neither marks the queue full nor makes it back off.
+//!
 //! The memory bound ([`Memory`], in `memory`) lives here because the queue is where it
 //! is reserved: a record holds its bytes from the moment it is queued until its batch
 //! settles, and the settlement (in `deliver::settle`) releases them. Counting a refused
@@ -23,7 +27,7 @@ mod memory;
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 
@@ -61,6 +65,30 @@ pub enum Rejected {
     TooLarge,
 }
 
+/// Why [`Logship::offer`](crate::Logship::offer) did not take a record.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Offered {
+    /// The queue stayed full for the whole wait: the record is handed back, the caller's to
+    /// offer again. Counted in `Stats::queue_full_returned`, never as a drop.
+    Full(Record),
+    /// Refused for any other reason, counted as [`Logship::push_with`](crate::Logship::push_with)
+    /// counts it (never [`Rejected::QueueFull`]).
+    Refused(Rejected),
+}
+
+impl From<Rejected> for Offered {
+    fn from(rejected: Rejected) -> Offered {
+        Offered::Refused(rejected)
+    }
+}
+
+/// A record the queue had no room for, and whether the byte bound (not the record count)
+/// was what was full.
+struct NoRoom {
+    record: Record,
+    by_bytes: bool,
+}
+
 impl Queue {
     /// A queue of at most `capacity` records and the receiver the batcher drains.
     pub(crate) fn bounded(capacity: usize, overflow: Overflow) -> (Queue, Receiver<Record>) {
@@ -96,16 +124,68 @@ impl Queue {
     ) -> Result<(), Rejected> {
         let overflow = overflow.unwrap_or(self.overflow);
         let size = record.size();
-        if !memory.could_ever_hold(size) {
-            // Refused on its own: no saturation mark (nothing would ever clear it, and
-            // every later call would be refused), no wait (no room can come).
-            Counters::add(&counters.dropped_too_large, 1);
-            return Err(Rejected::TooLarge);
-        }
+        too_large(memory, counters, size)?;
         if matches!(overflow, Overflow::DropNewest) && memory.is_saturated() {
             refuse(memory, counters, true);
             return Err(Rejected::QueueFull);
         }
+        let wait = match overflow {
+            Overflow::DropNewest => None,
+            Overflow::Block(bound) => Some(bound),
+        };
+        let Err(no_room) = self.place(memory, counters, record, size, wait) else {
+            return Ok(());
+        };
+        let dropping = matches!(overflow, Overflow::DropNewest);
+        if dropping {
+            memory.mark_saturated(no_room.by_bytes);
+            // The batcher (or a settled batch) may have made room between the failed
+            // attempt and the mark, and only its next take (or release) clears a mark:
+            // re-check, so that a mark never outlives a queue with room, which would
+            // refuse every later call while the batcher waits for records.
+            std::sync::atomic::fence(Ordering::SeqCst);
+            if !self.tx.is_full() && memory.has_room(size) {
+                memory.end_saturation();
+            }
+        }
+        refuse(memory, counters, dropping);
+        Err(Rejected::QueueFull)
+    }
+
+    /// Hands a record to the batcher for a caller that keeps what the queue refuses (a
+    /// followed file, a TCP connection, a request answered 503): waits at most `wait` for
+    /// room (zero: not at all), and when the queue stays full gives the record back,
+    /// counted in `queue_full_returned`, not as a drop. It leaves the saturation mark
+    /// alone (it neither reads nor sets it: a record it cannot place is not shed, and a
+    /// mark it never sets cannot outlive the fullness) and never backs off: the caller
+    /// paces itself. Every other outcome is `push_with`'s.
+    pub(crate) fn offer(
+        &self,
+        memory: &Memory,
+        counters: &Counters,
+        record: Record,
+        wait: Duration,
+    ) -> Result<(), Offered> {
+        let size = record.size();
+        too_large(memory, counters, size)?;
+        let wait = (!wait.is_zero()).then_some(wait);
+        self.place(memory, counters, record, size, wait)
+            .map_err(|no_room| {
+                Counters::add(&counters.queue_full_returned, 1);
+                Offered::Full(no_room.record)
+            })
+    }
+
+    /// Queues `record` (of `size` bytes) when both bounds have room, waiting at most `wait`
+    /// for room when given; counts it in `enqueued`. Gives it back when it did not fit.
+    fn place(
+        &self,
+        memory: &Memory,
+        counters: &Counters,
+        record: Record,
+        size: usize,
+        wait: Option<Duration>,
+    ) -> Result<(), NoRoom> {
         let mut slot = Some(record);
         let by_bytes = Cell::new(false);
         let attempt = |slot: &mut Option<Record>| -> bool {
@@ -126,31 +206,23 @@ impl Queue {
             }
         };
         let accepted = attempt(&mut slot)
-            || match overflow {
-                Overflow::DropNewest => false,
-                Overflow::Block(bound) => {
-                    memory.wait_for_room(Instant::now() + bound, || attempt(&mut slot))
-                }
-            };
-        if accepted {
-            end_drop_run();
-            counters.enqueued.add(1);
-            Ok(())
-        } else {
-            let dropping = matches!(overflow, Overflow::DropNewest);
-            if dropping {
-                memory.mark_saturated(by_bytes.get());
-                // The batcher (or a settled batch) may have made room between the failed
-                // attempt and the mark, and only its next take (or release) clears a mark:
-                // re-check, so that a mark never outlives a queue with room, which would
-                // refuse every later call while the batcher waits for records.
-                std::sync::atomic::fence(Ordering::SeqCst);
-                if !self.tx.is_full() && memory.has_room(size) {
-                    memory.end_saturation();
-                }
+            || wait.is_some_and(|bound| {
+                memory.wait_for_room(Instant::now() + bound, || attempt(&mut slot))
+            });
+        match slot {
+            // Not accepted: the record is still (or again) in its slot.
+            Some(record) => {
+                debug_assert!(!accepted);
+                Err(NoRoom {
+                    record,
+                    by_bytes: by_bytes.get(),
+                })
             }
-            refuse(memory, counters, dropping);
-            Err(Rejected::QueueFull)
+            None => {
+                end_drop_run();
+                counters.enqueued.add(1);
+                Ok(())
+            }
         }
     }
 
@@ -193,6 +265,17 @@ impl Queue {
         refuse(memory, counters, true);
         true
     }
+}
+
+/// Refuses (and counts) a record that alone is larger than the memory bound: no saturation
+/// mark (nothing would ever clear it, and every later call would be refused), no wait (no
+/// room can come).
+fn too_large(memory: &Memory, counters: &Counters, size: usize) -> Result<(), Rejected> {
+    if memory.could_ever_hold(size) {
+        return Ok(());
+    }
+    Counters::add(&counters.dropped_too_large, 1);
+    Err(Rejected::TooLarge)
 }
 
 #[cfg(test)]
@@ -271,6 +354,70 @@ mod tests {
                 "an empty queue is marked full: every later call would be refused"
             );
         }
+    }
+
+    #[test]
+    fn an_offer_a_full_queue_refuses_comes_back_uncounted_as_a_drop_and_marks_nothing() {
+        let (queue, rx, memory, counters) = full_queue(Overflow::DropNewest);
+        let mut record = Record::new(Level::Info, "t");
+        record.message("kept by its caller");
+        let sent = record.clone();
+        // Refused without a break for longer than makes a log call back off.
+        let (started, mut refused) = (Instant::now(), 0);
+        while started.elapsed() < BACK_OFF_AFTER * 3 {
+            match queue.offer(&memory, &counters, record, Duration::ZERO) {
+                Err(Offered::Full(back)) => record = back,
+                other => panic!("a full queue took or refused the offer: {other:?}"),
+            }
+            refused += 1;
+        }
+        // A bounded wait that no room ends gives it back too.
+        match queue.offer(&memory, &counters, record, Duration::from_millis(1)) {
+            Err(Offered::Full(back)) => record = back,
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(record, sent, "the record came back changed");
+        assert_eq!(
+            counters.queue_full_returned.load(Ordering::Relaxed),
+            refused + 1
+        );
+        assert_eq!(counters.dropped_queue_full.get(), 0);
+        assert_eq!(
+            memory.back_offs.load(Ordering::Relaxed),
+            0,
+            "an offer backed off"
+        );
+        assert!(
+            !memory.is_saturated(),
+            "an offer marked the queue full for log calls"
+        );
+        // Room made: the same record is taken, once.
+        assert!(rx.try_recv().is_ok());
+        memory.notify_room();
+        assert_eq!(
+            queue.offer(&memory, &counters, record, Duration::ZERO),
+            Ok(())
+        );
+        assert_eq!(
+            rx.try_recv().map(|r| r.message_str().to_owned()).as_deref(),
+            Ok("kept by its caller")
+        );
+        assert_eq!(counters.enqueued.get(), 2);
+        assert_eq!(counters.dropped_queue_full.get(), 0);
+    }
+
+    #[test]
+    fn an_offer_larger_than_the_byte_bound_is_refused_and_counted_as_a_push_is() {
+        let (queue, _rx) = Queue::bounded(8, Overflow::DropNewest);
+        let (memory, counters) = (Memory::new(1024), Counters::default());
+        let mut big = Record::new(Level::Info, "t");
+        big.message(&"x".repeat(2048));
+        assert_eq!(
+            queue.offer(&memory, &counters, big, Duration::from_secs(60)),
+            Err(Offered::Refused(Rejected::TooLarge))
+        );
+        assert_eq!(counters.dropped_too_large.load(Ordering::Relaxed), 1);
+        assert_eq!(counters.queue_full_returned.load(Ordering::Relaxed), 0);
     }
 
     #[test]

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use logship::{Logship, Overflow, Record, Rejected};
+use logship::{Logship, Offered, Record, Rejected};
 use logship_http::{
     decoded_body, find_header, read_request, write_response, ReadError, Request, Response,
 };
@@ -563,22 +563,24 @@ fn admit(
     let mark = (options.ack == Ack::Delivered).then(|| ack::Mark::take(logship));
     let mut queued = 0u64;
     for record in records {
-        match logship.push_with(record, Overflow::DropNewest) {
-            // Held back by the user's policy, or (in a request under the byte bound, which
-            // cannot happen) alone too large: counted by the pipeline.
-            Ok(()) | Err(Rejected::Suppressed | Rejected::OverBudget | Rejected::TooLarge) => {
-                queued += 1
-            }
-            Err(Rejected::QueueFull | Rejected::Closed) => {
+        // The refused records are the client's to send again: a full queue hands them back
+        // (not counted as dropped), without waiting.
+        match logship.offer(record, Duration::ZERO) {
+            Ok(()) => queued += 1,
+            Err(refusal @ (Offered::Full(_) | Offered::Refused(Rejected::Closed))) => {
                 // Records before this one stay queued (at-least-once: the client sends
                 // the whole request again).
                 Counters::add(&counters.accepted, queued);
-                Counters::add(&counters.refusals, 1);
+                if matches!(refusal, Offered::Refused(_)) {
+                    Counters::add(&counters.refusals_closed, 1);
+                }
                 Counters::add(&counters.refused, total - queued);
                 return Outcome::Busy;
             }
-            // A variant added later: treated as held back, never as queued-and-lost.
-            Err(_) => queued += 1,
+            // Held back by the user's policy, or (in a request under the byte bound, which
+            // cannot happen) alone too large, or a reason added later: counted by the
+            // pipeline, treated as held back, never as queued-and-lost.
+            Err(Offered::Refused(_)) => queued += 1,
         }
     }
     Counters::add(&counters.accepted, queued);

@@ -36,11 +36,12 @@ pub(crate) struct Counters {
     /// (its `drops` counter in `/proc/net/udp`): lost, reason "socket buffer full". The
     /// pipeline never saw them, so they are added to its losses.
     pub udp_kernel_dropped: AtomicU64,
-    /// TCP pushes refused after the wait and retried: the pipeline counted each in
-    /// `dropped_queue_full`, but the event was not lost.
+    /// TCP offers the full queue handed back after the wait, offered again: not lost, and
+    /// not counted as dropped by the pipeline (its `queue_full_returned`).
     pub refusals_retried: AtomicU64,
     /// Events fully received but never handed to the pipeline because the listener
-    /// stopped while the queue was full (or the pipeline had shut down): lost.
+    /// stopped while the queue was full (or, over TCP, came after one the shut-down
+    /// pipeline refused, which it counts itself in `dropped_closed`): lost.
     pub not_taken: AtomicU64,
     /// Connections that were in the middle of an event when the listener stopped: that
     /// partial event is not shipped (it was never fully received).
@@ -92,9 +93,8 @@ impl Counters {
         get(&self.udp_dropped)
     }
 
-    /// TCP refusals that were retried: the pipeline counted them in `dropped_queue_full`
-    /// but nothing was lost, so subtract this from the pipeline's `lost()` (as `--follow`
-    /// does with its own `refusals_retried`).
+    /// TCP offers the full queue handed back and that were offered again (not lost).
+    #[cfg(test)]
     pub(crate) fn retried(&self) -> u64 {
         get(&self.refusals_retried)
     }

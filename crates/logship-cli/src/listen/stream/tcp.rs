@@ -1,18 +1,18 @@
 //! `serve_tcp`: the accept loop and one thread per connection, for `tcp://` and
 //! `syslog+tcp://`.
 //!
-//! Why it exists: a TCP sender is read only as fast as the pipeline takes its events: a
-//! push waits while the queue is full (the pipeline is built with `Overflow::Block`), so
-//! the connection is not read, the sender's socket buffer fills, and its own policy
-//! applies. A push still refused after the wait is retried, never dropped. Each wait is
-//! short (`PUSH_WAIT`), so a stop is noticed between waits instead of after the
-//! pipeline's 60 s.
+//! Why it exists: a TCP sender is read only as fast as the pipeline takes its events: an
+//! event is offered (`Logship::offer`) and waits while the queue is full, so the
+//! connection is not read, the sender's socket buffer fills, and its own policy applies.
+//! An event the queue still refuses after the wait comes back and is offered again, never
+//! dropped nor counted as dropped. Each wait is short (`OFFER_WAIT`), so a stop is noticed
+//! between waits instead of after the pipeline's 60 s.
 //!
 //! Must never: serve more than `max_connections` at once (more are accepted and closed at
 //! once, counted), keep a silent connection past `idle_timeout`, busy-loop (accept and
 //! reads wake every `STOP_TICK` to notice `stop`), or lose an event silently: once stopping,
-//! what was received is pushed; what the pipeline can no longer take is counted
-//! `not_taken`.
+//! what was received is offered; what the queue can no longer take is counted
+//! `not_taken` (what the pipeline refuses as shut down, it counts itself).
 //!
 //! On stop, a connection is not cut while its sender is still writing (that lost a Java
 //! `Socket` appender's last events to "Broken pipe"): new connections are no longer
@@ -28,17 +28,15 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use logship::{Logship, Overflow, Rejected};
+use logship::{Logship, Offered, Rejected};
 
 use super::counters::{bump, Counters};
 use super::event::{build, count};
 use super::framing::{Frame, Framer, Framing};
 use super::limits::Limits;
 use crate::listen::stop::STOP_TICK;
+use crate::signals::OFFER_WAIT;
 
-/// Longest one push waits for room before `stop` is looked at again (the push is then
-/// retried with a fresh record: a full queue delays a connection, never loses from it).
-const PUSH_WAIT: Duration = Duration::from_millis(250);
 /// Bytes read from a connection at a time.
 const READ_BUF: usize = 64 * 1024;
 /// Once stopping, a sender silent this long is done: its connection is closed.
@@ -224,8 +222,9 @@ struct Pusher<'a> {
 
 impl Pusher<'_> {
     fn frame(&mut self, f: Frame<'_>) {
-        let make = || build(self.framing, f.bytes, f.real_len);
-        let Some(built) = make() else { return };
+        let Some(built) = build(self.framing, f.bytes, f.real_len) else {
+            return;
+        };
         let counters = self.counters;
         bump(match self.framing {
             Framing::Lines => &counters.tcp_events,
@@ -241,22 +240,22 @@ impl Pusher<'_> {
         }
         let mut record = built.record;
         loop {
-            match self.logship.push_with(record, Overflow::Block(PUSH_WAIT)) {
+            match self.logship.offer(record, OFFER_WAIT) {
                 // Held back by the user's burst limit, sampling or budget, or alone
                 // larger than the queue holds (it never fits: retrying would stall the
-                // connection): counted by the pipeline, done with.
-                Ok(()) | Err(Rejected::Suppressed | Rejected::OverBudget | Rejected::TooLarge) => {
-                    return
+                // connection), or refused because the pipeline shut down: counted by the
+                // pipeline, done with (and, shut down, none after it is offered).
+                Ok(()) => return,
+                Err(Offered::Refused(rejected)) => {
+                    self.halted = rejected == Rejected::Closed;
+                    return;
                 }
-                Err(Rejected::QueueFull) if !self.stop.load(Ordering::Acquire) => {
+                Err(Offered::Full(back)) if !self.stop.load(Ordering::Acquire) => {
                     bump(&counters.refusals_retried);
-                    match make() {
-                        Some(again) => record = again.record,
-                        None => return,
-                    }
+                    record = back;
                 }
-                // Stopping with the queue full, or the pipeline shut down.
-                Err(_) => {
+                // Stopping with the queue full: received, never handed over.
+                Err(Offered::Full(_)) => {
                     self.halted = true;
                     bump(&counters.not_taken);
                     return;

@@ -423,6 +423,10 @@ fn tcp_backpressure_stalls_the_sender_and_loses_nothing() {
     }
     assert!(last < total, "reading stopped at {last}");
     assert!(!done.load(Ordering::Acquire), "the sender's writes stall");
+    // The reader's offers come back while the queue stays full (each after its wait).
+    wait_until("an offer handed back", || {
+        rig.logship.stats().queue_full_returned > 0
+    });
     rig.intake.resume();
     writer.join().expect("writer");
     rig.wait_events(total as usize, Duration::from_secs(120));
@@ -431,8 +435,18 @@ fn tcp_backpressure_stalls_the_sender_and_loses_nothing() {
     seqs.dedup();
     assert_eq!(seqs.len() as u64, total, "every line arrived");
     assert_eq!(rig.counters.lost(), 0);
+    // Every refusal went back to the reader and was offered again: none is a drop.
     let stats = rig.logship.stats();
-    assert_eq!(stats.lost() - rig.counters.retried(), 0, "{stats:?}");
+    assert_eq!(
+        (stats.dropped_queue_full, stats.lost()),
+        (0, 0),
+        "{stats:?}"
+    );
+    assert_eq!(
+        stats.queue_full_returned,
+        rig.counters.retried(),
+        "{stats:?}"
+    );
 }
 
 #[test]
@@ -460,7 +474,10 @@ fn udp_drops_under_a_full_queue_are_counted_exactly() {
         "delivered {delivered} + dropped {dropped}"
     );
     assert!(rig.counters.describe().contains("udp dropped (queue full)"));
-    assert_eq!(rig.logship.stats().dropped_queue_full, dropped);
+    // A datagram is not held: a full queue's refusal is a drop, never handed back.
+    let stats = rig.logship.stats();
+    assert_eq!(stats.dropped_queue_full, dropped);
+    assert_eq!(stats.queue_full_returned, 0);
 }
 
 /// A sender that never pauses is read on for the stop's drain deadline (3 s), then cut

@@ -143,7 +143,9 @@ fn take(datagram: &[u8], logship: &Logship, counters: &Counters, max: usize) {
             // counted by the pipeline.
             Ok(()) | Err(Rejected::Suppressed | Rejected::OverBudget | Rejected::TooLarge) => {}
             Err(Rejected::QueueFull) => bump(&counters.udp_dropped),
-            Err(_) => bump(&counters.not_taken),
+            // Shut down (or a reason added later): counted by the pipeline
+            // (`dropped_closed`), so not again here.
+            Err(_) => {}
         }
     }
 }
