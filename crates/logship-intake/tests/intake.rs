@@ -10,8 +10,7 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::client::{ndjson, Client};
-use common::{gzip, start};
+use common::{gzip, ndjson, start, Client};
 use logship_intake::{Fault, Intake, IntakeConfig};
 use serde_json::{json, Value};
 
@@ -38,7 +37,7 @@ fn ndjson_events_are_recorded_with_fields_intact() {
         json!({"message": "three", "n": 3}),
     ];
     let mut c = Client::connect(&intake);
-    let resp = c.post("/logs?tag=x", "application/x-ndjson", &ndjson(&sent));
+    let resp = c.post_typed("/logs?tag=x", "application/x-ndjson", &ndjson(&sent));
     assert_eq!(resp.status, 200);
     assert_eq!(resp.header("content-type"), Some("application/json"));
     assert_eq!(resp.json(), json!({"accepted": 3}));
@@ -70,9 +69,9 @@ fn ndjson_events_are_recorded_with_fields_intact() {
 fn json_array_and_single_object_are_accepted() {
     let intake = start();
     let mut c = Client::connect(&intake);
-    let resp = c.post("/ingest", "application/json", br#"[{"a":1},{"b":"two"}]"#);
+    let resp = c.post_typed("/ingest", "application/json", br#"[{"a":1},{"b":"two"}]"#);
     assert_eq!((resp.status, resp.json()), (200, json!({"accepted": 2})));
-    let resp = c.post(
+    let resp = c.post_typed(
         "/ingest",
         "application/json; charset=utf-8",
         br#"{"single":true}"#,
@@ -128,7 +127,7 @@ fn chunked_body_is_rejected_with_411_and_connection_stays_usable() {
         b"POST /logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n\
           Transfer-Encoding: chunked\r\n\r\n9\r\n{\"a\":1}\n\r\n0\r\n\r\n",
     );
-    let resp = c.read_response().expect("411 response");
+    let resp = c.try_read_response().expect("411 response");
     assert_eq!(resp.status, 411);
     let violations = intake.violations();
     assert_eq!(violations.len(), 1);
@@ -138,7 +137,7 @@ fn chunked_body_is_rejected_with_411_and_connection_stays_usable() {
     );
     assert!(intake.events().is_empty());
     // The chunked body was consumed, so the same connection still works.
-    let resp = c.post("/logs", "application/x-ndjson", b"{\"b\":2}\n");
+    let resp = c.post_typed("/logs", "application/x-ndjson", b"{\"b\":2}\n");
     assert_eq!(resp.status, 200);
     let requests = intake.requests();
     assert_eq!(
@@ -153,14 +152,14 @@ fn chunked_body_is_rejected_with_411_and_connection_stays_usable() {
 fn invalid_json_is_rejected_with_400_and_nothing_recorded() {
     let intake = start();
     let mut c = Client::connect(&intake);
-    let resp = c.post("/logs", "application/x-ndjson", b"{\"ok\":1}\n{not json}\n");
+    let resp = c.post_typed("/logs", "application/x-ndjson", b"{\"ok\":1}\n{not json}\n");
     assert_eq!(resp.status, 400);
     assert!(resp.json()["error"].as_str().unwrap().contains("line 2"));
-    let resp = c.post("/logs", "application/x-ndjson", b"[1,2]\n");
+    let resp = c.post_typed("/logs", "application/x-ndjson", b"[1,2]\n");
     assert_eq!(resp.status, 400);
-    let resp = c.post("/logs", "application/json", br#"[{"a":1}, "str"]"#);
+    let resp = c.post_typed("/logs", "application/json", br#"[{"a":1}, "str"]"#);
     assert_eq!(resp.status, 400);
-    let resp = c.post("/logs", "application/json", b"42");
+    let resp = c.post_typed("/logs", "application/json", b"42");
     assert_eq!(resp.status, 400);
     assert!(
         intake.events().is_empty(),
@@ -248,7 +247,7 @@ fn protocol_violations_get_their_status_codes() {
     }
     // A POST without Content-Length (and without a body) is a 411.
     c.send_raw(b"POST /p HTTP/1.1\r\nContent-Type: application/x-ndjson\r\n\r\n");
-    let resp = c.read_response().unwrap();
+    let resp = c.try_read_response().unwrap();
     assert_eq!(resp.status, 411);
     assert!(intake
         .violations()
@@ -265,7 +264,7 @@ fn oversized_body_is_rejected_with_413_without_reading_it() {
     c.send_raw(
         b"POST /logs HTTP/1.1\r\nContent-Type: application/x-ndjson\r\nContent-Length: 67108865\r\n\r\n",
     );
-    let resp = c.read_response().expect("413 response");
+    let resp = c.try_read_response().expect("413 response");
     assert_eq!(resp.status, 413);
     assert_eq!(resp.header("connection"), Some("close"));
     assert_eq!(intake.stats().violations, 1);
@@ -285,7 +284,7 @@ fn malformed_requests_get_400_and_the_server_survives() {
     for (i, raw) in garbage.iter().enumerate() {
         let mut c = Client::connect(&intake);
         c.send_raw(raw);
-        let resp = c.read_response().expect("400 response");
+        let resp = c.try_read_response().expect("400 response");
         assert_eq!(resp.status, 400, "case {i}");
         assert!(
             c.is_closed_by_server(),
@@ -298,7 +297,7 @@ fn malformed_requests_get_400_and_the_server_survives() {
     c.send_raw(b"POST /x HTTP/1.1\r\nContent-Length: 100\r\n\r\nabc");
     drop(c);
     let mut c = Client::connect(&intake);
-    let resp = c.post("/x", "application/x-ndjson", b"{\"still\":\"alive\"}\n");
+    let resp = c.post_typed("/x", "application/x-ndjson", b"{\"still\":\"alive\"}\n");
     assert_eq!(resp.status, 200);
     assert_eq!(intake.stats().rejected_requests, garbage.len() as u64);
 }
@@ -307,7 +306,7 @@ fn malformed_requests_get_400_and_the_server_survives() {
 fn keep_alive_reuses_the_connection_until_close() {
     let intake = start();
     let mut c = Client::connect(&intake);
-    let resp = c.post("/logs", "application/json", b"{\"n\":1}");
+    let resp = c.post_typed("/logs", "application/json", b"{\"n\":1}");
     assert_eq!(resp.status, 200);
     assert_eq!(resp.header("connection"), None, "keep-alive by default");
     // Two requests pipelined in one write are both answered, in order.
@@ -323,8 +322,14 @@ fn keep_alive_reuses_the_connection_until_close() {
         );
     }
     c.send_raw(&both);
-    assert_eq!(c.read_response().unwrap().json(), json!({"accepted": 1}));
-    assert_eq!(c.read_response().unwrap().json(), json!({"accepted": 1}));
+    assert_eq!(
+        c.try_read_response().unwrap().json(),
+        json!({"accepted": 1})
+    );
+    assert_eq!(
+        c.try_read_response().unwrap().json(),
+        json!({"accepted": 1})
+    );
     let resp = c.request(
         "POST",
         "/logs",
@@ -352,7 +357,10 @@ fn keep_alive_reuses_the_connection_until_close() {
     assert_eq!(intake.stats().connections, 1);
 
     let mut other = Client::connect(&intake);
-    assert_eq!(other.post("/logs", "application/json", b"{}").status, 200);
+    assert_eq!(
+        other.post_typed("/logs", "application/json", b"{}").status,
+        200
+    );
     let requests = intake.requests();
     assert_ne!(requests[4].connection_id, requests[0].connection_id);
     assert_eq!(intake.stats().connections, 2);
@@ -371,7 +379,7 @@ fn keep_events_off_keeps_counters_and_feeds_the_observer() {
         sink.lock().unwrap().push(v.clone());
     }));
     let mut c = Client::connect(&intake);
-    let resp = c.post("/logs", "application/x-ndjson", b"{\"a\":1}\n{\"a\":2}\n");
+    let resp = c.post_typed("/logs", "application/x-ndjson", b"{\"a\":1}\n{\"a\":2}\n");
     assert_eq!(resp.status, 200);
     assert!(intake.wait_for_events(2, WAIT));
     assert!(intake.wait_for_requests(1, WAIT));
@@ -382,12 +390,13 @@ fn keep_events_off_keeps_counters_and_feeds_the_observer() {
     // Rejected and faulted events never reach the observer.
     intake.fail_next(1, Fault::retry_after(503, 1));
     assert_eq!(
-        c.post("/logs", "application/x-ndjson", b"{\"a\":3}\n")
+        c.post_typed("/logs", "application/x-ndjson", b"{\"a\":3}\n")
             .status,
         503
     );
     assert_eq!(
-        c.post("/logs", "application/x-ndjson", b"nope\n").status,
+        c.post_typed("/logs", "application/x-ndjson", b"nope\n")
+            .status,
         400
     );
     assert_eq!(seen.lock().unwrap().len(), 2);
@@ -405,8 +414,8 @@ fn waits_time_out_when_nothing_arrives() {
 fn reset_clears_recorded_state() {
     let intake = start();
     let mut c = Client::connect(&intake);
-    assert_eq!(c.post("/logs", "application/json", b"{}").status, 200);
-    assert_eq!(c.post("/logs", "text/plain", b"x").status, 415);
+    assert_eq!(c.post_typed("/logs", "application/json", b"{}").status, 200);
+    assert_eq!(c.post_typed("/logs", "text/plain", b"x").status, 415);
     assert_eq!(intake.stats().requests, 2);
     intake.reset();
     assert!(intake.events().is_empty());
@@ -425,7 +434,7 @@ fn reset_clears_recorded_state() {
         (0, 0, 0, 0, 0, 0)
     );
     // The same connection is counted again after the reset; ids keep growing.
-    assert_eq!(c.post("/logs", "application/json", b"{}").status, 200);
+    assert_eq!(c.post_typed("/logs", "application/json", b"{}").status, 200);
     assert_eq!(intake.stats().connections, 1);
     assert!(intake.requests()[0].id > 2);
 }
@@ -435,10 +444,11 @@ fn summary_reports_the_numbers() {
     let intake = start();
     let mut c = Client::connect(&intake);
     assert_eq!(
-        c.post("/logs", "application/json", b"[{},{},{}]").status,
+        c.post_typed("/logs", "application/json", b"[{},{},{}]")
+            .status,
         200
     );
-    assert_eq!(c.post("/logs", "text/plain", b"x").status, 415);
+    assert_eq!(c.post_typed("/logs", "text/plain", b"x").status, 415);
     let summary = intake.summary();
     assert!(summary.contains("2 requests (1 rejected)"), "{summary}");
     assert!(summary.contains("3 events"), "{summary}");
@@ -463,7 +473,8 @@ fn a_panicking_observer_only_kills_its_connection() {
     assert!(c.is_closed_by_server());
     let mut c = Client::connect(&intake);
     assert_eq!(
-        c.post("/logs", "application/json", b"{\"fine\":1}").status,
+        c.post_typed("/logs", "application/json", b"{\"fine\":1}")
+            .status,
         200
     );
     let values: Vec<Value> = intake.events().into_iter().map(|e| e.value).collect();

@@ -10,8 +10,7 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::client::Client;
-use common::start;
+use common::{start, Client};
 use logship_intake::{Fault, Intake, IntakeConfig};
 use serde_json::{json, Value};
 
@@ -31,7 +30,7 @@ fn fail_next_serves_the_fault_then_normal_handling_resumes() {
     );
     let mut c = Client::connect(&intake);
     for i in 0..2 {
-        let resp = c.post(
+        let resp = c.post_typed(
             "/logs",
             "application/x-ndjson",
             format!("{{\"try\":{i}}}\n").as_bytes(),
@@ -40,7 +39,7 @@ fn fail_next_serves_the_fault_then_normal_handling_resumes() {
         assert_eq!(resp.header("retry-after"), Some("7"));
         assert_eq!(resp.body, br#"{"error":"overloaded"}"#);
     }
-    let resp = c.post("/logs", "application/x-ndjson", b"{\"try\":2}\n");
+    let resp = c.post_typed("/logs", "application/x-ndjson", b"{\"try\":2}\n");
     assert_eq!(resp.status, 200);
     let values: Vec<Value> = intake.events().into_iter().map(|e| e.value).collect();
     assert_eq!(
@@ -71,7 +70,7 @@ fn close_connection_fault_drops_the_socket_unanswered() {
     );
     assert!(c.is_closed_by_server());
     let mut c = Client::connect(&intake);
-    let resp = c.post("/logs", "application/x-ndjson", b"{\"a\":2}\n");
+    let resp = c.post_typed("/logs", "application/x-ndjson", b"{\"a\":2}\n");
     assert_eq!(resp.status, 200);
     let requests = intake.requests();
     assert_eq!(
@@ -91,7 +90,7 @@ fn pause_holds_the_response_until_resume() {
     let (tx, rx) = mpsc::channel();
     let client = thread::spawn(move || {
         let mut c = Client::connect_to(addr);
-        let resp = c.post("/logs", "application/x-ndjson", b"{\"held\":true}\n");
+        let resp = c.post_typed("/logs", "application/x-ndjson", b"{\"held\":true}\n");
         tx.send(resp.status).unwrap();
     });
     assert!(intake.wait_for_requests(1, WAIT));
@@ -121,7 +120,7 @@ fn max_concurrency_counts_parallel_requests_with_a_delay() {
             thread::spawn(move || {
                 let mut c = Client::connect_to(addr);
                 barrier.wait();
-                c.post(
+                c.post_typed(
                     "/logs",
                     "application/x-ndjson",
                     format!("{{\"client\":{i}}}\n").as_bytes(),
@@ -148,7 +147,7 @@ fn max_concurrency_counts_parallel_requests_with_a_delay() {
     let mut c = Client::connect(&intake);
     intake.set_delay(Duration::ZERO);
     for _ in 0..3 {
-        assert_eq!(c.post("/logs", "application/json", b"{}").status, 200);
+        assert_eq!(c.post_typed("/logs", "application/json", b"{}").status, 200);
     }
     assert_eq!(intake.max_concurrency(), 4);
 }
@@ -171,7 +170,7 @@ fn concurrent_requests_are_recorded_in_id_order_with_their_final_status() {
                 (0..per_thread)
                     .map(|j| {
                         let body = format!("{{\"client\":{i},\"n\":{j}}}\n");
-                        c.post("/logs", "application/x-ndjson", body.as_bytes())
+                        c.post_typed("/logs", "application/x-ndjson", body.as_bytes())
                             .status
                     })
                     .collect::<Vec<u16>>()
@@ -203,7 +202,7 @@ fn delay_postpones_every_answer() {
     .unwrap();
     let mut c = Client::connect(&intake);
     let started = Instant::now();
-    assert_eq!(c.post("/logs", "application/json", b"{}").status, 200);
+    assert_eq!(c.post_typed("/logs", "application/json", b"{}").status, 200);
     // A lower bound only: the server waits at least the delay before answering.
     assert!(started.elapsed() >= Duration::from_millis(150));
 }
@@ -215,7 +214,8 @@ fn control_endpoints_drive_the_intake_over_http() {
     let mut data = Client::connect(&intake);
 
     assert_eq!(
-        data.post("/logs", "application/json", b"[{},{}]").status,
+        data.post_typed("/logs", "application/json", b"[{},{}]")
+            .status,
         200
     );
     let stats = ctl.request("GET", "/_intake/stats", &[], b"");
@@ -248,20 +248,26 @@ fn control_endpoints_drive_the_intake_over_http() {
         br#"{"error":"slow down"}"#,
     );
     assert_eq!(resp.status, 200);
-    let resp = data.post("/logs", "application/json", b"{}");
+    let resp = data.post_typed("/logs", "application/json", b"{}");
     assert_eq!(resp.status, 429);
     assert_eq!(resp.header("retry-after"), Some("3"));
     assert_eq!(resp.json(), json!({"error": "slow down"}));
-    let resp = data.post("/logs", "application/json", b"{}");
+    let resp = data.post_typed("/logs", "application/json", b"{}");
     assert_eq!(resp.status, 200);
 
     // clear_faults drops what is still queued: the next request is answered normally.
     let resp = ctl.request("POST", "/_intake/fail?count=40&status=500", &[], b"");
     assert_eq!(resp.status, 200);
-    assert_eq!(data.post("/logs", "application/json", b"{}").status, 500);
+    assert_eq!(
+        data.post_typed("/logs", "application/json", b"{}").status,
+        500
+    );
     let resp = ctl.request("POST", "/_intake/clear_faults", &[], b"");
     assert_eq!(resp.status, 200);
-    assert_eq!(data.post("/logs", "application/json", b"{}").status, 200);
+    assert_eq!(
+        data.post_typed("/logs", "application/json", b"{}").status,
+        200
+    );
 
     // close
     assert_eq!(
@@ -285,7 +291,7 @@ fn control_endpoints_drive_the_intake_over_http() {
     let (tx, rx) = mpsc::channel();
     let held = thread::spawn(move || {
         let mut c = Client::connect_to(addr);
-        tx.send(c.post("/logs", "application/json", b"{}").status)
+        tx.send(c.post_typed("/logs", "application/json", b"{}").status)
             .unwrap();
     });
     assert!(intake.wait_for_requests(before + 1, WAIT));
@@ -302,7 +308,10 @@ fn control_endpoints_drive_the_intake_over_http() {
         200
     );
     let started = Instant::now();
-    assert_eq!(data.post("/logs", "application/json", b"{}").status, 200);
+    assert_eq!(
+        data.post_typed("/logs", "application/json", b"{}").status,
+        200
+    );
     assert!(started.elapsed() >= Duration::from_millis(100));
     assert_eq!(
         ctl.request("POST", "/_intake/delay?ms=0", &[], b"").status,
@@ -371,7 +380,7 @@ fn down_drops_new_and_pooled_connections_until_it_comes_back() {
     let mut pooled = Client::connect(&intake);
     assert_eq!(
         pooled
-            .post("/logs", "application/x-ndjson", b"{\"a\":1}\n")
+            .post_typed("/logs", "application/x-ndjson", b"{\"a\":1}\n")
             .status,
         200
     );
@@ -396,7 +405,7 @@ fn down_drops_new_and_pooled_connections_until_it_comes_back() {
     intake.set_down(false);
     let mut back = Client::connect(&intake);
     assert_eq!(
-        back.post("/logs", "application/x-ndjson", b"{\"a\":4}\n")
+        back.post_typed("/logs", "application/x-ndjson", b"{\"a\":4}\n")
             .status,
         200
     );

@@ -2,10 +2,8 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-pub mod client;
 
 use logship_intake::{Intake, IntakeConfig};
 use serde_json::Value;
@@ -128,7 +126,12 @@ pub struct Client {
 
 impl Client {
     pub fn connect(intake: &Intake) -> Client {
-        let stream = TcpStream::connect(intake.addr()).expect("connect");
+        Client::connect_to(intake.addr())
+    }
+
+    /// Connects to `addr` (for client threads, which cannot borrow the intake).
+    pub fn connect_to(addr: SocketAddr) -> Client {
+        let stream = TcpStream::connect(addr).expect("connect");
         // Only a safety net so a broken server fails the test instead of hanging it.
         stream
             .set_read_timeout(Some(Duration::from_secs(60)))
@@ -149,20 +152,41 @@ impl Client {
         headers: &[(&str, &str)],
         body: &[u8],
     ) -> Resp {
-        self.writer
-            .write_all(&request_bytes(method, path, headers, body))
-            .expect("write request");
+        self.send(method, path, headers, body);
         self.read_response()
+    }
+
+    /// Writes `bytes` as they are (framing mistakes included).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).expect("write request");
+    }
+
+    /// Sends a request with `Content-Length` and the given headers, without reading.
+    pub fn send(&mut self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) {
+        self.send_raw(&request_bytes(method, path, headers, body));
     }
 
     pub fn post(&mut self, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Resp {
         self.request("POST", path, headers, body)
     }
 
+    /// A POST whose only header is its `Content-Type`.
+    pub fn post_typed(&mut self, path: &str, content_type: &str, body: &[u8]) -> Resp {
+        self.post(path, &[("Content-Type", content_type)], body)
+    }
+
     /// Reads one response (a 204 has no `Content-Length` and no body).
     pub fn read_response(&mut self) -> Resp {
+        self.try_read_response().expect("a response, not EOF")
+    }
+
+    /// Reads one response; `None` if the server closed the connection first.
+    pub fn try_read_response(&mut self) -> Option<Resp> {
         let mut line = String::new();
-        self.reader.read_line(&mut line).expect("status line");
+        match self.reader.read_line(&mut line) {
+            Ok(0) | Err(_) => return None,
+            Ok(_) => {}
+        }
         let mut parts = line.trim_end().splitn(3, ' ');
         assert_eq!(parts.next(), Some("HTTP/1.1"), "status line {line:?}");
         let status: u16 = parts.next().unwrap().parse().unwrap();
@@ -188,12 +212,28 @@ impl Client {
         };
         let mut body = vec![0; len];
         self.reader.read_exact(&mut body).expect("response body");
-        Resp {
+        Some(Resp {
             status,
             headers,
             body,
-        }
+        })
     }
+
+    /// True when the server closed the connection (EOF or reset) without sending anything.
+    pub fn is_closed_by_server(&mut self) -> bool {
+        let mut buf = [0u8; 1];
+        matches!(self.reader.read(&mut buf), Ok(0) | Err(_))
+    }
+}
+
+/// The events as an NDJSON body.
+pub fn ndjson(events: &[Value]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for e in events {
+        out.extend_from_slice(e.to_string().as_bytes());
+        out.push(b'\n');
+    }
+    out
 }
 
 pub fn gzip(data: &[u8]) -> Vec<u8> {
