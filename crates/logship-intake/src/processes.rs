@@ -5,10 +5,10 @@
 //! package, yet the CLI's tests start the test intake (`logship-intake`) and the lab's
 //! tests start `logship` sidecars. [`workspace_binary`] finds such a binary in the target
 //! directory the running test was built into and, the first time a test process asks
-//! for it, runs `cargo build -p PACKAGE --bin NAME` with the cargo that built the tests
-//! (a no-op when it is fresh, a build when it is missing or stale). Must never: pick a
-//! binary of another profile or target directory than the test's own, or leave a child
-//! running past its watchdog.
+//! for it, runs `cargo build -p PACKAGE --bin NAME` with the cargo that built the tests,
+//! unless the binary there is newer than every workspace source (`cargo test --workspace`
+//! built it already). Must never: pick a binary of another profile or target directory
+//! than the test's own, or leave a child running past its watchdog.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -46,8 +46,8 @@ pub fn workspace_binary(package: &str, bin: &str) -> PathBuf {
 }
 
 /// The library of the workspace package `package` (a `cdylib` such as `logship-jni`'s
-/// `liblogship_jni.so`, named `file`), built as [`workspace_binary`] builds a binary: an
-/// integration test gets only the package's rlib from cargo.
+/// `liblogship_jni.so`, named `file`), found or built as [`workspace_binary`] finds or
+/// builds a binary (`cargo test` builds a cdylib into `deps/` without copying it up).
 pub fn workspace_library(package: &str, file: &str) -> PathBuf {
     build_into_target(package, &["--lib"], file)
 }
@@ -67,6 +67,18 @@ fn build_into_target(package: &str, what: &[&str], file: &str) -> PathBuf {
         .expect("the test executable lies in <target-dir>/<profile>/deps");
     let target_dir = profile_dir.parent().expect("a target directory");
     let path = profile_dir.join(file);
+    // `cargo test --workspace` has already built every binary of the workspace next to
+    // its tests. Asking cargo again, for one package, resolves that package's features
+    // alone, so it would rebuild the library (a minute or more per package, and the
+    // artifacts of the two feature sets overwrite each other's binary). A binary newer
+    // than every source, manifest and the lock file is used as it is. A cdylib is built
+    // too but left in `deps/` (its name there has no hash).
+    for found in [path.clone(), profile_dir.join("deps").join(file)] {
+        if newer_than_the_sources(&found) {
+            built.insert(file.to_owned(), found.clone());
+            return found;
+        }
+    }
     let mut cargo = Command::new(env!("CARGO"));
     for (name, _) in std::env::vars_os() {
         let text = name.to_string_lossy();
@@ -106,6 +118,51 @@ fn build_into_target(package: &str, what: &[&str], file: &str) -> PathBuf {
     );
     built.insert(file.to_owned(), path.clone());
     path
+}
+
+/// Whether `artifact` exists and was written after the last change to what a workspace
+/// binary or library is built from: each crate's manifest, build script and `src/`, the
+/// root manifest and the lock file (make's rule, which `git checkout` and editors keep true
+/// by touching what they write; tests and fixtures are not inputs). Any doubt (a file that
+/// cannot be read) answers no, and cargo decides.
+fn newer_than_the_sources(artifact: &Path) -> bool {
+    let Ok(built) = artifact.metadata().and_then(|m| m.modified()) else {
+        return false;
+    };
+    let older = |path: &Path| matches!(path.metadata().and_then(|m| m.modified()), Ok(changed) if changed <= built);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    if !older(&root.join("Cargo.toml")) || !older(&root.join("Cargo.lock")) {
+        return false;
+    }
+    let Ok(crates) = std::fs::read_dir(root.join("crates")) else {
+        return false;
+    };
+    let mut pending = Vec::new();
+    for krate in crates {
+        let Ok(krate) = krate else { return false };
+        let dir = krate.path();
+        let build_script = dir.join("build.rs");
+        if !older(&dir.join("Cargo.toml")) || (build_script.exists() && !older(&build_script)) {
+            return false;
+        }
+        pending.push(dir.join("src"));
+    }
+    // Depth-first over an explicit list (no recursion).
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return false;
+        };
+        for entry in entries {
+            let Ok(entry) = entry else { return false };
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if !older(&path) {
+                return false;
+            }
+        }
+    }
+    true
 }
 
 /// Kills `child` if it is still running after `limit` (unless the returned sender is

@@ -101,8 +101,8 @@ fn log4j2s_appender_benchmark_runs_in_its_quick_form() {
 fn verify() -> Built {
     let intake = workspace_binary("logship-intake", "logship-intake");
     let out_dir = intake.parent().expect("target directory").to_path_buf();
-    // The cdylib of this package, built (or found fresh) in the test's own target and
-    // profile directory: cargo builds only the rlib for an integration test.
+    // The cdylib of this package, found fresh (or built) in the test's own target and
+    // profile directory: cargo leaves it in `deps/` for an integration test.
     let lib = workspace_library("logship-jni", "liblogship_jni.so");
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     // Each run gets the native library it was built with, in its own resource directory.

@@ -84,12 +84,20 @@ fn java_lab_runs_seven_configurations_in_two_rounds_and_logship_delivers_every_e
     assert_eq!(keys, ["a", "b", "c", "d", "e", "f", "g"], "{report}");
     for c in configs {
         let key = c["key"].as_str().unwrap_or("?");
-        let rounds = c["rounds_requests_per_sec"].as_array().map(Vec::len);
-        assert_eq!(rounds, Some(2), "{key} ran twice: {c}");
-        assert!(
-            c["requests"].as_u64() > Some(0),
-            "{key} served nothing: {c}"
-        );
+        let rounds = c["rounds_requests_per_sec"].as_array();
+        assert_eq!(rounds.map(Vec::len), Some(2), "{key} ran twice: {c}");
+        if key == "a" {
+            // The stock Http appender throttles the service to one POST per event: on a
+            // busy machine a one-second round can end before its first request does (the
+            // report's median is then 0), so it must serve in one round of the two.
+            let served = rounds.into_iter().flatten().any(|r| r.as_f64() > Some(0.0));
+            assert!(served, "{key} served nothing in either round: {c}");
+        } else {
+            assert!(
+                c["requests"].as_u64() > Some(0),
+                "{key} served nothing: {c}"
+            );
+        }
         let logged = c["events"]["logged"].as_u64().unwrap_or(0);
         let delivered = c["events"]["delivered"].as_u64().unwrap_or(0);
         match key {
@@ -177,7 +185,13 @@ fn logship_jar() -> Option<PathBuf> {
         return None;
     }
     let lib = logship_intake::processes::workspace_library("logship-jni", "liblogship_jni.so");
-    let out_dir = lib.parent().expect("target directory").to_path_buf();
+    // `<target>/<profile>/`, whether the library was found there or in its `deps/`.
+    let out_dir = lib
+        .ancestors()
+        .skip(1)
+        .find(|dir| dir.file_name().is_some_and(|name| name != "deps"))
+        .expect("target directory")
+        .to_path_buf();
     let native = out_dir.join("java-lab-native");
     let platform = native.join("linux-x86_64");
     std::fs::create_dir_all(&platform).unwrap();
