@@ -200,24 +200,20 @@ pub fn run(
         _ => None,
     };
     let load = |c: &AtomicU64| c.load(Ordering::Acquire);
-    let (lines, not_taken_closed, parse_errors, cut_lines) = match &counters {
+    let (lines, parse_errors, cut_lines) = match &counters {
         Some(c) => (
             load(&c.lines),
-            load(&c.not_taken_closed),
             load(&c.parse_errors),
             (load(&c.cut_lines), load(&c.cut_largest)),
         ),
-        None => (0, 0, 0, (0, 0)),
+        None => (0, 0, (0, 0)),
     };
-    // A full queue hands its refusals back to the inputs that keep their events (the
-    // follower, TCP, HTTP's 503, Kafka), so the pipeline counts none of them as dropped,
-    // and lines the follower left for the next run at stop are not in its stats. Only a
-    // refusal by a pipeline already shut down is counted there (`dropped_closed`) for an
-    // event that is not lost: a followed line the next run reads again, a request
-    // answered 503 that its client sends again. Events a stream listener received but
-    // could not hand over at stop are lost, and the pipeline never saw them.
-    let resent = not_taken_closed + listeners.http.refused_closed();
-    let lost = stats.lost().saturating_sub(resent) + listeners.stream.lost();
+    // A full or shut-down pipeline hands its refusals back to the inputs that keep their
+    // events (the follower, TCP, HTTP's 503, Kafka), so it counts none of them as
+    // dropped: a followed line the next run reads again, a request its client sends
+    // again, a message left uncommitted. Events a stream listener received but could not
+    // hand over are lost, and the pipeline never counted them: the listener does.
+    let lost = stats.lost() + listeners.stream.lost();
     let mut line = Summary {
         read: lines + listeners.http.received() + listeners.stream.received() + kafka.received(),
         parse_errors,
@@ -227,7 +223,6 @@ pub fn run(
         stats,
         gzip,
         elapsed: started.elapsed(),
-        resent,
     }
     .line();
     if let Some(c) = &counters {
@@ -261,6 +256,6 @@ pub fn run(
         } else {
             Outcome::Lost
         };
-    eprintln!("logship: {}", outcome_line(outcome, stats, resent, &other));
+    eprintln!("logship: {}", outcome_line(outcome, stats, &other));
     Ok(outcome.exit_code())
 }

@@ -176,7 +176,6 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
         stats,
         gzip,
         elapsed: started.elapsed(),
-        resent: 0,
     };
     eprintln!("logship: {}", summary.line());
     write_stats_json(args.stats_json.as_deref(), stats)?;
@@ -203,7 +202,7 @@ pub fn run(args: ShipArgs) -> Result<ExitCode, Failure> {
         Outcome::Lost
     };
     let unread: Vec<String> = read_error.into_iter().collect();
-    eprintln!("logship: {}", outcome_line(outcome, stats, 0, &unread));
+    eprintln!("logship: {}", outcome_line(outcome, stats, &unread));
     Ok(outcome.exit_code())
 }
 

@@ -56,11 +56,6 @@ pub struct Summary<'a> {
     pub gzip: bool,
     /// How long the run took.
     pub elapsed: Duration,
-    /// Events the pipeline refused after it shut down and counted as dropped
-    /// (`dropped_closed`) that are not lost: a followed line the next run reads again, an
-    /// HTTP request answered 503 that its client sends again; the line's `dropped` leaves
-    /// them out. (A full queue hands its refusals back to such inputs uncounted as drops.)
-    pub resent: u64,
 }
 
 impl Summary<'_> {
@@ -73,7 +68,6 @@ impl Summary<'_> {
             stats: s,
             gzip,
             elapsed,
-            resent,
             ..
         } = *self;
         let bytes = if gzip {
@@ -92,7 +86,7 @@ impl Summary<'_> {
             s.requests,
             if s.requests == 1 { "" } else { "s" },
             elapsed.as_secs_f64(),
-            s.dropped().saturating_sub(resent),
+            s.dropped(),
             s.events_failed,
         );
         if s.events_spilled > 0 {
@@ -193,10 +187,11 @@ pub fn waiting_in_spill(s: &Stats) -> u64 {
 }
 
 /// The one plain outcome line printed after the summary (after `logship: `): delivered,
-/// spilled and waiting, or lost with each reason and its count. `resent` is as in
-/// [`Summary::resent`]; `other` names losses outside the pipeline (an input that could
-/// not be read, events a listener could not hand over), each with its count.
-pub fn outcome_line(outcome: Outcome, s: &Stats, resent: u64, other: &[String]) -> String {
+/// spilled and waiting, or lost with each reason and its count. `other` names losses
+/// outside the pipeline (an input that could not be read, events a listener could not hand
+/// over), each with its count. (The inputs that keep what the pipeline refuses get it back
+/// from `offer`, uncounted as drops, so nothing here is subtracted.)
+pub fn outcome_line(outcome: Outcome, s: &Stats, other: &[String]) -> String {
     let events = |n: u64| format!("{n} event{}", if n == 1 { "" } else { "s" });
     match outcome {
         Outcome::Delivered => {
@@ -232,7 +227,7 @@ pub fn outcome_line(outcome: Outcome, s: &Stats, resent: u64, other: &[String]) 
                 }
             };
             add(
-                s.dropped().saturating_sub(resent),
+                s.dropped(),
                 "refused at the log call (queue full, or shutdown begun)",
             );
             add(

@@ -181,6 +181,28 @@ fn an_offer_the_full_queue_refuses_is_handed_back_not_lost_and_taken_once_there_
 }
 
 #[test]
+fn an_offer_after_shutdown_is_handed_back_not_counted_as_dropped() {
+    let intake = intake();
+    let (logship, _guard) = builder(&intake).build().unwrap();
+    assert_eq!(logship.offer(numbered(0), Duration::ZERO), Ok(()));
+    let report = logship.shutdown(WAIT);
+    assert_eq!(report.stats.events_delivered, 1);
+    let record = numbered(1);
+    match logship.offer(record.clone(), Duration::from_secs(30)) {
+        Err(Offered::Closed(back)) => assert_eq!(back, record, "it came back changed"),
+        other => panic!("not handed back after shutdown: {other:?}"),
+    }
+    // The caller keeps it (a next run reads the line again, a client resends): the
+    // pipeline counts it apart from its drops, and nothing it counts is lost.
+    let stats = logship.stats();
+    assert_eq!(stats.closed_returned, 1);
+    assert_eq!((stats.dropped_closed, stats.lost()), (0, 0), "{stats:?}");
+    // `push` after shutdown still drops, and says so.
+    assert!(logship.push(numbered(2)).is_err());
+    assert_eq!(logship.stats().dropped_closed, 1);
+}
+
+#[test]
 fn several_requests_are_in_flight_at_once() {
     let intake = intake();
     intake.set_delay(Duration::from_millis(200));

@@ -34,10 +34,6 @@ pub struct Counters {
     /// the pipeline had shut down: they are not covered by the checkpoint, so the next run
     /// reads them again (not lost).
     pub not_taken: AtomicU64,
-    /// Of `not_taken`, the lines refused because the pipeline had shut down already (its
-    /// reader outlived the grace a stop gives it): the pipeline counts those in
-    /// `dropped_closed`, so the summary leaves them out of what was lost.
-    pub not_taken_closed: AtomicU64,
     /// Events joined from more than one line.
     pub multiline_events: AtomicU64,
     /// Multi-line events ended by their line or byte limit (the rest is the next event).

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use logship::{Logship, Offered, Record, Rejected};
+use logship::{Logship, Offered, Record};
 
 use super::container;
 use super::counters::Counters;
@@ -288,15 +288,11 @@ fn deliver(logship: &Logship, record: Record, stop: &AtomicBool, counters: &Coun
     loop {
         match logship.offer(record, OFFER_WAIT) {
             Ok(()) => return true,
-            Err(Offered::Refused(Rejected::Closed)) => {
+            // Shut down: the line stays after the checkpoint, for the next run.
+            Err(Offered::Closed(_)) => {
                 counters.not_taken.fetch_add(1, Ordering::Relaxed);
-                counters.not_taken_closed.fetch_add(1, Ordering::Relaxed);
                 return false;
             }
-            // Held back by the user's burst limit, sampling or volume budget, or alone
-            // larger than the queue holds (a poison line: retrying it would stall the
-            // file forever): counted by the pipeline, done with.
-            Err(Offered::Refused(_)) => return true,
             Err(Offered::Full(back)) => {
                 if stop.load(Ordering::Acquire) {
                     counters.not_taken.fetch_add(1, Ordering::Relaxed);
@@ -305,6 +301,10 @@ fn deliver(logship: &Logship, record: Record, stop: &AtomicBool, counters: &Coun
                 counters.refusals_retried.fetch_add(1, Ordering::Relaxed);
                 record = back;
             }
+            // Held back by the user's burst limit, sampling or volume budget, or alone
+            // larger than the queue holds (a poison line: retrying it would stall the
+            // file forever), or a reason added later: counted by the pipeline, done with.
+            Err(_) => return true,
         }
     }
 }

@@ -20,7 +20,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use logship::{kafka_refusal, KafkaRefusal, Logship, Offered, Record, Rejected};
+use logship::{kafka_refusal, KafkaRefusal, Logship, Offered, Record};
 use rdkafka::client::ClientContext;
 use rdkafka::config::{ClientConfig, RDKafkaLogLevel};
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance};
@@ -418,12 +418,13 @@ fn push(shared: &Shared, topic: &str, partition: i32, offset: i64, payload: &[u8
         .logship
         .offer(record(payload), Duration::from_millis(50))
     {
-        Err(Offered::Refused(Rejected::Closed)) => Pushed::Closed,
+        // Shut down: handed back, and the message stays uncommitted (read again).
+        Err(Offered::Closed(_)) => Pushed::Closed,
         Err(Offered::Full(_)) => {
             shared.counters.refused.fetch_add(1, Ordering::Relaxed);
             Pushed::Full
         }
-        Ok(()) | Err(Offered::Refused(_)) => {
+        Ok(()) | Err(_) => {
             shared.counters.received.fetch_add(1, Ordering::Relaxed);
             let mut pushed = shared.pushed.lock().unwrap_or_else(|e| e.into_inner());
             match pushed.get_mut(topic) {

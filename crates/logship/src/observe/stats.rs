@@ -261,6 +261,11 @@ stats! {
     /// offers it again: not a loss, so neither in `dropped_queue_full` nor in
     /// [`Stats::lost`]. One event refused several times counts each time.
     counter queue_full_returned: u64;
+    /// Records [`Logship::offer`](crate::Logship::offer) handed back because the pipeline
+    /// had already shut down: the caller keeps them (a followed line read again by the
+    /// next run, a request answered 503, a message left uncommitted), so they are not lost
+    /// and not in `dropped_closed`.
+    counter closed_returned: u64;
     /// Events refused because the pipeline was already shut down.
     counter dropped_closed: u64;
     /// Events refused because one alone is larger than `queue_max_bytes` (it could never
@@ -435,7 +440,8 @@ impl Stats {
 
     /// Events held back by the user's own policy (burst limits, sampling, volume
     /// budgets): counted, not lost. For every log call: calls = `enqueued` -
-    /// `budget_notices` + `dropped()` + `suppressed()` + `queue_full_returned`.
+    /// `budget_notices` + `dropped()` + `suppressed()` + `queue_full_returned` +
+    /// `closed_returned`.
     pub fn suppressed(&self) -> u64 {
         self.burst_suppressed + self.sampled_out + self.over_budget()
     }

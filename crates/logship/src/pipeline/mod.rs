@@ -152,8 +152,12 @@ impl Logship {
     /// and not as a drop: nothing is lost while the caller holds it. The refusal neither
     /// marks the queue full for other callers nor makes this thread back off.
     ///
+    /// After shutdown the record comes back as `Err(Offered::Closed(record))`, counted in
+    /// `Stats::closed_returned` and not as a drop either: the caller decides whether it is
+    /// kept (and for whom) or lost, and counts that loss itself.
+    ///
     /// Every other outcome is [`Logship::push_with`]'s, counted as it counts them, in
-    /// `Err(Offered::Refused(_))`: `Closed`, `Suppressed` (each offer goes through the
+    /// `Err(Offered::Refused(_))`: `Suppressed` (each offer goes through the
     /// burst limits and sampling again), `OverBudget`, `TooLarge` (the volume budget is
     /// charged only for a record the queue takes).
     ///
@@ -170,10 +174,11 @@ impl Logship {
     /// # }
     /// ```
     pub fn offer(&self, record: Record, wait: Duration) -> Result<(), Offered> {
-        if let Some(rejected) = self.refuse_closed() {
-            return Err(rejected.into());
-        }
         let shared = &self.inner.shared;
+        if shared.closed.load(Ordering::Acquire) {
+            Counters::add(&shared.counters.closed_returned, 1);
+            return Err(Offered::Closed(record));
+        }
         if shared.control.admit_record(&record, &shared.counters) != Verdict::Keep {
             return Err(Rejected::Suppressed.into());
         }

@@ -18,11 +18,6 @@ pub(crate) struct Counters {
     /// Events of requests answered 503 (queue full or shutting down) that were not
     /// admitted: the client sends them again, so they are not lost.
     pub refused: AtomicU64,
-    /// Of those requests, the ones refused because the pipeline had already shut down (the
-    /// listener outlived its stop): the pipeline counts each in `dropped_closed`, but the
-    /// client sends again, so the summary leaves them out of what was lost. A full queue
-    /// hands its refusals back uncounted as drops (`queue_full_returned`).
-    pub refusals_closed: AtomicU64,
     /// Requests answered 400 (malformed body).
     pub bad_bodies: AtomicU64,
     /// Requests answered 413: a body over the limit, or of more events than the queue
@@ -55,12 +50,6 @@ impl Counters {
     /// Events received over HTTP.
     pub(crate) fn received(&self) -> u64 {
         self.received.load(Ordering::Acquire)
-    }
-
-    /// Refusals of a shut-down pipeline answered 503: counted by it in `dropped_closed`,
-    /// but not lost (the clients were told to send again).
-    pub(crate) fn refused_closed(&self) -> u64 {
-        self.refusals_closed.load(Ordering::Acquire)
     }
 
     /// "; N HTTP requests (..)" for the summary line, empty when none arrived.

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use logship::{Logship, Offered, Record, Rejected};
+use logship::{Logship, Offered, Record};
 use logship_http::{
     decoded_body, find_header, read_request, write_response, ReadError, Request, Response,
 };
@@ -567,20 +567,19 @@ fn admit(
         // (not counted as dropped), without waiting.
         match logship.offer(record, Duration::ZERO) {
             Ok(()) => queued += 1,
-            Err(refusal @ (Offered::Full(_) | Offered::Refused(Rejected::Closed))) => {
+            // Full, or shut down (the listener outlived its stop): handed back, the
+            // client's to send again.
+            Err(Offered::Full(_) | Offered::Closed(_)) => {
                 // Records before this one stay queued (at-least-once: the client sends
                 // the whole request again).
                 Counters::add(&counters.accepted, queued);
-                if matches!(refusal, Offered::Refused(_)) {
-                    Counters::add(&counters.refusals_closed, 1);
-                }
                 Counters::add(&counters.refused, total - queued);
                 return Outcome::Busy;
             }
             // Held back by the user's policy, or (in a request under the byte bound, which
             // cannot happen) alone too large, or a reason added later: counted by the
             // pipeline, treated as held back, never as queued-and-lost.
-            Err(Offered::Refused(_)) => queued += 1,
+            Err(_) => queued += 1,
         }
     }
     Counters::add(&counters.accepted, queued);

@@ -78,9 +78,9 @@ impl Counters {
         get(&self.tcp_events) + get(&self.syslog_tcp_events) + get(&self.syslog_udp_events)
     }
 
-    /// Received and never handed to the pipeline (stopped with the queue full), which the
-    /// pipeline's `Stats` do not count, and datagrams the kernel dropped before logship
-    /// could read them: add it to the pipeline's `lost()`. UDP queue drops are
+    /// Received and never handed to the pipeline (stopped with the queue full, or offered
+    /// after it shut down), which the pipeline's `Stats` do not count, and datagrams the
+    /// kernel dropped before logship could read them: add it to the pipeline's `lost()`. UDP queue drops are
     /// NOT in it: the pipeline refused them and already counts them in
     /// `dropped_queue_full` (see [`Counters::udp_dropped`] for the summary's reason).
     pub(crate) fn lost(&self) -> u64 {
@@ -125,7 +125,7 @@ impl Counters {
             ),
             (
                 get(&self.not_taken),
-                "not taken (stopped with the queue full)",
+                "not taken (stopped with the queue full, or after shutdown)",
             ),
             (get(&self.parse_errors), "not syslog (shipped as text)"),
             (get(&self.cut), cut.as_str()),

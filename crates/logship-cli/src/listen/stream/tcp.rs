@@ -28,7 +28,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use logship::{Logship, Offered, Rejected};
+use logship::{Logship, Offered};
 
 use super::counters::{bump, Counters};
 use super::event::{build, count};
@@ -241,13 +241,13 @@ impl Pusher<'_> {
         let mut record = built.record;
         loop {
             match self.logship.offer(record, OFFER_WAIT) {
-                // Held back by the user's burst limit, sampling or budget, or alone
-                // larger than the queue holds (it never fits: retrying would stall the
-                // connection), or refused because the pipeline shut down: counted by the
-                // pipeline, done with (and, shut down, none after it is offered).
                 Ok(()) => return,
-                Err(Offered::Refused(rejected)) => {
-                    self.halted = rejected == Rejected::Closed;
+                // Shut down (the reader outlived its stop): received, never handed over,
+                // and none after it is offered. The client will not send it again: lost,
+                // counted here (the pipeline handed it back uncounted).
+                Err(Offered::Closed(_)) => {
+                    self.halted = true;
+                    bump(&counters.not_taken);
                     return;
                 }
                 Err(Offered::Full(back)) if !self.stop.load(Ordering::Acquire) => {
@@ -260,6 +260,11 @@ impl Pusher<'_> {
                     bump(&counters.not_taken);
                     return;
                 }
+                // Held back by the user's burst limit, sampling or budget, or alone
+                // larger than the queue holds (it never fits: retrying would stall the
+                // connection), or a reason added later: counted by the pipeline, done
+                // with.
+                Err(_) => return,
             }
         }
     }
