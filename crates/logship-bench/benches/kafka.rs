@@ -15,16 +15,23 @@
 //!    real intake in this process (NDJSON, gzip on: logship's default) in its count-only
 //!    mode (it gunzips and counts lines, checks nothing: the receiving side stays cheap),
 //!    by one instance, then by a group of two (a new group each time, so each reads the
-//!    whole topic): events/s from the first event the intake saw to the last, the
-//!    instances' CPU per event (from /proc), and per instance its cores, its busiest
-//!    thread and the messages it read (from its summary: the partitions' balance).
+//!    whole topic): events/s from the first event the intake saw to the last, and from
+//!    when the group settled (every member joined and assigned, from the broker's group
+//!    list: a member joining late makes the first one give its partitions up, which the
+//!    first figure includes), the instances' CPU per event (from /proc), and per instance
+//!    its cores, its busiest thread, the messages it read, commits and pauses (from its
+//!    summary: the partitions' balance) and its pipeline's requests, concurrency peak and
+//!    full-queue count (from its `--stats-json`).
 //!
 //! A warm-up run (a quarter of the events, not measured) goes first: a broker just started
 //! spends its first seconds in the JVM's compiler threads.
 //!
 //! Every row also gives the CPU accounting of what shares the cores: the intake (this
 //! process during a drain), the broker's JVM, and the whole machine (`/proc/stat`, other
-//! sessions included), in cores busy, so a row shows whether the machine was full.
+//! sessions included), in cores busy, so a row shows whether the machine was full; and
+//! under each row, logship's busiest thread: its time on a core and its time runnable but
+//! waiting for one (`/proc/<pid>/task/*/schedstat`), in cores. Adding up to about 1, that
+//! thread wanted a core all the time; well below 1, it waited on something else.
 //!
 //! How to run: `cargo build --release -p logship-cli --features kafka && cargo bench -p
 //! logship-bench --features kafka --bench kafka` (the `logship` binary is taken from the
@@ -39,6 +46,8 @@ use std::time::{Duration, Instant};
 use logship::{KafkaOptions, Level, Logship, Overflow, Record, Vendor};
 use logship_intake::kafka_broker::KafkaBroker;
 use logship_intake::{Intake, IntakeConfig};
+use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
 
 #[path = "../../logship-intake/kafka_admin.rs"]
 mod kafka_admin;
@@ -79,41 +88,52 @@ fn logship_bin() -> PathBuf {
     dir.join("logship")
 }
 
-/// Each thread of process `pid`: its name and CPU seconds so far.
-fn threads_of(pid: u32) -> Vec<(String, f64)> {
+/// One thread's name and, so far, its seconds on a core and its seconds runnable but
+/// waiting for one (`/proc/<pid>/task/<tid>/schedstat`, in ns).
+type ThreadTimes = (String, f64, f64);
+
+/// Each thread of process `pid`, with its [`ThreadTimes`].
+fn threads_of(pid: u32) -> Vec<ThreadTimes> {
     let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return Vec::new();
     };
     dir.flatten()
         .map(|t| {
             let tid = t.file_name().to_string_lossy().into_owned();
-            let name = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/comm"))
-                .unwrap_or_default()
-                .trim()
-                .to_owned();
-            (
-                format!("{name}/{tid}"),
-                cpu_of(&format!("{pid}/task/{tid}")),
-            )
+            let read = |file: &str| {
+                std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/{file}"))
+                    .unwrap_or_default()
+            };
+            let sched = read("schedstat");
+            let mut ns = sched
+                .split_whitespace()
+                .map(|f| f.parse::<f64>().unwrap_or(0.0) / 1e9);
+            let (ran, waited) = (ns.next().unwrap_or(0.0), ns.next().unwrap_or(0.0));
+            (format!("{}/{tid}", read("comm").trim()), ran, waited)
         })
         .collect()
 }
 
-/// The thread that used the most CPU between `before` and `after`, as "name (cores)".
-fn busiest_thread(before: &[(String, f64)], after: &[(String, f64)], secs: f64) -> String {
-    let used = |(name, cpu): &(String, f64)| {
-        let was = before.iter().find(|(n, _)| n == name).map_or(0.0, |b| b.1);
-        (name.clone(), cpu - was)
+/// The thread that ran the most between `before` and `after`, as "name (cores it ran and
+/// cores it was runnable but waiting for a core)": when the two add up to about 1, that
+/// thread wanted a core all the time (it bounds the rate, or the machine starved it); well
+/// below 1, it waited for something else (I/O, another thread, the broker).
+fn busiest_thread(before: &[ThreadTimes], after: &[ThreadTimes], secs: f64) -> String {
+    let used = |(name, ran, waited): &ThreadTimes| {
+        let was = before.iter().find(|b| &b.0 == name);
+        let (ran0, waited0) = was.map_or((0.0, 0.0), |b| (b.1, b.2));
+        (name.clone(), ran - ran0, waited - waited0)
     };
     after
         .iter()
         .map(used)
         .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map_or_else(String::new, |(name, cpu)| {
+        .map_or_else(String::new, |(name, ran, waited)| {
             format!(
-                "{} ({:.2} cores)",
+                "{} ({:.2} cores + {:.2} waiting for a core)",
                 name.rsplit_once('/').map_or(&name[..], |n| n.0),
-                cpu / secs
+                ran / secs,
+                waited / secs
             )
         })
 }
@@ -150,6 +170,7 @@ fn produce_quietly(broker: &KafkaBroker, n: u64, topic: &str, batch: usize, prin
     let cpu0 = cpu_of("self");
     let broker0 = broker_cpu(broker);
     let machine0 = machine_cpu();
+    let threads0 = threads_of(std::process::id());
     let started = Instant::now();
     let (logship, guard) = Logship::builder()
         .vendor(Vendor::Kafka)
@@ -172,6 +193,7 @@ fn produce_quietly(broker: &KafkaBroker, n: u64, topic: &str, batch: usize, prin
     let cpu = cpu_of("self") - cpu0;
     let broker_busy = (broker_cpu(broker) - broker0) / secs;
     let machine_busy = (machine_cpu() - machine0) / secs;
+    let busiest = busiest_thread(&threads0, &threads_of(std::process::id()), secs);
     let stats = logship.stats();
     assert_eq!(stats.events_delivered, n, "{stats:?}");
     if !print {
@@ -183,9 +205,12 @@ fn produce_quietly(broker: &KafkaBroker, n: u64, topic: &str, batch: usize, prin
         cpu / secs,
         cpu / n as f64 * 1e6
     );
+    println!("    busiest thread {busiest}");
 }
 
-fn drain(broker: &KafkaBroker, intake: &Intake, n: u64, members: usize) -> f64 {
+/// Drains the topic with a group of `members`: (events/s from the first event, events/s
+/// once the group settled).
+fn drain(broker: &KafkaBroker, intake: &Intake, n: u64, members: usize) -> (f64, f64) {
     intake.reset();
     let url = format!(
         "kafka://{}/{TOPIC}?group=drain{members}",
@@ -204,6 +229,8 @@ fn drain(broker: &KafkaBroker, intake: &Intake, n: u64, members: usize) -> f64 {
                 .arg(intake.url("/logs"))
                 .arg("--spill-dir")
                 .arg(&spill)
+                .arg("--stats-json")
+                .arg(spill.with_extension("json"))
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .stderr(log)
@@ -226,16 +253,33 @@ fn drain(broker: &KafkaBroker, intake: &Intake, n: u64, members: usize) -> f64 {
         .iter()
         .map(|c| cpu_of(&c.id().to_string()))
         .collect();
-    let threads0: Vec<Vec<(String, f64)>> = children.iter().map(|c| threads_of(c.id())).collect();
+    let threads0: Vec<Vec<ThreadTimes>> = children.iter().map(|c| threads_of(c.id())).collect();
     let broker0 = broker_cpu(broker);
     let intake0 = cpu_of("self");
     let machine0 = machine_cpu();
-    assert!(
-        intake.wait_for_events(n as usize, Duration::from_secs(900)),
-        "only {} of {n} events arrived",
-        intake.stats().events
-    );
-    let secs = first.elapsed().as_secs_f64();
+    // When the group settles (every member joined and assigned): a second member joins a
+    // group whose first member is already draining, which then gives its partitions up
+    // at its next heartbeat and rejoins. The rate after that is the group's own.
+    let group = format!("drain{members}");
+    let watcher: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", broker.bootstrap())
+        .create()
+        .expect("group watcher");
+    let mut settled: Option<(Instant, u64)> = None;
+    let deadline = Instant::now() + Duration::from_secs(900);
+    while intake.stats().events < n {
+        assert!(
+            Instant::now() < deadline,
+            "only {} of {n} events arrived",
+            intake.stats().events
+        );
+        if settled.is_none() && group_settled(&watcher, &group, members) {
+            settled = Some((Instant::now(), intake.stats().events));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let end = Instant::now();
+    let secs = (end - first).as_secs_f64();
     let each: Vec<f64> = children
         .iter()
         .zip(&each0)
@@ -262,26 +306,69 @@ fn drain(broker: &KafkaBroker, intake: &Intake, n: u64, members: usize) -> f64 {
             std::process::id()
         ));
         let text = std::fs::read_to_string(&log).unwrap_or_default();
+        // "N messages, N commits, N pauses, N consumer errors": pauses say the pipeline's
+        // queue was full (the input waited for it).
         let read = text
             .split(", kafka: ")
             .nth(1)
-            .and_then(|r| r.split(' ').next())
+            .and_then(|r| r.lines().next())
             .unwrap_or("?");
         println!(
-            "    instance {i}: {:.2} cores, busiest thread {thread}, {read} messages read",
+            "    instance {i}: {:.2} cores, busiest thread {thread}, kafka: {read}",
             busy / secs
         );
+        // From its final stats: whether its queue was ever full (the consumer waited for
+        // the pipeline) and how many HTTP requests it kept in flight at most.
+        let json = std::fs::read_to_string(log.with_extension("json")).unwrap_or_default();
+        let field = |name: &str| {
+            json.split(&format!("\"{name}\": "))
+                .nth(1)
+                .and_then(|r| r.split([',', '\n']).next())
+                .unwrap_or("?")
+                .to_owned()
+        };
+        println!(
+            "      its pipeline: {} requests, concurrency peak {}, queue full {} times",
+            field("requests"),
+            field("concurrency_peak"),
+            field("queue_full_returned")
+        );
         let _ = std::fs::remove_file(&log);
+        let _ = std::fs::remove_file(log.with_extension("json"));
     }
     let events = (n - at_first) as f64;
     let rate = events / secs;
+    let steady = match settled {
+        Some((at, got)) if n > got => {
+            let rate = (n - got) as f64 / (end - at).as_secs_f64().max(1e-3);
+            println!(
+                "    group settled {:.2} s after the first event, {got} events in; from then on {rate:.0} events/s",
+                (at - first).as_secs_f64()
+            );
+            rate
+        }
+        _ => {
+            println!("    the group settled only after the last event");
+            rate
+        }
+    };
     println!(
         "| group drain, {members} instance{} -> count-only intake (ndjson, gzip) | {n} | {secs:.2} | {rate:.0} | {:.2} | {:.2} | {intake_busy:.2} | {broker_busy:.2} | {machine_busy:.2} |",
         if members == 1 { "" } else { "s" },
         cpu / secs,
         cpu / events * 1e6
     );
-    rate
+    (rate, steady)
+}
+
+/// Whether consumer group `group` is stable with `members` members.
+fn group_settled(watcher: &BaseConsumer, group: &str, members: usize) -> bool {
+    let Ok(list) = watcher.fetch_group_list(Some(group), Duration::from_secs(1)) else {
+        return false;
+    };
+    list.groups()
+        .iter()
+        .any(|g| g.state() == "Stable" && g.members().len() == members)
 }
 
 fn main() {
@@ -318,5 +405,9 @@ fn main() {
     .expect("intake");
     let one = drain(&broker, &intake, n, 1);
     let two = drain(&broker, &intake, n, 2);
-    println!("\ntwo instances / one: {:.2}x", two / one);
+    println!(
+        "\ntwo instances / one: {:.2}x from the first event, {:.2}x once each group settled",
+        two.0 / one.0,
+        two.1 / one.1
+    );
 }

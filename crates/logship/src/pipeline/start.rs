@@ -120,9 +120,17 @@ impl Builder {
             stalled: Default::default(),
             outage: Default::default(),
         });
+        // A vendor whose wire is not HTTP brings its own client (started here, so bad
+        // settings fail the build).
+        let transport = crate::vendors::Transport::new(&config)?.map(Arc::new);
+        // Adaptive concurrency learns from HTTP answers (429s, round trips); a transport's
+        // sends never feed it, so its limit would stay at its start (2: three senders, each
+        // waiting for its batch's delivery reports, held a message broker's output at 80 k
+        // events/s, docs/performance.md). A transport's client paces itself (its own
+        // queue): fixed at `max_in_flight`.
         let pool = Arc::new(Pool::new(Limiter::new(
             config.max_in_flight,
-            config.adaptive_concurrency,
+            config.adaptive_concurrency && transport.is_none(),
         )));
         // Acknowledgements after acceptance, when the intake confirms storage later.
         let acks = codec.ack().map(|endpoint| Arc::new(Acks::new(endpoint)));
@@ -130,9 +138,6 @@ impl Builder {
         let (commands_tx, commands_rx) = crossbeam_channel::unbounded();
         let (jobs_tx, jobs_rx) = crossbeam_channel::bounded(config.max_in_flight);
         let client = Client::new(&config, &network);
-        // A vendor whose wire is not HTTP brings its own client (started here, so bad
-        // settings fail the build).
-        let transport = crate::vendors::Transport::new(&config)?.map(Arc::new);
         // Live senders and the replayer differ only in how often they retry.
         let new_sender = |max_retries: u32| Sender {
             shared: shared.clone(),

@@ -373,13 +373,15 @@ options! {
                 setter: fn max_in_flight(n: usize) |f| *f = n,
             },
             /// Adapt the number of requests in flight to the intake's answers (AIMD, like
-            /// Vector's adaptive request concurrency), between 1 and `max_in_flight`.
+            /// Vector's adaptive request concurrency), between 1 and `max_in_flight`. A
+            /// vendor with a transport of its own (`kafka`) gives no HTTP answers to learn
+            /// from: its limit is `max_in_flight`, fixed.
             adaptive_concurrency: bool = true => {
                 name: "adaptive_concurrency",
                 kind: Kind::Bool,
                 flag: Off("--no-adaptive-concurrency"),
                 default: "true",
-                doc: "adapt requests in flight to the intake (1 to `max_in_flight`); off: fixed at `max_in_flight`",
+                doc: "adapt HTTP requests in flight to the intake (1 to `max_in_flight`); off, and for `kafka` (no HTTP answers to learn from): fixed at `max_in_flight`",
                 set: |c, v| c.adaptive_concurrency = v.bool(),
                 get: |c| Some(c.adaptive_concurrency.to_string()),
                 setter: fn adaptive_concurrency(on: bool) |f| *f = on,
