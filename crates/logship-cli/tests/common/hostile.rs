@@ -167,7 +167,15 @@ pub fn ship(args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Run {
     });
     let mut peak_rss = 0u64;
     let status = loop {
+        // Only once the child runs `logship` (its `Name:`): between fork and exec it is a
+        // copy of this test process, whose in-process intake may hold a 100 MiB answer,
+        // and a sample taken then (on a busy machine the window is wide) is this
+        // process's memory, not logship's.
         if let Some(kb) = std::fs::read_to_string(&status_path).ok().and_then(|s| {
+            let name = s.lines().find_map(|l| l.strip_prefix("Name:"))?;
+            if name.trim() != "logship" {
+                return None;
+            }
             s.lines()
                 .find_map(|l| l.strip_prefix("VmHWM:"))
                 .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
