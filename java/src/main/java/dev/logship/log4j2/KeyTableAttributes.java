@@ -389,12 +389,12 @@ public abstract class KeyTableAttributes<B extends KeyTableAttributes<B>>
         return asBuilder();
     }
 
-    /** adapt requests in flight to the intake (1 to `max_in_flight`); off: fixed at `max_in_flight`. */
+    /** adapt HTTP requests in flight to the intake (1 to `max_in_flight`); off, and for `kafka` (no HTTP answers to learn from): fixed at `max_in_flight`. */
     @PluginBuilderAttribute("adaptiveConcurrency")
     private String adaptiveConcurrency;
 
     /**
-     * Sets adaptiveConcurrency: adapt requests in flight to the intake (1 to `max_in_flight`); off: fixed at `max_in_flight`.
+     * Sets adaptiveConcurrency: adapt HTTP requests in flight to the intake (1 to `max_in_flight`); off, and for `kafka` (no HTTP answers to learn from): fixed at `max_in_flight`.
      *
      * @param value the option's value
      * @return this builder

@@ -243,7 +243,7 @@ public abstract class KeyTableSetters extends UnsynchronizedAppenderBase<ILoggin
     }
 
     /**
-     * adapt requests in flight to the intake (1 to `max_in_flight`); off: fixed at `max_in_flight`.
+     * adapt HTTP requests in flight to the intake (1 to `max_in_flight`); off, and for `kafka` (no HTTP answers to learn from): fixed at `max_in_flight`.
      *
      * @param value the option's value
      */
