@@ -212,6 +212,9 @@ impl LabService {
     fn start(mode: &str, intake: &Intake, lines: &str, ring: &str) -> LabService {
         let mut child = lab()
             .args(["--serve", mode, "--intake-url", &intake.url("/lab")])
+            // Its own spill directory (the default one is under XDG_CACHE_HOME): a spill
+            // another run left in the user's default would be replayed into this intake.
+            .env("XDG_CACHE_HOME", temp_path("lab-cache"))
             .args(["--lines", lines, "--ring", ring])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
