@@ -13,7 +13,6 @@
 #   JsonLayout NDJSON over HTTP (1,000 events a POST) and of OTLP/HTTP protobuf.
 #
 # Usage: crates/logship-bench/guard/check.sh [WORKLOAD...]   (all by default)
-#        crates/logship-bench/guard/check.sh --build-only    (build, count nothing)
 #   LOGSHIP_GUARD_BLESS=1 ...   write the measured figures as the new baseline (on purpose:
 #                               commit baseline.tsv with the change that moved them, and say
 #                               why in the commit message)
@@ -35,9 +34,6 @@ done
 
 cargo build --release --locked -q -p logship-cli -p logship-intake
 cargo bench --locked -q -p logship-bench --bench cost_guard --no-run 2>/dev/null
-# `--build-only`: build what the guard runs and stop (`.ci/run` builds it beside the tests
-# and counts after them, on a quiet machine).
-[ "${1:-}" != --build-only ] || exit 0
 BIN=$T/release/logship
 INTAKE_BIN=$T/release/logship-intake
 WORK=$(ls -t "$T"/release/deps/cost_guard-* | grep -v '\.d$' | head -1)

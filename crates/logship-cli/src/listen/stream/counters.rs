@@ -80,8 +80,8 @@ impl Counters {
 
     /// Received and never handed to the pipeline (stopped with the queue full, or offered
     /// after it shut down), which the pipeline's `Stats` do not count, and datagrams the
-    /// kernel dropped before logship could read them: add it to the pipeline's `lost()`. UDP queue drops are
-    /// NOT in it: the pipeline refused them and already counts them in
+    /// kernel dropped before logship could read them: add it to the pipeline's `lost()`.
+    /// UDP queue drops are NOT in it: the pipeline refused them and already counts them in
     /// `dropped_queue_full` (see [`Counters::udp_dropped`] for the summary's reason).
     pub(crate) fn lost(&self) -> u64 {
         get(&self.not_taken) + get(&self.udp_kernel_dropped)
