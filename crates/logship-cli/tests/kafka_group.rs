@@ -1,6 +1,8 @@
 //! `logship ship --listen kafka://...` against a real Apache Kafka broker (single-node KRaft
 //! from `scripts/kafka-broker.sh`), draining to the strict intake: a group of two instances
-//! where one is killed with SIGKILL halfway (every event arrives at least once; duplicates
+//! where one is killed with SIGKILL halfway (every event arrives at least once; every
+//! committed offset is checked against what the intake has, also while the intake holds
+//! its answers; nothing below the offsets committed at the kill arrives twice; duplicates
 //! counted and reported), and one instance with a tiny queue behind a slow intake (the
 //! partitions are paused, nothing dropped). Skipped locally without java and mvn; a failure
 //! under `CI=true` (`.ci/run` installs them and fetches the jars).
@@ -16,7 +18,9 @@ use common::{temp_path, ShipProcess};
 use logship_intake::kafka_broker::KafkaBroker;
 use logship_intake::{Intake, IntakeConfig};
 use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::{Offset, TopicPartitionList};
 
 const LIMIT: Duration = Duration::from_secs(300);
 
@@ -26,8 +30,16 @@ fn create_topic(broker: &KafkaBroker, topic: &str, partitions: i32) {
 
 /// Produces `n` JSON events `{"message":"event i","seq":i}` to `topic`, keyed by `i`.
 fn produce(broker: &KafkaBroker, topic: &str, n: u64) {
+    produce_to(broker, topic, n, None);
+}
+
+/// [`produce`], event `i` to partition `i % partitions` when `partitions` is given. The
+/// producer is idempotent (order kept per partition), so event `i` then sits at offset
+/// `i / partitions` of its partition (checked against the partitions' high watermarks).
+fn produce_to(broker: &KafkaBroker, topic: &str, n: u64, partitions: Option<i32>) {
     let producer: BaseProducer = ClientConfig::new()
         .set("bootstrap.servers", broker.bootstrap())
+        .set("enable.idempotence", "true")
         .set("linger.ms", "5")
         .create()
         .unwrap();
@@ -35,6 +47,9 @@ fn produce(broker: &KafkaBroker, topic: &str, n: u64) {
         let payload = format!("{{\"message\":\"event {i}\",\"level\":\"info\",\"seq\":{i}}}");
         let key = i.to_string();
         let mut record = BaseRecord::to(topic).payload(&payload).key(&key);
+        if let Some(p) = partitions {
+            record = record.partition((i % p as u64) as i32);
+        }
         loop {
             match producer.send(record) {
                 Ok(()) => break,
@@ -47,6 +62,18 @@ fn produce(broker: &KafkaBroker, topic: &str, n: u64) {
         producer.poll(Duration::ZERO);
     }
     producer.flush(Duration::from_secs(60)).unwrap();
+    let Some(parts) = partitions else {
+        return;
+    };
+    for p in 0..parts {
+        let (low, high) = producer
+            .client()
+            .fetch_watermarks(topic, p, Duration::from_secs(10))
+            .unwrap();
+        // Events p, p + parts, p + 2 parts, ... below n.
+        let expected = (n + (parts - 1 - p) as u64) / parts as u64;
+        assert_eq!((low, high), (0, expected as i64), "partition {p}'s offsets");
+    }
 }
 
 /// How often the intake received each `seq`.
@@ -68,13 +95,76 @@ fn wait_until(what: &str, limit: Duration, done: impl Fn() -> bool) {
     }
 }
 
+/// A `ship --listen` member shipping NDJSON to `intake`, with a spill directory of its
+/// own unless `extra` says `--no-spill`.
 fn member(intake: &Intake, url: &str, extra: &[&str]) -> ShipProcess {
-    let spill = temp_path("kafka-spill");
-    let mut args = vec!["--listen", url, "--vendor", "ndjson", "--spill-dir"];
-    let spill = spill.to_string_lossy().into_owned();
-    args.push(&spill);
+    let spill = temp_path("kafka-spill").to_string_lossy().into_owned();
+    let mut args = vec!["--listen", url, "--vendor", "ndjson"];
+    if !extra.contains(&"--no-spill") {
+        args.extend_from_slice(&["--spill-dir", &spill]);
+    }
     args.extend_from_slice(extra);
     ShipProcess::start(&intake.url("/logs"), &args, LIMIT)
+}
+
+/// A client that reads group `group`'s committed offsets from the broker without joining
+/// the group.
+fn offsets_reader(broker: &KafkaBroker, group: &str) -> BaseConsumer {
+    ClientConfig::new()
+        .set("bootstrap.servers", broker.bootstrap())
+        .set("group.id", group)
+        .set("enable.auto.commit", "false")
+        .create()
+        .unwrap()
+}
+
+/// The offsets `reader`'s group has committed for `topic`'s partitions `0..partitions`
+/// (0 where none is).
+fn committed(reader: &BaseConsumer, topic: &str, partitions: i32) -> Vec<i64> {
+    let mut tpl = TopicPartitionList::new();
+    for p in 0..partitions {
+        tpl.add_partition(topic, p);
+    }
+    // The group's coordinator may still be loading or moving ("Not coordinator"): ask
+    // again until it answers.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let got = loop {
+        match reader.committed_offsets(tpl.clone(), Duration::from_secs(10)) {
+            Ok(got) => break got,
+            Err(e) if Instant::now() < deadline => {
+                eprintln!("committed offsets: {e}; asking again");
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            Err(e) => panic!("committed offsets: {e}"),
+        }
+    };
+    (0..partitions)
+        .map(|p| match got.find_partition(topic, p).map(|e| e.offset()) {
+            Some(Offset::Offset(o)) => o,
+            _ => 0,
+        })
+        .collect()
+}
+
+/// Checks that every event below the group's committed offsets has reached the intake
+/// (committed offsets read first, the intake after, so a correct commit always passes:
+/// an offset is committed only once everything before it was answered), and returns
+/// those offsets.
+fn commits_checked(reader: &BaseConsumer, intake: &Intake, partitions: i32) -> Vec<i64> {
+    let offsets = committed(reader, "drain", partitions);
+    let counts = seq_counts(intake);
+    for (p, &offset) in offsets.iter().enumerate() {
+        let missing: Vec<u64> = (0..offset.max(0) as u64)
+            .map(|o| o * partitions as u64 + p as u64)
+            .filter(|seq| !counts.contains_key(seq))
+            .take(5)
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "partition {p} committed up to offset {offset} before its events reached the intake, e.g. seq {missing:?}"
+        );
+    }
+    offsets
 }
 
 #[test]
@@ -82,25 +172,61 @@ fn a_group_of_two_where_one_is_killed_halfway_delivers_every_event_at_least_once
     let Some(broker) = KafkaBroker::start("group") else {
         return;
     };
-    let n = 60_000u64;
-    create_topic(&broker, "drain", 4);
-    produce(&broker, "drain", n);
-    let intake = Intake::start(IntakeConfig::default()).expect("intake");
+    let (n, partitions) = (60_000u64, 4);
+    create_topic(&broker, "drain", partitions);
+    produce_to(&broker, "drain", n, Some(partitions));
+    // A slow intake (each request answered after 100 ms, at most 2 of 250 events in
+    // flight per member): the drain takes seconds, so the members commit (every second)
+    // while it runs, whatever the machine's speed. No spill: a spilled event counts as
+    // settled, and the killed member's spill would only come back with its restart,
+    // which this test does not do; the small queue keeps the backlog short.
+    let intake = Intake::start(IntakeConfig {
+        delay: Duration::from_millis(100),
+        ..IntakeConfig::default()
+    })
+    .expect("intake");
     let url = format!("kafka://{}/drain?group=shippers", broker.bootstrap());
-    let mut a = member(&intake, &url, &[]);
-    let mut b = member(&intake, &url, &[]);
+    let slow = [
+        "--max-batch-records",
+        "250",
+        "--max-in-flight",
+        "2",
+        "--queue-capacity",
+        "500",
+        "--no-spill",
+    ];
+    let reader = offsets_reader(&broker, "shippers");
+    let mut a = member(&intake, &url, &slow);
+    let mut b = member(&intake, &url, &slow);
     a.stderr
         .expect("consuming kafka://", Duration::from_secs(30));
     b.stderr
         .expect("consuming kafka://", Duration::from_secs(30));
-    wait_until("a third of the events", LIMIT, || {
-        seq_counts(&intake).len() as u64 >= n / 3
+    // Every look at the committed offsets below also checks them against the intake.
+    wait_until("a sixth of the events committed", LIMIT, || {
+        commits_checked(&reader, &intake, partitions)
+            .iter()
+            .sum::<i64>()
+            >= (n / 6) as i64
     });
+    // With the intake holding every answer, nothing more is settled: a member that
+    // committed what it had only read (or queued) would be caught here, its commit
+    // (every second) past what the intake has.
+    intake.pause();
+    let window = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < window {
+        commits_checked(&reader, &intake, partitions);
+        std::thread::sleep(Duration::from_millis(100));
+    }
     // Halfway through, one member dies without a word: its partitions go to the other
-    // after the session timeout, from the last offsets it committed.
+    // after the session timeout, from the last offsets it committed. Read before the
+    // kill, these are at most what was committed when it died.
+    let floor = commits_checked(&reader, &intake, partitions);
     a.child.kill().expect("SIGKILL");
     let _ = a.child.wait();
+    intake.resume();
     wait_until("every event", LIMIT, || {
+        commits_checked(&reader, &intake, partitions);
         seq_counts(&intake).len() as u64 == n
     });
     let (code, stderr) = b.stop();
@@ -108,12 +234,27 @@ fn a_group_of_two_where_one_is_killed_halfway_delivers_every_event_at_least_once
     let received: u64 = counts.values().map(|&c| u64::from(c)).sum();
     let duplicates = received - n;
     eprintln!(
-        "kafka group: {n} events, {received} received, {duplicates} duplicates after SIGKILL"
+        "kafka group: {n} events, {received} received, {duplicates} duplicates after SIGKILL (committed before it: {floor:?})"
     );
     assert_eq!(counts.len() as u64, n, "every event at least once");
+    // Nothing below a committed offset is read again: every duplicate lies past what was
+    // committed at the kill.
+    let below: Vec<u64> = counts
+        .iter()
+        .filter(|&(&seq, &c)| {
+            c > 1 && ((seq / partitions as u64) as i64) < floor[(seq % partitions as u64) as usize]
+        })
+        .map(|(&seq, _)| seq)
+        .take(5)
+        .collect();
     assert!(
-        duplicates < n / 2,
-        "duplicates bounded by what the killed member had not committed: {duplicates}"
+        below.is_empty(),
+        "events below the committed offsets {floor:?} were read twice, e.g. seq {below:?}"
+    );
+    let committed_total: i64 = floor.iter().sum();
+    assert!(
+        duplicates <= n - committed_total as u64,
+        "{duplicates} duplicates"
     );
     assert_eq!(code, Some(0), "{stderr:?}");
     let summary = stderr.join("\n");
