@@ -126,11 +126,18 @@ fn build_into_target(package: &str, what: &[&str], file: &str) -> PathBuf {
 /// by touching what they write; tests and fixtures are not inputs). Any doubt (a file that
 /// cannot be read) answers no, and cargo decides.
 fn newer_than_the_sources(artifact: &Path) -> bool {
+    newer_than_the_sources_of(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
+        artifact,
+    )
+}
+
+/// [`newer_than_the_sources`] for the workspace at `root`.
+fn newer_than_the_sources_of(root: &Path, artifact: &Path) -> bool {
     let Ok(built) = artifact.metadata().and_then(|m| m.modified()) else {
         return false;
     };
     let older = |path: &Path| matches!(path.metadata().and_then(|m| m.modified()), Ok(changed) if changed <= built);
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     if !older(&root.join("Cargo.toml")) || !older(&root.join("Cargo.lock")) {
         return false;
     }
@@ -199,4 +206,88 @@ pub fn run_with_stdin(command: &mut Command, stdin: &[u8], limit: Duration) -> O
     let _ = done.send(());
     let _ = writer.join();
     output
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs::{self, File};
+    use std::time::{Duration, SystemTime};
+
+    /// A workspace of two crates (one with a build script and a nested module) in a fresh
+    /// directory, every file written at `then`, and an artifact written at `then + 1 s`.
+    fn workspace(name: &str, then: SystemTime) -> (PathBuf, PathBuf) {
+        let root =
+            std::env::temp_dir().join(format!("logship-processes-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        for file in [
+            "Cargo.toml",
+            "Cargo.lock",
+            "crates/a/Cargo.toml",
+            "crates/a/src/lib.rs",
+            "crates/a/src/deep/er/mod.rs",
+            "crates/b/Cargo.toml",
+            "crates/b/build.rs",
+            "crates/b/src/main.rs",
+            "crates/b/tests/e2e.rs",
+        ] {
+            let path = root.join(file);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            File::create(&path).unwrap().set_modified(then).unwrap();
+        }
+        let artifact = root.join("target/debug/b");
+        fs::create_dir_all(artifact.parent().unwrap()).unwrap();
+        File::create(&artifact)
+            .unwrap()
+            .set_modified(then + Duration::from_secs(1))
+            .unwrap();
+        (root, artifact)
+    }
+
+    fn touch(path: &Path, at: SystemTime) {
+        File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(at)
+            .unwrap();
+    }
+
+    #[test]
+    fn an_artifact_is_used_only_while_no_input_changed_after_it() {
+        let then = SystemTime::now() - Duration::from_secs(3600);
+        let later = then + Duration::from_secs(2);
+        let (root, artifact) = workspace("fresh", then);
+        assert!(newer_than_the_sources_of(&root, &artifact));
+        // Tests and fixtures are not inputs of a binary.
+        touch(&root.join("crates/b/tests/e2e.rs"), later);
+        assert!(newer_than_the_sources_of(&root, &artifact));
+        // Each input, changed after the artifact, makes it stale (cargo decides then).
+        for input in [
+            "crates/a/src/deep/er/mod.rs",
+            "crates/a/src/lib.rs",
+            "crates/b/build.rs",
+            "crates/a/Cargo.toml",
+            "Cargo.lock",
+            "Cargo.toml",
+        ] {
+            touch(&root.join(input), later);
+            assert!(
+                !newer_than_the_sources_of(&root, &artifact),
+                "{input} changed after the artifact, which was still used"
+            );
+            touch(&root.join(input), then);
+            assert!(newer_than_the_sources_of(&root, &artifact), "{input}");
+        }
+        // No artifact, or no readable sources: cargo decides.
+        assert!(!newer_than_the_sources_of(
+            &root,
+            &root.join("target/debug/none")
+        ));
+        fs::remove_dir_all(root.join("crates/a/src")).unwrap();
+        fs::write(root.join("crates/a/src"), b"not a directory").unwrap();
+        touch(&root.join("crates/a/src"), then);
+        assert!(!newer_than_the_sources_of(&root, &artifact));
+        let _ = fs::remove_dir_all(&root);
+    }
 }
