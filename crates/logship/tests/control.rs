@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use common::*;
-use logship::{Level, Record, Rejected, Stats};
+use logship::{Level, Offered, Record, Rejected, Stats};
 use logship_intake::Intake;
 use serde_json::Value;
 use tracing_subscriber::layer::SubscriberExt;
@@ -307,4 +307,37 @@ fn records_pushed_directly_are_limited_per_target_and_say_so() {
     assert_eq!(by_site["sidecar-a"], 40);
     assert_eq!(by_site["sidecar-b"], 40);
     assert_accounted(&logship.stats(), 100);
+}
+
+#[test]
+fn a_record_offered_again_after_a_full_queue_is_not_charged_to_its_burst_limit_twice() {
+    let intake = intake();
+    intake.pause();
+    // One event a second per call site, twenty at once: enough for the queue (4), the
+    // batches in flight, handed over and being filled (2 each) and the one refused.
+    let (logship, _guard) = held_queue(builder(&intake).burst_limit(Level::Info, 1, 20))
+        .build()
+        .unwrap();
+    let (taken, mut refused) = offer_until_full(&logship);
+    assert!(taken < 12, "a queue of 4 took {taken}");
+    // The caller keeps offering it while the queue stays full (the intake holds the
+    // batch in flight): a charge per offer would use up the burst within a few tries and
+    // the record would come back suppressed, its event gone.
+    for _ in 0..100 {
+        match logship.offer(refused, Duration::ZERO) {
+            Err(Offered::Full(back)) => refused = back,
+            other => panic!("offered again while the queue is full: {other:?}"),
+        }
+    }
+    assert_eq!(logship.stats().burst_suppressed, 0);
+    intake.resume();
+    assert_eq!(logship.offer(refused, WAIT), Ok(()));
+    logship.flush(WAIT).unwrap();
+    let stats = logship.stats();
+    assert_eq!(stats.burst_suppressed, 0, "{stats:?}");
+    assert_eq!(stats.queue_full_returned, 101, "{stats:?}");
+    assert_eq!(
+        received_seqs(&intake),
+        (0..=taken as u64).collect::<Vec<u64>>()
+    );
 }

@@ -133,27 +133,9 @@ fn push_with_overrides_the_pipelines_policy_for_one_call() {
 fn an_offer_the_full_queue_refuses_is_handed_back_not_lost_and_taken_once_there_is_room() {
     let intake = intake();
     intake.pause();
-    let (logship, _guard) = builder(&intake)
-        .queue_capacity(4)
-        .max_in_flight(1)
-        .max_batch_records(2)
-        .build()
-        .unwrap();
+    let (logship, _guard) = held_queue(builder(&intake)).build().unwrap();
     // Fill the queue behind the held request.
-    let mut taken = 0;
-    let refused = loop {
-        let record = numbered(taken);
-        let sent = record.clone();
-        match logship.offer(record, Duration::ZERO) {
-            Ok(()) => taken += 1,
-            Err(Offered::Full(back)) => {
-                assert_eq!(back, sent, "the refused record came back changed");
-                break back;
-            }
-            Err(other) => panic!("refused for another reason: {other:?}"),
-        }
-        assert!(taken < 100, "a queue of 4 took {taken}");
-    };
+    let (taken, refused) = offer_until_full(&logship);
     assert!(intake.wait_for_requests(1, WAIT));
     let stats = logship.stats();
     assert_eq!(stats.queue_full_returned, 1);

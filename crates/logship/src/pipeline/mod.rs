@@ -112,12 +112,11 @@ impl Logship {
     /// first: its call site is its target (logger name) and level, so give each source its
     /// own target; one held back returns `Err(Rejected::Suppressed)` (counted in
     /// `Stats::suppressed`, not lost).
-    pub fn push(&self, record: Record) -> Result<(), Rejected> {
+    pub fn push(&self, mut record: Record) -> Result<(), Rejected> {
         if let Some(rejected) = self.refuse_closed() {
             return Err(rejected);
         }
-        let shared = &self.inner.shared;
-        if shared.control.admit_record(&record, &shared.counters) != Verdict::Keep {
+        if !self.admit_once(&mut record) {
             return Err(Rejected::Suppressed);
         }
         self.push_queue(record, None)
@@ -129,12 +128,11 @@ impl Logship {
     /// A refusal is counted in `Stats` like any other; a caller that keeps a refused record
     /// and offers it again uses [`Logship::offer`] instead, which gives it back uncounted
     /// as a drop.
-    pub fn push_with(&self, record: Record, overflow: Overflow) -> Result<(), Rejected> {
+    pub fn push_with(&self, mut record: Record, overflow: Overflow) -> Result<(), Rejected> {
         if let Some(rejected) = self.refuse_closed() {
             return Err(rejected);
         }
-        let shared = &self.inner.shared;
-        if shared.control.admit_record(&record, &shared.counters) != Verdict::Keep {
+        if !self.admit_once(&mut record) {
             return Err(Rejected::Suppressed);
         }
         let overflow = match overflow {
@@ -157,9 +155,10 @@ impl Logship {
     /// kept (and for whom) or lost, and counts that loss itself.
     ///
     /// Every other outcome is [`Logship::push_with`]'s, counted as it counts them, in
-    /// `Err(Offered::Refused(_))`: `Suppressed` (each offer goes through the
-    /// burst limits and sampling again), `OverBudget`, `TooLarge` (the volume budget is
-    /// charged only for a record the queue takes).
+    /// `Err(Offered::Refused(_))`: `Suppressed` (burst limits and sampling decide once per
+    /// record: one handed back as `Full` and offered again is not charged a second
+    /// time), `OverBudget`, `TooLarge` (the volume budget is charged only for a record
+    /// the queue takes).
     ///
     /// ```
     /// # use std::time::Duration;
@@ -173,13 +172,13 @@ impl Logship {
     /// }
     /// # }
     /// ```
-    pub fn offer(&self, record: Record, wait: Duration) -> Result<(), Offered> {
+    pub fn offer(&self, mut record: Record, wait: Duration) -> Result<(), Offered> {
         let shared = &self.inner.shared;
         if shared.closed.load(Ordering::Acquire) {
             Counters::add(&shared.counters.closed_returned, 1);
             return Err(Offered::Closed(record));
         }
-        if shared.control.admit_record(&record, &shared.counters) != Verdict::Keep {
+        if !self.admit_once(&mut record) {
             return Err(Rejected::Suppressed.into());
         }
         let wait = wait.min(MAX_BLOCK);
@@ -201,6 +200,21 @@ impl Logship {
             return Err(Rejected::Suppressed);
         }
         self.push_queue(record, None)
+    }
+
+    /// The burst limits and sampling, once per record: a record offered again after the
+    /// queue handed it back (`Offered::Full`) was charged then, and is not charged (or
+    /// sampled) again. True when it goes on.
+    fn admit_once(&self, record: &mut Record) -> bool {
+        if record.admitted() {
+            return true;
+        }
+        let shared = &self.inner.shared;
+        if shared.control.admit_record(record, &shared.counters) != Verdict::Keep {
+            return false;
+        }
+        record.mark_admitted();
+        true
     }
 
     /// Counts (and tells once) a call after shutdown began.

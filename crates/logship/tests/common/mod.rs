@@ -6,7 +6,7 @@ pub mod vendors;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use logship::{Builder, Level, Logship, Record};
+use logship::{Builder, Level, Logship, Offered, Record};
 use logship_intake::{Intake, IntakeConfig};
 
 /// Generous upper bound for waits that normally finish in milliseconds.
@@ -24,6 +24,34 @@ pub fn builder(intake: &Intake) -> Builder {
         .linger(Duration::from_millis(50))
         .report_to_stderr(false)
         .spill(false)
+}
+
+/// `builder` made to fill up behind a request a paused intake holds: a queue of 4, one
+/// request in flight, 2 events per batch.
+pub fn held_queue(builder: Builder) -> Builder {
+    builder
+        .queue_capacity(4)
+        .max_in_flight(1)
+        .max_batch_records(2)
+}
+
+/// Offers numbered records (from 0) without waiting until the full queue hands one back
+/// (unchanged); returns how many were taken and the record handed back.
+pub fn offer_until_full(logship: &Logship) -> (usize, Record) {
+    let mut taken = 0;
+    loop {
+        let record = numbered(taken);
+        let sent = record.clone();
+        match logship.offer(record, Duration::ZERO) {
+            Ok(()) => taken += 1,
+            Err(Offered::Full(back)) => {
+                assert_eq!(back, sent, "the refused record came back changed");
+                return (taken, back);
+            }
+            Err(other) => panic!("refused for another reason: {other:?}"),
+        }
+        assert!(taken < 100, "a queue of 4 took {taken}");
+    }
 }
 
 /// A fresh, empty directory under the system temp dir, removed on drop.

@@ -57,7 +57,7 @@ pub(crate) const RECORD_OVERHEAD: usize = 64;
 /// r.message("order placed").field("order_id", 42u64).field("currency", "EUR");
 /// assert_eq!(r.message_str(), "order placed");
 /// ```
-#[derive(Clone, PartialEq)]
+#[derive(Clone)]
 pub struct Record {
     timestamp_nanos: u64,
     level: Level,
@@ -69,6 +69,22 @@ pub struct Record {
     /// Text of the event had invalid UTF-8 replaced (see [`Record::mark_invalid_utf8`]);
     /// counted once by the batcher, not kept on disk.
     invalid_utf8: bool,
+    /// Passed the burst limits and sampling (`Logship::offer`): a record offered again
+    /// after the queue handed it back is not charged twice. Not part of the event (not
+    /// compared, not kept on disk).
+    admitted: bool,
+}
+
+/// Two records are equal when they hold the same event; whether the pipeline already
+/// admitted one is not part of it.
+impl PartialEq for Record {
+    fn eq(&self, other: &Record) -> bool {
+        self.timestamp_nanos == other.timestamp_nanos
+            && self.level == other.level
+            && self.id == other.id
+            && self.data == other.data
+            && self.invalid_utf8 == other.invalid_utf8
+    }
 }
 
 impl fmt::Debug for Record {
@@ -102,6 +118,7 @@ impl Record {
             id: Some(EventId::next()),
             data,
             invalid_utf8: false,
+            admitted: false,
         }
     }
 
@@ -121,6 +138,16 @@ impl Record {
     /// input itself named `logship.invalid_utf8` does not count).
     pub fn had_invalid_utf8(&self) -> bool {
         self.invalid_utf8
+    }
+
+    /// Whether this record already passed the burst limits and sampling.
+    pub(crate) fn admitted(&self) -> bool {
+        self.admitted
+    }
+
+    /// Marks this record as having passed the burst limits and sampling.
+    pub(crate) fn mark_admitted(&mut self) {
+        self.admitted = true;
     }
 
     /// Replaces the timestamp.
@@ -258,6 +285,7 @@ impl Record {
             id: self.id,
             data,
             invalid_utf8: self.invalid_utf8,
+            admitted: self.admitted,
         }
     }
 
@@ -358,6 +386,7 @@ impl Record {
             id,
             data: rest.to_vec(),
             invalid_utf8: false,
+            admitted: false,
         };
         record.is_well_formed().then_some(record)
     }

@@ -133,6 +133,7 @@ impl Record {
             id: self.id,
             data: Vec::with_capacity(self.data.len().min(plan.message.saturating_add(4096))),
             invalid_utf8: self.invalid_utf8,
+            admitted: self.admitted,
         };
         let mut marks = Marks::default();
         for entry in self.entries() {
