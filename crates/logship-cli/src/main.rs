@@ -37,6 +37,7 @@ macro_rules! eprintln {
     }};
 }
 
+mod allocator;
 mod config;
 mod demo;
 mod follow;
@@ -90,6 +91,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    allocator::fix_the_mmap_threshold();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Ship(args) => ship::run(args),
