@@ -7,7 +7,7 @@
 //! in 0.9 s while the summary said "0 dropped" and the exit code was 0. Reading the
 //! socket's own counter turns that into a counted loss with its reason. (`SO_RXQ_OVFL`
 //! reports the same counter per datagram, but needs `recvmsg` and its control messages,
-//! which safe std cannot read; the crate forbids unsafe code.)
+//! which safe std cannot read; the crate allows unsafe code only for `mallopt`.)
 //!
 //! Must never: fail the listener (an unreadable `/proc` reads as "unknown": `None`), or
 //! count another socket's drops.
