@@ -292,7 +292,7 @@ options! {
                 kind: int(1, 1_000_000, ""),
                 attribute: "maxBatchRecords",
                 flag: Value("--max-batch-records"),
-                default: "200 (1,000 for `ship --follow` and `--listen`)",
+                default: "200 (`ship --follow` and `--listen`: 1,000; `ship` to Kafka: 2,000)",
                 doc: "flush when a batch has this many events (the vendor's own limit caps it)",
                 set: |c, v| c.max_batch_records = v.usize(),
                 get: |c| Some(c.max_batch_records.to_string()),
