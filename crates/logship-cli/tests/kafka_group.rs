@@ -4,7 +4,8 @@
 //! committed offset is checked against what the intake has, also while the intake holds
 //! its answers; nothing below the offsets committed at the kill arrives twice; duplicates
 //! counted and reported), and one instance with a tiny queue behind a slow intake (the
-//! partitions are paused, nothing dropped). Skipped locally without java and mvn; a failure
+//! partitions are paused, nothing dropped); and `ship --vendor kafka` of stdin to a topic
+//! (every line once, in the command's 2,000-event batches). Skipped locally without java and mvn; a failure
 //! under `CI=true` (`.ci/run` installs them and fetches the jars).
 
 mod common;
@@ -14,11 +15,12 @@ mod kafka_admin;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use common::{temp_path, ShipProcess};
+use common::{logship, run_with_stdin, temp_path, ShipProcess};
 use logship_intake::kafka_broker::KafkaBroker;
 use logship_intake::{Intake, IntakeConfig};
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::message::Message;
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::{Offset, TopicPartitionList};
 
@@ -448,4 +450,75 @@ fn inputs_consume_over_scram_and_tls_and_refused_credentials_or_ca_stop_with_one
         let text = stderr.join("\n");
         assert!(!text.contains("stopped: refused"), "{text}");
     }
+}
+
+#[test]
+fn ship_to_a_topic_delivers_every_line_once_in_batches_of_the_commands_kafka_default() {
+    let Some(broker) = KafkaBroker::start("ship") else {
+        return;
+    };
+    let n = 20_000u64;
+    create_topic(&broker, "shipped", 4);
+    let input: String = (0..n).map(|i| format!("line {i} of the app\n")).collect();
+    let stats_path = temp_path("kafka-ship-stats.json");
+    let stats_arg = stats_path.to_string_lossy().into_owned();
+    let out = run_with_stdin(
+        logship().args([
+            "ship",
+            "--vendor",
+            "kafka",
+            "--endpoint",
+            &format!("kafka://{}/shipped", broker.bootstrap()),
+            "--no-spill",
+            "--stats-json",
+            &stats_arg,
+        ]),
+        input.as_bytes(),
+        LIMIT,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "stderr: {stderr}");
+    assert!(
+        stderr.contains("every event read was delivered"),
+        "{stderr}"
+    );
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats_path).expect("stats file"))
+            .expect("stats JSON");
+    assert_eq!(stats["events_delivered"].as_u64(), Some(n), "{stats}");
+    // 2,000 events a batch (the command's default for Kafka), not the library's 200.
+    let batches = stats["batches"].as_u64().expect("batches");
+    assert!(batches <= 20, "{batches} batches for {n} events");
+    // Every line is on the topic once, as one JSON message.
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", broker.bootstrap())
+        .set("group.id", "check-shipped")
+        .set("auto.offset.reset", "earliest")
+        .set("enable.auto.commit", "false")
+        .create()
+        .unwrap();
+    consumer.subscribe(&["shipped"]).unwrap();
+    let mut seen = HashMap::new();
+    let deadline = Instant::now() + LIMIT;
+    while (seen.len() as u64) < n {
+        assert!(
+            Instant::now() < deadline,
+            "{} of {n} lines on the topic",
+            seen.len()
+        );
+        let Some(message) = consumer.poll(Duration::from_millis(500)) else {
+            continue;
+        };
+        let message = message.expect("a message");
+        let event: serde_json::Value =
+            serde_json::from_slice(message.payload().expect("a payload")).expect("JSON");
+        let text = event["message"]
+            .as_str()
+            .expect("a message field")
+            .to_owned();
+        *seen.entry(text).or_insert(0u32) += 1;
+    }
+    assert!(seen.values().all(|&c| c == 1), "a line twice on the topic");
+    assert!(seen.contains_key("line 0 of the app") && seen.contains_key("line 19999 of the app"));
+    let _ = std::fs::remove_file(&stats_path);
 }
