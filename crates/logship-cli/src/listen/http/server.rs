@@ -122,14 +122,27 @@ fn accept_loop(
     }
 }
 
-/// A connection arriving while the listener stops: a client that sent a request is
-/// answered 503 with `Retry-After` and counted; the listeners' own wake-up connection
-/// (which sends nothing and closes) is closed.
+/// How long a connection arriving while the listener stops may take to send its first
+/// bytes or close: the listeners' own wake-up connection closes at once, a client sends
+/// its request. A client still silent by then is answered too (on a busy machine its
+/// write can come well after its connect: a shorter wait once left one with no answer).
+const STOP_FIRST_BYTES: Duration = Duration::from_secs(1);
+
+/// A connection arriving while the listener stops: a client is answered 503 with
+/// `Retry-After` and counted, whether its request came or not; the listeners' own wake-up
+/// connection (which sends nothing and closes at once) is closed.
 fn refuse_at_stop(mut stream: TcpStream, counters: &Counters) {
     let _ = stream.set_nonblocking(false);
-    let _ = stream.set_read_timeout(Some(STOP_TICK));
+    let _ = stream.set_read_timeout(Some(STOP_FIRST_BYTES));
     let mut head = [0u8; 512];
-    if matches!(stream.read(&mut head), Ok(n) if n > 0) {
+    let client = match stream.read(&mut head) {
+        Ok(n) => n > 0,
+        Err(e) => matches!(
+            e.kind(),
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+        ),
+    };
+    if client {
         Counters::add(&counters.refused_at_stop, 1);
         let _ = stream.set_write_timeout(Some(STOP_TICK));
         let _ = write_response(&mut stream, &busy_generic("logship is stopping"), true);
