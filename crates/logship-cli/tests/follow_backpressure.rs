@@ -60,11 +60,14 @@ fn a_gigabyte_backlog_with_the_intake_paused_is_read_only_as_fast_as_it_ships() 
 
 #[test]
 fn a_queue_far_smaller_than_the_backlog_hands_its_refusals_back_and_drops_nothing() {
-    // 2,000 lines into a queue of 4, behind an intake that holds its first answer for
-    // 1.5 s: meanwhile the queue stays full, and each of the follower's offers (waiting
-    // 250 ms) comes back to it and is offered again.
+    // 2,000 lines into a queue of 4, behind an intake that holds its first request for
+    // 5 s: meanwhile the queue stays full, and each of the follower's offers (waiting
+    // 250 ms) comes back to it and is offered again. The hold is a window, not a wait
+    // for a condition (the refusals are seen only in the final stats): 1.5 s was once
+    // too short in CI, where another test's gigabyte backlog kept the follower off the
+    // cores for most of it.
     let intake = intake();
-    intake.set_delay(Duration::from_millis(1500));
+    intake.pause();
     let dir = fresh_dir("follow-offer-tiny-queue");
     let (log, stats_json) = (dir.join("app.log"), dir.join("stats.json"));
     write_lines(&log, 0..2_000);
@@ -80,8 +83,12 @@ fn a_queue_far_smaller_than_the_backlog_hands_its_refusals_back_and_drops_nothin
             s(&stats_json),
         ],
     );
-    wait_until("the first request held", || !intake.requests().is_empty());
-    intake.set_delay(Duration::ZERO);
+    assert!(
+        intake.wait_for_requests(1, Duration::from_secs(60)),
+        "the first request arrived"
+    );
+    std::thread::sleep(Duration::from_secs(5));
+    intake.resume();
     wait_events(&intake, 2_000);
     let summary = stop_with_every_line_once(follower, &intake, 2_000);
     let stats: serde_json::Value =
