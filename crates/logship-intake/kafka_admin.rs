@@ -1,5 +1,6 @@
-//! Topic creation on a test broker ([`crate::kafka_broker`] of logship-intake), shared as
-//! source by the Kafka tests and the Kafka bench (`#[path]`), which have librdkafka through
+//! Topic creation and a reading client on a test broker ([`crate::kafka_broker`] of
+//! logship-intake), shared as source by the Kafka tests and the Kafka bench (`#[path]`),
+//! which have librdkafka through
 //! the `kafka` feature; logship-intake itself does not depend on librdkafka (every test
 //! build would compile it).
 
@@ -8,6 +9,7 @@ use std::time::Duration;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
+use rdkafka::consumer::BaseConsumer;
 
 /// Creates `topic` with `partitions` (replication 1) and topic configs such as
 /// `max.message.bytes`, on the broker at `bootstrap`; panics when the broker refuses.
@@ -25,6 +27,20 @@ pub fn create_topic(bootstrap: &str, topic: &str, partitions: i32, configs: &[(&
     for r in results {
         r.unwrap_or_else(|e| panic!("create topic {topic}: {e:?}"));
     }
+}
+
+/// A consumer in group `group` on the broker at `bootstrap` that reads a topic from its
+/// first offset and commits nothing; not subscribed, it reads the group's committed
+/// offsets without joining the group.
+#[allow(dead_code)] // not every file that includes this module reads a topic
+pub fn reader(bootstrap: &str, group: &str) -> BaseConsumer {
+    ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", group)
+        .set("auto.offset.reset", "earliest")
+        .set("enable.auto.commit", "false")
+        .create()
+        .expect("a reading consumer")
 }
 
 /// Drives a future to completion on this thread (rdkafka's admin futures complete from

@@ -109,17 +109,6 @@ fn member(intake: &Intake, url: &str, extra: &[&str]) -> ShipProcess {
     ShipProcess::start(&intake.url("/logs"), &args, LIMIT)
 }
 
-/// A client that reads group `group`'s committed offsets from the broker without joining
-/// the group.
-fn offsets_reader(broker: &KafkaBroker, group: &str) -> BaseConsumer {
-    ClientConfig::new()
-        .set("bootstrap.servers", broker.bootstrap())
-        .set("group.id", group)
-        .set("enable.auto.commit", "false")
-        .create()
-        .unwrap()
-}
-
 /// The offsets `reader`'s group has committed for `topic`'s partitions `0..partitions`
 /// (0 where none is).
 fn committed(reader: &BaseConsumer, topic: &str, partitions: i32) -> Vec<i64> {
@@ -197,7 +186,7 @@ fn a_group_of_two_where_one_is_killed_halfway_delivers_every_event_at_least_once
         "500",
         "--no-spill",
     ];
-    let reader = offsets_reader(&broker, "shippers");
+    let reader = kafka_admin::reader(&broker.bootstrap(), "shippers");
     let mut a = member(&intake, &url, &slow);
     let mut b = member(&intake, &url, &slow);
     a.stderr
@@ -490,13 +479,7 @@ fn ship_to_a_topic_delivers_every_line_once_in_batches_of_the_commands_kafka_def
     let batches = stats["batches"].as_u64().expect("batches");
     assert!(batches <= 20, "{batches} batches for {n} events");
     // Every line is on the topic once, as one JSON message.
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", broker.bootstrap())
-        .set("group.id", "check-shipped")
-        .set("auto.offset.reset", "earliest")
-        .set("enable.auto.commit", "false")
-        .create()
-        .unwrap();
+    let consumer = kafka_admin::reader(&broker.bootstrap(), "check-shipped");
     consumer.subscribe(&["shipped"]).unwrap();
     let mut seen = HashMap::new();
     let deadline = Instant::now() + LIMIT;

@@ -15,19 +15,12 @@ use std::time::{Duration, Instant};
 use logship::{Level, Logship, Record, Vendor};
 use logship_intake::kafka_broker::KafkaBroker;
 use logship_kafka_faults::{on_next_kafka_send, raise_fatal_error};
-use rdkafka::config::ClientConfig;
-use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::consumer::Consumer;
 use rdkafka::message::Message;
 
 /// How often each `seq` is in `topic` (reads until `n` distinct, or 60 s).
 fn seqs_in(broker: &KafkaBroker, topic: &str, n: usize) -> HashMap<u64, u32> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", broker.bootstrap())
-        .set("group.id", "reader")
-        .set("auto.offset.reset", "earliest")
-        .set("enable.auto.commit", "false")
-        .create()
-        .expect("consumer");
+    let consumer = kafka_admin::reader(&broker.bootstrap(), "reader");
     consumer.subscribe(&[topic]).expect("subscribe");
     let mut counts = HashMap::new();
     let deadline = Instant::now() + Duration::from_secs(60);

@@ -15,8 +15,7 @@ use std::time::Duration;
 use common::{numbered, TempDir};
 use logship::{Builder, KafkaOptions, Logship, Overflow, Vendor};
 use logship_intake::kafka_broker::{KafkaBroker, SASL_PASSWORD};
-use rdkafka::config::ClientConfig;
-use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::consumer::Consumer;
 use rdkafka::message::{Headers, Message};
 
 fn create_topic(broker: &KafkaBroker, topic: &str, partitions: i32, configs: &[(&str, &str)]) {
@@ -35,13 +34,7 @@ struct Read {
 /// Reads `topic` from the start until `want` messages arrived (or 60 s without reaching
 /// it), then 1 s more to see any extra.
 fn read_topic(broker: &KafkaBroker, topic: &str, want: usize) -> Vec<Read> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", broker.bootstrap())
-        .set("group.id", format!("reader-{topic}"))
-        .set("auto.offset.reset", "earliest")
-        .set("enable.auto.commit", "false")
-        .create()
-        .unwrap();
+    let consumer = kafka_admin::reader(&broker.bootstrap(), &format!("reader-{topic}"));
     consumer.subscribe(&[topic]).unwrap();
     let mut out = Vec::new();
     let mut deadline = std::time::Instant::now() + Duration::from_secs(60);
