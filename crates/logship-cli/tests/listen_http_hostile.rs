@@ -75,6 +75,37 @@ fn smuggling_and_lax_framing_are_each_a_400_that_closes_the_connection() {
     );
 }
 
+/// A body that says it is over the limit is refused (413) as soon as its head is read;
+/// a client that goes on sending it (most do: they write the whole request before they
+/// read) meets no reset, and reads its answer and a clean end.
+#[test]
+fn a_client_still_sending_a_refused_body_reads_its_413_not_a_reset() {
+    let intake = intake();
+    let mut l = Listener::start(&intake, &["--listen-max-body-bytes", "65536"]);
+    let mut s = TcpStream::connect(("127.0.0.1", l.port)).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let len = 256 << 10;
+    write!(
+        s,
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: {len}\r\n\r\n"
+    )
+    .unwrap();
+    let chunk = vec![b' '; 64 * 1024];
+    for i in 0..len / chunk.len() {
+        s.write_all(&chunk)
+            .unwrap_or_else(|e| panic!("chunk {i} of the body: {e}"));
+    }
+    let mut answer = Vec::new();
+    s.read_to_end(&mut answer)
+        .expect("the answer and a clean end, not a reset");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 413 "), "{answer:?}");
+    let (status, _) = post(l.port, "/", &[], b"{\"message\":\"after\"}");
+    assert_eq!(status, 200);
+    let (code, stderr) = l.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+}
+
 /// A JSON body of `n` events of `bytes` bytes each.
 fn big_events(n: usize, bytes: usize, tag: &str) -> Vec<u8> {
     let pad = "p".repeat(bytes);

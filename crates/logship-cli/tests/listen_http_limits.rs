@@ -144,8 +144,41 @@ fn connections_over_the_limit_are_answered_503_when_every_one_is_busy() {
         assert_eq!(&buf, b"HTTP/1.1 100 Continue\r\n\r\n");
         held.push(s);
     }
+    // A refused client that sends its body only after reading the answer: the refusal
+    // lingers, so the body is taken (not met by a reset) and the connection ends cleanly.
+    let mut late = TcpStream::connect(("127.0.0.1", l.port)).unwrap();
+    late.set_read_timeout(Some(WAIT)).unwrap();
+    late.write_all(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n")
+        .unwrap();
+    let mut answer = Vec::new();
+    while !answer.ends_with(b"too many connections\"}") {
+        let mut byte = [0u8; 1];
+        assert_eq!(late.read(&mut byte).expect("the answer"), 1, "{answer:?}");
+        answer.push(byte[0]);
+    }
+    let text = String::from_utf8_lossy(&answer);
+    assert!(text.starts_with("HTTP/1.1 503 "), "{text}");
+    assert!(text.contains("Retry-After: 1"), "{text}");
+    late.write_all(b"{}").expect("the body is taken, not reset");
+    let mut rest = Vec::new();
+    late.read_to_end(&mut rest)
+        .expect("a clean end, not a reset");
+    assert!(rest.is_empty(), "{rest:?}");
+    // A flood of refused clients that neither read nor close: the accept loop never
+    // waits on them (were each refusal to linger in turn, 250 of them would hold the
+    // next client back for more than two minutes).
+    let silent: Vec<TcpStream> = (0..250)
+        .map(|_| {
+            let mut s = TcpStream::connect(("127.0.0.1", l.port)).unwrap();
+            let _ = s.write_all(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}");
+            s
+        })
+        .collect();
+    // ... and a client after them is still answered (past the lingering limit, closed
+    // at once after its answer).
     let (status, text) = post(l.port, "/", &[], b"{}");
     assert_eq!(status, 503, "{text}");
+    drop(silent);
     drop(held);
     let (code, stderr) = l.stop();
     assert_eq!(code, Some(0));

@@ -6,7 +6,8 @@
 //!   [`find_header`] and the accessors of [`Request`] read it.
 //! - [`decoded_body`]: the body with its `Content-Encoding` (gzip, deflate) undone,
 //!   within a limit.
-//! - [`Response`] and [`write_response`]: an answer, with the framing owned here.
+//! - [`Response`] and [`write_response`]: an answer, with the framing owned here;
+//!   [`close_after_answer`]: the close after an early answer that does not lose it.
 //! - [`answers`]: each vendor's answer bodies and the small parsers a receiver needs to
 //!   answer like the vendor.
 //! - `tls` (feature `tls`): HTTPS for a server, and throwaway certificate authorities.
@@ -34,11 +35,13 @@
 
 pub mod answers;
 mod body;
+mod linger;
 mod request;
 mod response;
 #[cfg(feature = "tls")]
 pub mod tls;
 
 pub use body::{decoded_body, BodyError};
+pub use linger::{close_after_answer, MAX_DISCARDED};
 pub use request::{find_header, read_request, PartialHead, ReadError, Request};
 pub use response::{write_response, Response};

@@ -11,19 +11,22 @@
 //!
 //! Must never: answer 2xx before the request's events are queued (or delivered, with
 //! `--listen-ack delivered`), decompress past the body limit (a gzip bomb is a 413),
-//! or keep reading once stopped (idle connections close at once; a request being read
-//! gets [`STOP_GRACE`] to finish).
+//! keep reading once stopped (idle connections close at once; a request being read
+//! gets [`STOP_GRACE`] to finish), or close a connection with a request unread right
+//! after answering it (the kernel's reset can reach the client before the answer:
+//! early answers linger, [`close_after_answer`]).
 
 use std::io::{self, BufReader, Read};
 use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use logship::{Logship, Offered, Record};
 use logship_http::{
-    decoded_body, find_header, read_request, write_response, ReadError, Request, Response,
+    close_after_answer, decoded_body, find_header, read_request, write_response, ReadError,
+    Request, Response,
 };
 
 use super::ack;
@@ -37,6 +40,11 @@ use crate::listen::stop::STOP_TICK;
 
 /// How long a request being read when the listener stops may still take.
 const STOP_GRACE: Duration = Duration::from_secs(2);
+/// How long an early answer (a refusal, a 413 or 400 before the body's end) waits for the
+/// client to read it and close before the connection is closed unread
+/// ([`close_after_answer`]): without it the close can reset the connection before the
+/// client has read its answer.
+const LINGER: Duration = Duration::from_millis(500);
 /// What `Retry-After` says when the queue is full.
 const RETRY_AFTER_SECS: u64 = 1;
 
@@ -62,6 +70,7 @@ fn accept_loop(
     options: &Options,
 ) {
     let slots = Slots::new(options.max_connections);
+    let lingering = Arc::new(AtomicUsize::new(0));
     let mut failures = 0u32;
     while !stop.load(Ordering::Acquire) {
         let stream = match listener.accept() {
@@ -92,7 +101,7 @@ fn accept_loop(
             }
             None => {
                 Counters::add(&counters.connections_refused, 1);
-                refuse(stream);
+                refuse(stream, &lingering);
                 continue;
             }
         };
@@ -145,14 +154,45 @@ fn refuse_at_stop(mut stream: TcpStream, counters: &Counters) {
     if client {
         Counters::add(&counters.refused_at_stop, 1);
         let _ = stream.set_write_timeout(Some(STOP_TICK));
-        let _ = write_response(&mut stream, &busy_generic("logship is stopping"), true);
+        if write_response(&mut stream, &busy_generic("logship is stopping"), true).is_ok() {
+            close_after_answer(&stream, LINGER);
+        }
     }
 }
 
-/// Answers a connection over the limit with 503 and closes it.
-fn refuse(mut stream: TcpStream) {
+/// Connections over the limit whose refusal may linger at once, each on a short-lived
+/// thread of its own; past it they are closed at once (the accept loop never waits for a
+/// refused client, however many come).
+const MAX_LINGERING: usize = 32;
+
+/// Answers a connection over the limit with 503 and closes it, lingering on a thread of
+/// its own (at most [`MAX_LINGERING`] at once) so that the client reads its answer.
+fn refuse(mut stream: TcpStream, lingering: &Arc<AtomicUsize>) {
     let _ = stream.set_write_timeout(Some(STOP_TICK));
-    let _ = write_response(&mut stream, &busy_generic("too many connections"), true);
+    if write_response(&mut stream, &busy_generic("too many connections"), true).is_err() {
+        return;
+    }
+    if lingering.fetch_add(1, Ordering::AcqRel) >= MAX_LINGERING {
+        lingering.fetch_sub(1, Ordering::AcqRel);
+        return;
+    }
+    let done = Lingered(Arc::clone(lingering));
+    // A thread that cannot start drops the stream (closed at once) and `done` with it.
+    let _ = std::thread::Builder::new()
+        .name("logship-listen-linger".into())
+        .spawn(move || {
+            close_after_answer(&stream, LINGER);
+            drop(done);
+        });
+}
+
+/// One lingering refusal, counted off when dropped (also when its thread never started).
+struct Lingered(Arc<AtomicUsize>);
+
+impl Drop for Lingered {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 fn busy_generic(why: &str) -> Response {
@@ -355,7 +395,9 @@ fn connection(
                 } else {
                     Counters::add(&counters.bad_requests, 1);
                 }
-                let _ = write_response(&mut writer, &resp, true);
+                if write_response(&mut writer, &resp, true).is_ok() {
+                    close_after_answer(&writer, LINGER);
+                }
                 return;
             }
         };
