@@ -36,6 +36,23 @@ fn produce(broker: &KafkaBroker, topic: &str, n: u64) {
     produce_to(broker, topic, n, None);
 }
 
+/// Hands `record` to `producer`, waiting for room while its queue is full.
+fn send<K: rdkafka::message::ToBytes + ?Sized, P: rdkafka::message::ToBytes + ?Sized>(
+    producer: &BaseProducer,
+    mut record: BaseRecord<'_, K, P>,
+) {
+    loop {
+        match producer.send(record) {
+            Ok(()) => break,
+            Err((_, back)) => {
+                producer.poll(Duration::from_millis(10));
+                record = back;
+            }
+        }
+    }
+    producer.poll(Duration::ZERO);
+}
+
 /// [`produce`], event `i` to partition `i % partitions` when `partitions` is given. The
 /// producer is idempotent (order kept per partition), so event `i` then sits at offset
 /// `i / partitions` of its partition (checked against the partitions' high watermarks).
@@ -53,16 +70,7 @@ fn produce_to(broker: &KafkaBroker, topic: &str, n: u64, partitions: Option<i32>
         if let Some(p) = partitions {
             record = record.partition((i % p as u64) as i32);
         }
-        loop {
-            match producer.send(record) {
-                Ok(()) => break,
-                Err((_, back)) => {
-                    producer.poll(Duration::from_millis(10));
-                    record = back;
-                }
-            }
-        }
-        producer.poll(Duration::ZERO);
+        send(&producer, record);
     }
     producer.flush(Duration::from_secs(60)).unwrap();
     let Some(parts) = partitions else {
@@ -336,17 +344,10 @@ fn a_backlog_on_32_partitions_is_drained_within_bounded_memory() {
     let text = "order checked out: 3 items, total 149.90 EUR, paid by card; label queued for warehouse fra-2, priority normal. ".repeat(3);
     for i in 0..n {
         let payload = format!("{{\"message\":\"{i} {text}\",\"seq\":{i}}}");
-        let mut record = BaseRecord::<(), String>::to("backlog").payload(&payload);
-        loop {
-            match producer.send(record) {
-                Ok(()) => break,
-                Err((_, back)) => {
-                    producer.poll(Duration::from_millis(10));
-                    record = back;
-                }
-            }
-        }
-        producer.poll(Duration::ZERO);
+        send(
+            &producer,
+            BaseRecord::<(), String>::to("backlog").payload(&payload),
+        );
     }
     producer.flush(Duration::from_secs(60)).unwrap();
     drop(producer);
