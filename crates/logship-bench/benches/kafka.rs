@@ -22,6 +22,17 @@
 //!    its cores, its busiest thread, the messages it read, commits and pauses (from its
 //!    summary: the partitions' balance) and its pipeline's requests, concurrency peak and
 //!    full-queue count (from its `--stats-json`).
+//! 3. **Group drain, each instance on a CPU budget**: the same two runs with every
+//!    instance in a cgroup of its own limited to `LOGSHIP_BENCH_INSTANCE_CPU` cores
+//!    (default 0.5; 0 skips them), as Kubernetes pods with `limits.cpu: 500m` are. On this
+//!    2-core machine unlimited instances share the cores with each other, the broker and
+//!    the intake, so a second one cannot add much; with a budget each, the ratio shows
+//!    whether anything shared (the broker, the partitions' spread, the group protocol)
+//!    keeps a second member from adding its own. Each limited instance also says in how
+//!    many 100 ms periods the quota throttled it. Needs a writable cgroup (root); skipped
+//!    with a message otherwise.
+//!
+//! `LOGSHIP_BENCH_KAFKA=produce` runs the produce rows alone (to profile them).
 //!
 //! A warm-up run (a quarter of the events, not measured) goes first: a broker just started
 //! spends its first seconds in the JVM's compiler threads.
@@ -51,6 +62,11 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 
 #[path = "../../logship-intake/kafka_admin.rs"]
 mod kafka_admin;
+
+#[path = "common/cpu_limit.rs"]
+mod cpu_limit;
+
+use cpu_limit::CpuLimit;
 
 /// The message every event carries: exactly 150 bytes of ASCII.
 const MSG150: &str =
@@ -210,13 +226,33 @@ fn produce_quietly(broker: &KafkaBroker, n: u64, topic: &str, batch: usize, prin
 
 /// Drains the topic with a group of `members`: (events/s from the first event, events/s
 /// once the group settled).
-fn drain(broker: &KafkaBroker, intake: &Intake, n: u64, members: usize) -> (f64, f64) {
+fn drain(
+    broker: &KafkaBroker,
+    intake: &Intake,
+    n: u64,
+    members: usize,
+    cores_each: Option<f64>,
+) -> (f64, f64) {
     intake.reset();
-    let url = format!(
-        "kafka://{}/{TOPIC}?group=drain{members}",
-        broker.bootstrap()
-    );
+    let group = match cores_each {
+        None => format!("drain{members}"),
+        Some(_) => format!("drain{members}-limited"),
+    };
+    let url = format!("kafka://{}/{TOPIC}?group={group}", broker.bootstrap());
     let bin = logship_bin();
+    // Each member's own CPU budget, when asked for.
+    let limits: Vec<CpuLimit> = match cores_each {
+        None => Vec::new(),
+        Some(cores) => (0..members)
+            .map(|i| {
+                CpuLimit::new(
+                    &format!("logship-bench-{}-{members}-{i}", std::process::id()),
+                    cores,
+                )
+                .expect("a cgroup per instance (checked before)")
+            })
+            .collect(),
+    };
     let mut children: Vec<Child> = (0..members)
         .map(|i| {
             let spill = std::env::temp_dir().join(format!(
@@ -224,7 +260,9 @@ fn drain(broker: &KafkaBroker, intake: &Intake, n: u64, members: usize) -> (f64,
                 std::process::id()
             ));
             let log = std::fs::File::create(spill.with_extension("log")).expect("log file");
-            Command::new(&bin)
+            limits
+                .get(i)
+                .map_or_else(|| Command::new(&bin), |l| l.command(&bin))
                 .args(["ship", "--listen", &url, "--vendor", "ndjson", "--endpoint"])
                 .arg(intake.url("/logs"))
                 .arg("--spill-dir")
@@ -260,7 +298,6 @@ fn drain(broker: &KafkaBroker, intake: &Intake, n: u64, members: usize) -> (f64,
     // When the group settles (every member joined and assigned): a second member joins a
     // group whose first member is already draining, which then gives its partitions up
     // at its next heartbeat and rejoins. The rate after that is the group's own.
-    let group = format!("drain{members}");
     let watcher: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", broker.bootstrap())
         .create()
@@ -294,10 +331,33 @@ fn drain(broker: &KafkaBroker, intake: &Intake, n: u64, members: usize) -> (f64,
     let broker_busy = (broker_cpu(broker) - broker0) / secs;
     let intake_busy = (cpu_of("self") - intake0) / secs;
     let machine_busy = (machine_cpu() - machine0) / secs;
+    // Each instance's peak RSS (prefetch included), before it is stopped.
+    let peaks: Vec<String> = children
+        .iter()
+        .map(|c| {
+            let status =
+                std::fs::read_to_string(format!("/proc/{}/status", c.id())).unwrap_or_default();
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+                .map_or_else(|| "?".to_owned(), |kib| format!("{:.1} MiB", kib / 1024.0))
+        })
+        .collect();
     for c in &mut children {
         let _ = Command::new("kill").arg(c.id().to_string()).status();
         let _ = c.wait();
     }
+    let throttled: Vec<String> = limits
+        .iter()
+        .map(|l| {
+            format!(
+                ", throttled by its CPU limit in {} periods of 100 ms",
+                l.throttled_periods()
+            )
+        })
+        .collect();
+    drop(limits);
     // Each instance's share: its cores, its busiest thread, and the messages its summary
     // says it read (the partitions' balance).
     for (i, (busy, thread)) in each.iter().zip(&busiest).enumerate() {
@@ -314,8 +374,10 @@ fn drain(broker: &KafkaBroker, intake: &Intake, n: u64, members: usize) -> (f64,
             .and_then(|r| r.lines().next())
             .unwrap_or("?");
         println!(
-            "    instance {i}: {:.2} cores, busiest thread {thread}, kafka: {read}",
-            busy / secs
+            "    instance {i}: {:.2} cores{}, peak RSS {}, busiest thread {thread}, kafka: {read}",
+            busy / secs,
+            throttled.get(i).map_or("", |t| t.as_str()),
+            peaks[i]
         );
         // From its final stats: whether its queue was ever full (the consumer waited for
         // the pipeline) and how many HTTP requests it kept in flight at most.
@@ -352,8 +414,11 @@ fn drain(broker: &KafkaBroker, intake: &Intake, n: u64, members: usize) -> (f64,
             rate
         }
     };
+    let limited = cores_each.map_or_else(String::new, |c| {
+        format!(", each limited to {c} core (cgroup CPU quota)")
+    });
     println!(
-        "| group drain, {members} instance{} -> count-only intake (ndjson, gzip) | {n} | {secs:.2} | {rate:.0} | {:.2} | {:.2} | {intake_busy:.2} | {broker_busy:.2} | {machine_busy:.2} |",
+        "| group drain, {members} instance{}{limited} -> count-only intake (ndjson, gzip) | {n} | {secs:.2} | {rate:.0} | {:.2} | {:.2} | {intake_busy:.2} | {broker_busy:.2} | {machine_busy:.2} |",
         if members == 1 { "" } else { "s" },
         cpu / secs,
         cpu / events * 1e6
@@ -395,6 +460,9 @@ fn main() {
     produce_quietly(&broker, (n / 4).max(1000), "warm-up", 1000, false);
     produce(&broker, n, TOPIC, 200);
     produce(&broker, n, "bench-big-batches", 2000);
+    if std::env::var("LOGSHIP_BENCH_KAFKA").as_deref() == Ok("produce") {
+        return; // the produce rows alone (to profile them)
+    }
     // Count-only: the intake decodes (gunzips) each body and counts its lines, checking
     // nothing, so the drain rows measure the group rather than the intake's JSON checks.
     let intake = Intake::start(IntakeConfig {
@@ -403,10 +471,33 @@ fn main() {
         ..IntakeConfig::default()
     })
     .expect("intake");
-    let one = drain(&broker, &intake, n, 1);
-    let two = drain(&broker, &intake, n, 2);
+    let one = drain(&broker, &intake, n, 1, None);
+    let two = drain(&broker, &intake, n, 2, None);
     println!(
         "\ntwo instances / one: {:.2}x from the first event, {:.2}x once each group settled",
+        two.0 / one.0,
+        two.1 / one.1
+    );
+    // The same with a CPU budget per instance, as pods with `limits.cpu` have: whether a
+    // second member adds its budget, or something shared holds the group back.
+    let cores_each: f64 = std::env::var("LOGSHIP_BENCH_INSTANCE_CPU")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.5);
+    if cores_each <= 0.0 {
+        return;
+    }
+    if let Err(why) = CpuLimit::new(
+        &format!("logship-bench-{}-probe", std::process::id()),
+        cores_each,
+    ) {
+        println!("\nper-instance CPU limit rows skipped: {why}");
+        return;
+    }
+    let one = drain(&broker, &intake, n, 1, Some(cores_each));
+    let two = drain(&broker, &intake, n, 2, Some(cores_each));
+    println!(
+        "\neach instance limited to {cores_each} core: two instances / one: {:.2}x from the first event, {:.2}x once each group settled",
         two.0 / one.0,
         two.1 / one.1
     );
