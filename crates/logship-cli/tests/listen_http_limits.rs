@@ -144,11 +144,11 @@ fn connections_over_the_limit_are_answered_503_when_every_one_is_busy() {
         assert_eq!(&buf, b"HTTP/1.1 100 Continue\r\n\r\n");
         held.push(s);
     }
-    // A refused client that sends its body only after reading the answer: the refusal
-    // lingers, so the body is taken (not met by a reset) and the connection ends cleanly.
+    // A refused client whose request the listener never read: the refusal lingers, so
+    // the client reads its answer and a clean end, not a reset.
     let mut late = TcpStream::connect(("127.0.0.1", l.port)).unwrap();
     late.set_read_timeout(Some(WAIT)).unwrap();
-    late.write_all(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n")
+    late.write_all(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
         .unwrap();
     let mut answer = Vec::new();
     while !answer.ends_with(b"too many connections\"}") {
@@ -159,7 +159,6 @@ fn connections_over_the_limit_are_answered_503_when_every_one_is_busy() {
     let text = String::from_utf8_lossy(&answer);
     assert!(text.starts_with("HTTP/1.1 503 "), "{text}");
     assert!(text.contains("Retry-After: 1"), "{text}");
-    late.write_all(b"{}").expect("the body is taken, not reset");
     let mut rest = Vec::new();
     late.read_to_end(&mut rest)
         .expect("a clean end, not a reset");

@@ -132,24 +132,21 @@ fn an_http_client_arriving_while_stopping_is_answered_503_and_counted() {
     }
     // A client that connects while stopping but is slow to send (a busy machine can hold
     // its write back past the listener's first look): answered 503 all the same, not
-    // closed unanswered as if it were the listener's own wake-up connection. Its head is
-    // longer than the listener reads before answering, and its body goes only once it
-    // has the answer: the listener lingers, so the rest is taken, not met by a reset.
+    // closed unanswered as if it were the listener's own wake-up connection. Its request
+    // is longer than the listener reads before answering: the listener lingers, so the
+    // rest is taken and the client reads its answer and a clean end, not a reset.
     let mut slow = TcpStream::connect(("127.0.0.1", l.port)).expect("connect");
     slow.set_read_timeout(Some(common::listen::WAIT)).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(300));
     let late = "{\"message\":\"slow\"}";
     let padding = "p".repeat(2048);
-    write!(
-        slow,
-        "POST / HTTP/1.1\r\nHost: x\r\nX-Padding: {padding}\r\nContent-Length: {}\r\n\r\n",
+    let request = format!(
+        "POST / HTTP/1.1\r\nHost: x\r\nX-Padding: {padding}\r\nContent-Length: {}\r\n\r\n{late}",
         late.len()
-    )
-    .expect("the head");
+    );
+    slow.write_all(request.as_bytes()).expect("the request");
     let answer = read_answer(&mut slow);
     assert!(answer.starts_with("HTTP/1.1 503 "), "{answer:?}");
-    slow.write_all(late.as_bytes())
-        .expect("the body is taken, not reset");
     let mut rest = Vec::new();
     slow.read_to_end(&mut rest)
         .expect("a clean end, not a reset");
