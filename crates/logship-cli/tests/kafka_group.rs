@@ -311,16 +311,6 @@ fn a_full_queue_pauses_the_partitions_and_drops_nothing() {
     );
 }
 
-/// The peak resident memory of process `pid` so far (`VmHWM`), in MiB.
-fn peak_rss_mib(pid: u32) -> f64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
-        .map_or(0.0, |kib| kib / 1024.0)
-}
-
 /// A backlog of well-compressed logs on many partitions is drained within bounded
 /// memory (PEERS.md 15: consumer memory in the GBs on a big backlog). librdkafka's
 /// default fetch takes up to 1 MiB of each partition in one response (50 MiB in all);
@@ -360,7 +350,9 @@ fn a_backlog_on_32_partitions_is_drained_within_bounded_memory() {
     let url = format!("kafka://{}/backlog?group=backlog", broker.bootstrap());
     let mut ship = member(&intake, &url, &[]);
     wait_until("every event", LIMIT, || intake.stats().events >= n);
-    let peak = peak_rss_mib(ship.child.id());
+    let peak = logship_cli::memory::proc_status_bytes(&ship.child.id().to_string(), "VmHWM:")
+        .expect("the member's VmHWM") as f64
+        / (1u64 << 20) as f64;
     let (code, stderr) = ship.stop();
     assert_eq!(code, Some(0), "{stderr:?}");
     assert_eq!(intake.stats().events, n);
