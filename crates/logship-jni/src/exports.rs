@@ -3,7 +3,8 @@
 //! Why it exists: the only place Java calls into; each function reads its arguments,
 //! calls the pipeline, and returns a plain value. Must never: let a panic unwind into the
 //! JVM (each body runs under `catch_unwind`, a panic answers as "not taken"), block beyond
-//! the pipeline's overflow policy (`push`) or the bound Java passes (`flush`, `stop`), or
+//! the pipeline's overflow policy (`push`: `Logship::push_at_once`, never the core's
+//! back-off) or the bound Java passes (`flush`, `stop`), or
 //! throw anything but `IllegalArgumentException` from `open`, or read an event buffer
 //! past the length and capacity it checked.
 
@@ -123,13 +124,20 @@ pub extern "system" fn Java_dev_logship_jvm_NativeBridge_push<'l>(
         let Some(logship) = slots::get(handle) else {
             return FAILED;
         };
+        // While the queue is known to be full, refuse before reading the event: the
+        // call costs the application's thread almost nothing (counted as queue full; a
+        // burst limit that would have held it back is not consulted).
+        if logship.shed_at_once() {
+            return QUEUE_FULL;
+        }
         let Some(bytes) = event_bytes(&env, &event, length) else {
             return MALFORMED;
         };
         let Ok(event) = wire::parse(bytes) else {
             return MALFORMED;
         };
-        match logship.push(event.record()) {
+        // Never waits beyond the configured policy (issue 31 item 6): no back-off.
+        match logship.push_at_once(event.record()) {
             Ok(()) => TAKEN,
             Err(Rejected::QueueFull) => QUEUE_FULL,
             Err(Rejected::Closed) => CLOSED,

@@ -112,14 +112,43 @@ impl Logship {
     /// first: its call site is its target (logger name) and level, so give each source its
     /// own target; one held back returns `Err(Rejected::Suppressed)` (counted in
     /// `Stats::suppressed`, not lost).
-    pub fn push(&self, mut record: Record) -> Result<(), Rejected> {
+    pub fn push(&self, record: Record) -> Result<(), Rejected> {
+        self.push_checked(record, true)
+    }
+
+    /// [`Logship::push`] for a caller that must never wait beyond the configured overflow
+    /// policy: under the default `DropNewest`, a full queue refuses the record at once
+    /// (counted in `dropped_queue_full`), and a thread refused without a break never backs
+    /// off; under `Block(d)` it waits at most `d`, as `push` does. For integrations whose
+    /// contract is a non-blocking enqueue (the JVM's Log4j2 and Logback appenders, like
+    /// Log4j2's `AsyncAppender blocking="false"` and Logback's `neverBlock`): their
+    /// callers are the application's own threads, which must not be slowed by logging.
+    /// The price, measured (docs/performance.md): with many threads logging flat out on
+    /// few cores, fewer events are delivered than with `push`'s back-off.
+    pub fn push_at_once(&self, record: Record) -> Result<(), Rejected> {
+        self.push_checked(record, false)
+    }
+
+    /// `push` and `push_at_once`: closed, then admission, then the queue with the
+    /// pipeline's policy (`back_off` as `Queue::push_with`).
+    fn push_checked(&self, mut record: Record, back_off: bool) -> Result<(), Rejected> {
         if let Some(rejected) = self.refuse_closed() {
             return Err(rejected);
         }
         if !self.admit_once(&mut record) {
             return Err(Rejected::Suppressed);
         }
-        self.push_queue(record, None)
+        self.push_queue(record, None, back_off)
+    }
+
+    /// Refuses (and counts in `dropped_queue_full`) a call while the queue is known to be
+    /// full, before the caller builds its record, without backing off: the cheap refusal
+    /// of [`Logship::push_at_once`]'s callers. Only under `DropNewest`; never after
+    /// shutdown (the record then goes on to be refused and counted as closed). True when
+    /// the call was refused.
+    #[inline]
+    pub fn shed_at_once(&self) -> bool {
+        self.shed_with(false)
     }
 
     /// [`Logship::push`] with this call's own overflow policy in place of the pipeline's:
@@ -139,7 +168,7 @@ impl Logship {
             Overflow::Block(d) => Overflow::Block(d.min(MAX_BLOCK)),
             drop => drop,
         };
-        self.push_queue(record, Some(overflow))
+        self.push_queue(record, Some(overflow), true)
     }
 
     /// Hands a record to the pipeline for a caller that keeps what a full queue refuses
@@ -199,7 +228,7 @@ impl Logship {
         if !shared.control.admit_built(&record, &shared.counters) {
             return Err(Rejected::Suppressed);
         }
-        self.push_queue(record, None)
+        self.push_queue(record, None, true)
     }
 
     /// The burst limits and sampling, once per record: a record offered again after the
@@ -238,13 +267,19 @@ impl Logship {
         shared.control.admit(level, site, &shared.counters)
     }
 
-    /// Hands an admitted record to the queue (the pipeline's policy, or `overflow`).
-    fn push_queue(&self, record: Record, overflow: Option<Overflow>) -> Result<(), Rejected> {
+    /// Hands an admitted record to the queue (the pipeline's policy, or `overflow`);
+    /// `back_off` false for [`Logship::push_at_once`].
+    fn push_queue(
+        &self,
+        record: Record,
+        overflow: Option<Overflow>,
+        back_off: bool,
+    ) -> Result<(), Rejected> {
         let shared = &self.inner.shared;
         self.enqueue(record, |r| {
             self.inner
                 .queue
-                .push_with(&shared.memory, &shared.counters, r, overflow)
+                .push_with(&shared.memory, &shared.counters, r, overflow, back_off)
         })
     }
 
@@ -294,9 +329,18 @@ impl Logship {
     /// integration builds its record; see `Queue::shed`. True when the call was refused.
     #[inline]
     pub(crate) fn shed(&self) -> bool {
+        self.shed_with(true)
+    }
+
+    /// `shed` and `shed_at_once` (`back_off` as `Queue::shed`).
+    #[inline]
+    fn shed_with(&self, back_off: bool) -> bool {
         let shared = &self.inner.shared;
         !shared.closed.load(Ordering::Relaxed)
-            && self.inner.queue.shed(&shared.memory, &shared.counters)
+            && self
+                .inner
+                .queue
+                .shed(&shared.memory, &shared.counters, back_off)
     }
 
     /// A snapshot of the counters.

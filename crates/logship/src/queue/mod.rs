@@ -115,23 +115,27 @@ impl Queue {
         counters: &Counters,
         record: Record,
     ) -> Result<(), Rejected> {
-        self.push_with(memory, counters, record, None)
+        self.push_with(memory, counters, record, None, true)
     }
 
     /// [`Queue::push`] with `overflow`, when given, in place of the queue's own policy, for
     /// a caller that must decide per call (a listener answers 503 rather than wait).
+    /// `back_off` false: a refused call returns at once, however long this thread has been
+    /// refused (a caller whose contract forbids any wait beyond its policy: the JVM's
+    /// appenders).
     pub(crate) fn push_with(
         &self,
         memory: &Memory,
         counters: &Counters,
         record: Record,
         overflow: Option<Overflow>,
+        back_off: bool,
     ) -> Result<(), Rejected> {
         let overflow = overflow.unwrap_or(self.overflow);
         let size = record.size();
         too_large(memory, counters, size)?;
         if matches!(overflow, Overflow::DropNewest) && memory.is_saturated() {
-            refuse(memory, counters, true);
+            refuse(memory, counters, back_off);
             return Err(Rejected::QueueFull);
         }
         let wait = match overflow {
@@ -153,7 +157,7 @@ impl Queue {
                 memory.end_saturation();
             }
         }
-        refuse(memory, counters, dropping);
+        refuse(memory, counters, dropping && back_off);
         Err(Rejected::QueueFull)
     }
 
@@ -261,13 +265,14 @@ impl Queue {
 
     /// Refuses (and counts) a log call without trying the queue while it is known to be
     /// full, so that an integration can skip building a record that would be dropped.
-    /// Never refuses under the `Block` policy. True when the call was refused.
+    /// Never refuses under the `Block` policy. True when the call was refused. `back_off`
+    /// as in [`Queue::push_with`].
     #[inline]
-    pub(crate) fn shed(&self, memory: &Memory, counters: &Counters) -> bool {
+    pub(crate) fn shed(&self, memory: &Memory, counters: &Counters, back_off: bool) -> bool {
         if !memory.is_saturated() || !matches!(self.overflow, Overflow::DropNewest) {
             return false;
         }
-        refuse(memory, counters, true);
+        refuse(memory, counters, back_off);
         true
     }
 }
@@ -527,6 +532,31 @@ mod tests {
         std::thread::sleep(BACK_OFF_WHILE_FULL_FOR);
         drop_for(&queue, &memory, &counters, BACK_OFF_AFTER * 3);
         assert_eq!(memory.back_offs.load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn a_caller_that_may_not_wait_is_refused_at_once_and_never_backs_off() {
+        // The JVM's appenders (`Logship::push_at_once`, `shed_at_once`): the same run of
+        // drops that backs a thread off above (tried 50 times there, as a run can be
+        // unlucky; here one run of many times BACK_OFF_AFTER must never back off).
+        let (queue, _rx, memory, counters) = full_queue(Overflow::DropNewest);
+        let started = Instant::now();
+        let mut refused = 0;
+        while started.elapsed() < BACK_OFF_AFTER * 20 {
+            // Unmarked, the call tries the queue and is refused there; marked, it is
+            // refused before: both ways must return at once.
+            memory.notify_room();
+            let record = Record::new(Level::Info, "t");
+            assert_eq!(
+                queue.push_with(&memory, &counters, record, None, false),
+                Err(Rejected::QueueFull)
+            );
+            assert!(queue.shed(&memory, &counters, false), "a full queue sheds");
+            refused += 2;
+        }
+        assert_eq!(memory.back_offs.load(Ordering::Relaxed), 0);
+        assert_eq!(counters.dropped_queue_full.get(), refused);
+        DROPPING_SINCE.with(|d| d.set(None));
     }
 
     #[test]
