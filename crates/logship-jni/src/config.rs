@@ -11,7 +11,13 @@
 //! and the appenders flush on them.
 //! Must never: show an attribute's value in an error (it may be the API key).
 
-use logship::{BuildError, Builder, ConfigError, Layered};
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use logship::{BuildError, Builder, ConfigError, Layered, Overflow};
+
+use crate::handover;
+use crate::slots::Slot;
 
 /// The label errors name as the origin of a bad attribute.
 pub const LABEL: &str = "the appender's attributes";
@@ -85,12 +91,24 @@ pub fn builder(pairs: Vec<(String, String)>) -> Result<Builder, ConfigError> {
         .into_builder()
 }
 
-/// Starts the pipeline for an appender's attributes.
-pub fn open(pairs: Vec<(String, String)>) -> Result<(logship::Logship, logship::Guard), OpenError> {
-    builder(pairs)
-        .map_err(OpenError::Config)?
-        .build()
-        .map_err(OpenError::Build)
+/// Starts the pipeline for an appender's attributes; its slot (the hand-over ring is
+/// sized from `queue_capacity`, and producers wait for it as `block_timeout_ms` says).
+pub fn open(pairs: Vec<(String, String)>) -> Result<Slot, OpenError> {
+    let builder = builder(pairs).map_err(OpenError::Config)?;
+    let ring_capacity = handover::capacity_for(builder.config().queue_capacity);
+    let block = match builder.config().overflow {
+        Overflow::Block(d) => d,
+        _ => Duration::ZERO,
+    };
+    let (logship, guard) = builder.build().map_err(OpenError::Build)?;
+    Ok(Slot {
+        logship,
+        guard,
+        ring_capacity,
+        block,
+        handover: OnceLock::new(),
+        ring_buffer: Mutex::new(None),
+    })
 }
 
 #[cfg(test)]

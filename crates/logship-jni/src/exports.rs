@@ -14,13 +14,15 @@
 #![allow(unsafe_code)]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use jni::objects::{JByteBuffer, JClass, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong, jlongArray, jstring, JNI_FALSE, JNI_TRUE};
 use jni::JNIEnv;
 use logship::Rejected;
 
+use crate::handover::{HandOver, Ring, TRAILER};
+use crate::slots::Slot;
 use crate::{config, slots, stats, wire};
 
 /// `push` answers: taken, or why not (Java counts each).
@@ -88,7 +90,7 @@ pub extern "system" fn Java_dev_logship_jvm_NativeBridge_open<'l>(
     let result = catch_unwind(AssertUnwindSafe(|| {
         let given = pairs(strings(&mut env, &attributes));
         match config::open(given) {
-            Ok((logship, guard)) => slots::insert(logship, guard).ok_or_else(|| {
+            Ok(slot) => slots::insert(slot).ok_or_else(|| {
                 format!(
                     "logship: more than {} pipelines started in this process; \
                      restart the JVM or reconfigure less often",
@@ -204,7 +206,7 @@ pub extern "system" fn Java_dev_logship_jvm_NativeBridge_stats<'l>(
     _class: JClass<'l>,
     handle: jlong,
 ) -> jlongArray {
-    let numbers = catch_unwind(|| slots::get(handle).map(|l| stats::numbers(&l.stats())));
+    let numbers = catch_unwind(|| slots::slot(handle).map(|s| slot_numbers(s, &s.logship.stats())));
     match numbers {
         Ok(Some(n)) => long_array(&mut env, &n),
         _ => std::ptr::null_mut(),
@@ -221,9 +223,16 @@ pub extern "system" fn Java_dev_logship_jvm_NativeBridge_describe<'l>(
     what: jint,
 ) -> jstring {
     let text = catch_unwind(|| {
-        let stats = slots::get(handle)?.stats();
+        let slot = slots::slot(handle)?;
+        let stats = slot.logship.stats();
         match what {
-            0 => Some(stats.to_string()),
+            0 => {
+                let mut text = stats.to_string();
+                if let Some(broken) = handover(slot).and_then(HandOver::broken) {
+                    text.push_str(&format!("\nhand-over ring closed early: {broken}"));
+                }
+                Some(text)
+            }
             _ => stats.spill_unavailable,
         }
     });
@@ -246,8 +255,12 @@ pub extern "system" fn Java_dev_logship_jvm_NativeBridge_flush<'l>(
     millis: jlong,
 ) -> jboolean {
     let ok = catch_unwind(|| {
-        let logship = slots::get(handle)?;
-        Some(logship.flush(bound(millis)).is_ok())
+        let slot = slots::slot(handle)?;
+        let started = Instant::now();
+        let limit = bound(millis);
+        let drained = handover(slot).is_none_or(|h| h.drain(started + limit));
+        let rest = limit.saturating_sub(started.elapsed());
+        Some(drained && slot.logship.flush(rest).is_ok())
     });
     if matches!(ok, Ok(Some(true))) {
         JNI_TRUE
@@ -268,13 +281,26 @@ pub extern "system" fn Java_dev_logship_jvm_NativeBridge_stop<'l>(
     millis: jlong,
 ) -> jlongArray {
     let numbers = catch_unwind(|| {
-        let logship = slots::get(handle)?;
+        let slot = slots::slot(handle)?;
+        let logship = &slot.logship;
         let limit = if millis < 0 {
             logship.shutdown_timeout()
         } else {
             bound(millis)
         };
-        Some(stats::numbers(&logship.shutdown(limit).stats))
+        let started = Instant::now();
+        // The ring first: what producers published before it closed goes to the queue,
+        // which the shutdown then delivers or spills in the time left.
+        if let Some(h) = handover(slot) {
+            if h.close(started + limit) {
+                // The consumer has ended: the Java buffer may go.
+                if let Ok(mut keep) = slot.ring_buffer.lock() {
+                    keep.take();
+                }
+            }
+        }
+        let report = logship.shutdown(limit.saturating_sub(started.elapsed()));
+        Some(slot_numbers(slot, &report.stats))
     });
     match numbers {
         Ok(Some(n)) => long_array(&mut env, &n),
@@ -285,4 +311,86 @@ pub extern "system" fn Java_dev_logship_jvm_NativeBridge_stop<'l>(
 /// Java's milliseconds as a bound (negative: none, i.e. zero).
 fn bound(millis: jlong) -> Duration {
     Duration::from_millis(u64::try_from(millis).unwrap_or(0))
+}
+
+/// The slot's ring consumer, when Java attached a ring.
+fn handover(slot: &Slot) -> Option<&HandOver> {
+    slot.handover.get().map(|h| &**h)
+}
+
+/// The counters of `stats` with the ring's own: events given up at a stop are dropped
+/// (closed) and lost, malformed records lost.
+fn slot_numbers(slot: &Slot, stats: &logship::Stats) -> [i64; 13] {
+    let (events, abandoned, malformed) =
+        handover(slot).map_or((0, 0, 0), |h| (h.events(), h.abandoned(), h.malformed()));
+    stats::numbers_with(stats, events, abandoned, malformed)
+}
+
+/// `static native int handOverBytes(long handle)`: the size of the direct buffer Java
+/// allocates for this pipeline's hand-over ring (records and trailer); 0 for an unknown
+/// handle.
+#[no_mangle]
+pub extern "system" fn Java_dev_logship_jvm_NativeBridge_handOverBytes<'l>(
+    _env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jint {
+    catch_unwind(|| {
+        slots::slot(handle)
+            .and_then(|s| jint::try_from(s.ring_capacity + TRAILER).ok())
+            .unwrap_or(0)
+    })
+    .unwrap_or(0)
+}
+
+/// `static native long attach(long handle, ByteBuffer ring)`: starts the consumer of the
+/// ring Java allocated (zeroed, `handOverBytes` long); how long a producer may wait for
+/// room, in nanoseconds (0: not at all), or -1 when the ring was refused (wrong size or
+/// alignment, attached already, no thread): Java then hands every event over directly.
+#[no_mangle]
+pub extern "system" fn Java_dev_logship_jvm_NativeBridge_attach<'l>(
+    env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    buffer: JByteBuffer<'l>,
+) -> jlong {
+    catch_unwind(AssertUnwindSafe(|| {
+        let slot = slots::slot(handle)?;
+        if slot.handover.get().is_some() || buffer.is_null() {
+            return None;
+        }
+        let len = env.get_direct_buffer_capacity(&buffer).ok()?;
+        if len != slot.ring_capacity + TRAILER {
+            return None;
+        }
+        let address = env.get_direct_buffer_address(&buffer).ok()?;
+        let keep = env.new_global_ref(&buffer).ok()?;
+        // SAFETY: `address` is the start of the direct buffer's `len` bytes (both from the
+        // JVM). The global reference, held in the slot until the consumer has ended (the
+        // stop releases it only then), keeps the buffer and its memory alive for as long
+        // as the ring is read. Java writes it only through `HandOver`, in this layout.
+        let ring = unsafe { Ring::new(address, len) }?;
+        *slot.ring_buffer.lock().ok()? = Some(keep);
+        let started = HandOver::start(ring, &slot.logship)?;
+        slot.handover.set(started).ok()?;
+        Some(i64::try_from(slot.block.as_nanos()).unwrap_or(i64::MAX))
+    }))
+    .ok()
+    .flatten()
+    .unwrap_or(-1)
+}
+
+/// `static native void wake(long handle)`: a producer published into a ring whose
+/// consumer sleeps.
+#[no_mangle]
+pub extern "system" fn Java_dev_logship_jvm_NativeBridge_wake<'l>(
+    _env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) {
+    let _ = catch_unwind(|| {
+        if let Some(h) = slots::slot(handle).and_then(handover) {
+            h.wake();
+        }
+    });
 }

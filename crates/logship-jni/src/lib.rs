@@ -13,6 +13,7 @@
 pub mod config;
 pub mod event;
 mod exports;
+pub mod handover;
 pub mod slots;
 pub mod stats;
 pub mod wire;

@@ -7,7 +7,7 @@
 use logship::Stats;
 
 /// The names of [`numbers`], in order (also `Stats.NAMES` in Java).
-pub const NAMES: [&str; 12] = [
+pub const NAMES: [&str; 13] = [
     "enqueued",
     "delivered",
     "spilled",
@@ -20,10 +20,18 @@ pub const NAMES: [&str; 12] = [
     "spillDropped",
     "pending",
     "lost",
+    "handedOver",
 ];
 
 /// The counters of `stats`, in the order of [`NAMES`].
-pub fn numbers(stats: &Stats) -> [i64; 12] {
+pub fn numbers(stats: &Stats) -> [i64; 13] {
+    numbers_with(stats, 0, 0, 0)
+}
+
+/// [`numbers`] with the hand-over ring's: `handed_over` events its consumer has taken
+/// (Java counts what is still in the ring as queued and pending from it), `abandoned`
+/// ones (given up at a stop: dropped, closed) and `malformed` records (lost).
+pub fn numbers_with(stats: &Stats, handed_over: u64, abandoned: u64, malformed: u64) -> [i64; 13] {
     let n = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
     [
         n(stats.enqueued),
@@ -33,10 +41,14 @@ pub fn numbers(stats: &Stats) -> [i64; 12] {
         n(stats.events_failed),
         n(stats.events_abandoned),
         n(stats.dropped_queue_full),
-        n(stats.dropped_closed),
+        n(stats.dropped_closed.saturating_add(abandoned)),
         n(stats.suppressed()),
         n(stats.spill_dropped),
         n(stats.pending()),
-        n(stats.lost()),
+        n(stats
+            .lost()
+            .saturating_add(abandoned)
+            .saturating_add(malformed)),
+        n(handed_over),
     ]
 }

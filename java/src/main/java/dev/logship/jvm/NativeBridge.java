@@ -32,4 +32,16 @@ final class NativeBridge {
 
     /** Stops within {@code millis} (negative: the configured shutdownTimeoutMs); final counters. */
     static native long[] stop(long handle, long millis);
+
+    /** The size of the hand-over ring's buffer for this pipeline (0: unknown handle). */
+    static native int handOverBytes(long handle);
+
+    /**
+     * Starts the consumer of {@code ring} (zeroed, {@link #handOverBytes} long): how long a
+     * producer may wait for room, in nanoseconds, or -1 when the ring was refused.
+     */
+    static native long attach(long handle, java.nio.ByteBuffer ring);
+
+    /** Wakes the ring's consumer (a producer found it asleep). */
+    static native void wake(long handle);
 }

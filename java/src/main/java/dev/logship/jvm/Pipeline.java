@@ -3,6 +3,7 @@ package dev.logship.jvm;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * One appender's pipeline in the Rust core, or the record of why it has none.
@@ -20,12 +21,19 @@ public final class Pipeline {
 
     private final long handle;
     private final String failure;
+    /** The hand-over ring (null: every event goes with one native call). */
+    private final HandOver ring;
     private final AtomicLong notTaken = new AtomicLong();
+    /** Events the ring refused because it stayed full (queue full: dropped and lost). */
+    private final LongAdder ringFull = new LongAdder();
+    /** Events the ring took (those its consumer has not taken yet are queued and pending). */
+    private final LongAdder ringTaken = new LongAdder();
     private volatile Stats last;
 
     private Pipeline(long handle, String failure) {
         this.handle = handle;
         this.failure = failure;
+        this.ring = handle == 0 ? null : HandOver.attach(handle);
     }
 
     /**
@@ -60,10 +68,11 @@ public final class Pipeline {
     }
 
     /**
-     * Hands one event over, written into this thread's buffer ({@link EventWriter}) and passed
-     * in one native call; whether it was taken. Never throws; an event not taken is counted
-     * (by the pipeline, or here: no pipeline, an event over 1 GiB, a buffer the native side
-     * refused).
+     * Hands one event over, written into this thread's buffer ({@link EventWriter}) and copied
+     * into the hand-over ring ({@link HandOver}), or passed in one native call when the ring
+     * cannot take it (too large, closed, none); whether it was taken. Never throws; an event
+     * not taken is counted (by the pipeline, or here: a full ring, no pipeline, an event over
+     * 1 GiB, a buffer the native side refused).
      */
     public boolean push(long nanos, int level, String logger, String thread, String message,
             String[] context, String[] markers, Throwable thrown) {
@@ -90,6 +99,17 @@ public final class Pipeline {
                 notTaken.incrementAndGet();
                 return false;
             }
+            if (ring != null) {
+                int offered = ring.offer(event);
+                if (offered == HandOver.TAKEN) {
+                    ringTaken.increment();
+                    return true;
+                }
+                if (offered == HandOver.FULL) {
+                    ringFull.increment();
+                    return false;
+                }
+            }
             int r = NativeBridge.push(handle, event, event.position());
             if (r < 0) {
                 notTaken.incrementAndGet();
@@ -115,7 +135,25 @@ public final class Pipeline {
         if (done != null) {
             return new Stats(numbers(done), notTaken.get());
         }
-        return new Stats(handle == 0 ? null : NativeBridge.stats(handle), notTaken.get());
+        return new Stats(handle == 0 ? null : withRing(NativeBridge.stats(handle)), notTaken.get());
+    }
+
+    /**
+     * The native counters with the ring's: the events it refused (queue full, so lost), and
+     * those it took that its consumer has not yet (queued and pending, as they would be in
+     * the native queue).
+     */
+    private long[] withRing(long[] n) {
+        if (n == null || n.length < Stats.NAMES.length) {
+            return n;
+        }
+        long full = ringFull.sum();
+        n[6] += full;
+        n[11] += full;
+        long inRing = Math.max(0, ringTaken.sum() - n[12]);
+        n[0] += inRing;
+        n[10] += inRing;
+        return n;
     }
 
     /** The native counters that are not zero, one per line (empty without a pipeline). */
@@ -135,7 +173,7 @@ public final class Pipeline {
      */
     public Stats stop(long millis) {
         if (handle != 0 && last == null) {
-            last = new Stats(NativeBridge.stop(handle, millis), 0);
+            last = new Stats(withRing(NativeBridge.stop(handle, millis)), 0);
         }
         return stats();
     }
@@ -144,6 +182,7 @@ public final class Pipeline {
         return new long[] {
             s.enqueued, s.delivered, s.spilled, s.replayed, s.failed, s.abandoned,
             s.droppedQueueFull, s.droppedClosed, s.suppressed, s.spillDropped, s.pending, s.lost,
+            s.handedOver,
         };
     }
 }

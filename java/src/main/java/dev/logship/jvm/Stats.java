@@ -10,6 +10,7 @@ public final class Stats {
     static final String[] NAMES = {
         "enqueued", "delivered", "spilled", "replayed", "failed", "abandoned",
         "droppedQueueFull", "droppedClosed", "suppressed", "spillDropped", "pending", "lost",
+        "handedOver",
     };
 
     /** Events accepted by the pipeline. */
@@ -38,6 +39,8 @@ public final class Stats {
     public final long lost;
     /** Events the appender could not hand to a pipeline (not started, native failure). */
     public final long notTaken;
+    /** Events the hand-over ring's native consumer has taken (what is left there is pending). */
+    final long handedOver;
 
     Stats(long[] n, long notTaken) {
         long[] v = n != null && n.length >= NAMES.length ? n : new long[NAMES.length];
@@ -53,6 +56,7 @@ public final class Stats {
         spillDropped = v[9];
         pending = v[10];
         lost = v[11] + notTaken;
+        handedOver = v[12];
         this.notTaken = notTaken;
     }
 

@@ -91,6 +91,15 @@ public final class Intake implements AutoCloseable {
         return have;
     }
 
+    /**
+     * Stops it with SIGTERM and waits (bounded) for it to exit, so that what it writes at its
+     * exit (the {@code --record-ids} file) is complete; whether it exited.
+     */
+    public boolean stop() throws InterruptedException {
+        process.destroy();
+        return process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
     @Override
     public void close() {
         process.destroyForcibly();

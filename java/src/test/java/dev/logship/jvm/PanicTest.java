@@ -53,6 +53,13 @@ class PanicTest {
         try (Intake intake = Intake.start()) {
             Pipeline p = open(intake, "flushOnPanic", "true");
             assertTrue(p.push(0, Pipeline.INFO, "x", "main", "before panic", null, null, null));
+            // The panic's flush sends what is queued; an event still in the hand-over ring
+            // (its consumer queues it within a millisecond or so) would wait for the linger.
+            long until = System.nanoTime() + 30_000_000_000L;
+            while (p.stats().handedOver < 1 && System.nanoTime() < until) {
+                Thread.sleep(1);
+            }
+            assertEquals(1, p.stats().handedOver, "the ring's consumer took the event");
             assertEquals(-1, p.panicProbe(), "the panic was caught on the native side");
             assertEquals(1, intake.awaitEvents(1, 30_000), "delivered by the panic, not the linger");
             Stats stats = p.stop(-1);
