@@ -31,6 +31,8 @@ final class HandOver {
 
     private static final int HEADER = 8, LINE = 128, TRAILER = 3 * LINE, PADDING = -1;
     private static final long CLOSED = Long.MIN_VALUE;
+    /** Free bytes below which {@link #refusesNow} calls the ring full (a small event's size). */
+    private static final int NEARLY_FULL = 256;
     private static final VarHandle LONGS =
             MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle INTS =
@@ -132,6 +134,23 @@ final class HandOver {
             wakeIfAsleep();
             return TAKEN;
         }
+    }
+
+    /**
+     * Whether an event offered now would be refused because the ring is full and the policy is
+     * not to wait ({@code blockTimeoutMs} unset): the caller may then count the drop without
+     * formatting or encoding the event. Less than {@link #NEARLY_FULL} bytes free counts as
+     * full (the consumer gives room back an eighth of the ring at a time, so a full ring stays
+     * full until then). A stale read errs either way by one event; {@link #offer} decides for
+     * those it lets through.
+     */
+    boolean refusesNow() {
+        if (blockNanos > 0) {
+            return false;
+        }
+        long tail = (long) LONGS.getAcquire(ring, tailAt);
+        long head = (long) LONGS.getAcquire(ring, headAt);
+        return tail >= 0 && capacity - (tail - head) < NEARLY_FULL;
     }
 
     private void wakeIfAsleep() {

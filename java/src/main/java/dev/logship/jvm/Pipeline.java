@@ -68,6 +68,20 @@ public final class Pipeline {
     }
 
     /**
+     * Whether an event logged now is refused at once because the hand-over ring is full (and
+     * {@code blockTimeoutMs} is unset); when it is, the drop is counted here ({@code
+     * droppedQueueFull}, {@code lost}) and the appender skips formatting and encoding the event,
+     * so an overloaded application spends no more on an event it cannot ship. Never throws.
+     */
+    public boolean refusedAtOnce() {
+        if (ring != null && ring.refusesNow()) {
+            ringFull.increment();
+            return true;
+        }
+        return false;
+    }
+
+    /**
      * Hands one event over, written into this thread's buffer ({@link EventWriter}) and copied
      * into the hand-over ring ({@link HandOver}), or passed in one native call when the ring
      * cannot take it (too large, closed, none); whether it was taken. Never throws; an event

@@ -110,6 +110,9 @@ public class LogshipAppender extends AbstractAppender {
 
     @Override
     public final void append(LogEvent event) {
+        if (pipeline.refusedAtOnce()) {
+            return; // the ring is full: counted, and nothing formatted for it
+        }
         long nanos = event.getInstant().getEpochSecond() * 1_000_000_000L + event.getInstant().getNanoOfSecond();
         String message;
         Layout<? extends Serializable> layout = getLayout();

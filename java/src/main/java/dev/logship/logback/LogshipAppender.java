@@ -102,8 +102,8 @@ public class LogshipAppender extends KeyTableSetters {
     @Override
     protected void append(ILoggingEvent event) {
         Pipeline p = pipeline;
-        if (p == null) {
-            return;
+        if (p == null || p.refusedAtOnce()) {
+            return; // not started, or the ring is full: counted, and nothing formatted for it
         }
         long nanos = event.getTimeStamp() * 1_000_000L;
         List<String> context = new ArrayList<>();

@@ -125,6 +125,33 @@ class Log4j2Test {
     }
 
     @Test
+    void anOverloadedAppenderCountsEveryDrop() throws Exception {
+        // An intake that never answers: the queue fills, then the hand-over ring; from then on
+        // each log call is refused at once (before the appender encodes it) and counted.
+        try (Intake intake = Intake.start("--misbehave", "never-answer")) {
+            LoggerContext ctx = Configs.context(Configs.log4j2(
+                    "<Logship name=\"out\" vendor=\"ndjson\" site=\"" + intake.url
+                            + "\" spillEnabled=\"false\" queueCapacity=\"500\" shutdownTimeoutMs=\"300\"/>"));
+            LogshipAppender appender = appender(ctx);
+            Logger log = ctx.getLogger("overload");
+            int n = 100_000;
+            for (int i = 0; i < n; i++) {
+                log.info("event {} {}", i, "x".repeat(100));
+            }
+            Stats during = appender.getStats();
+            ctx.stop();
+            Stats s = appender.getStats();
+            assertTrue(s.droppedQueueFull > n / 2, "the ring filled: " + s);
+            // Taken: queued, or still in the ring at the stop's deadline (closed); or refused.
+            assertEquals(n, s.enqueued + s.droppedClosed + s.droppedQueueFull,
+                    "every call taken or counted: " + s);
+            assertEquals(during.droppedQueueFull, s.droppedQueueFull, s.toString());
+            assertTrue(s.lost >= s.droppedQueueFull, s.toString());
+            assertEquals(0, s.delivered, s.toString());
+        }
+    }
+
+    @Test
     void anUnwritableSpillDirectoryDegradesToMemoryAndStillDelivers() throws Exception {
         try (Intake intake = Intake.start()) {
             Path file = Files.createTempFile("logship-not-a-dir", ".txt");

@@ -7,6 +7,7 @@ import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.joran.JoranConfigurator;
 import dev.logship.logback.LogshipAppender;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.slf4j.Logger;
@@ -52,6 +53,51 @@ class LogbackTest {
             assertTrue(recent.contains("\"ddsource\":\"java\""));
             assertTrue(recent.contains("\"error.kind\":\"java.lang.IllegalStateException\""), recent);
             assertTrue(recent.contains("Caused by: java.io.IOException: timeout"), recent);
+        }
+    }
+    @Test
+    void anOverloadedAppenderCountsEveryDropWithoutFormattingWhatItDrops() throws Exception {
+        // An intake that never answers: the queue fills, then the hand-over ring. From then on
+        // each log call is refused before Logback formats its message (Logback formats on the
+        // first getFormattedMessage): the application pays nothing for an event that cannot be
+        // shipped, and the drop is counted.
+        try (Intake intake = Intake.start("--misbehave", "never-answer")) {
+            Path xml = Configs.write("logback.xml", "<configuration>\n"
+                    + "  <appender name=\"out\" class=\"dev.logship.logback.LogshipAppender\">\n"
+                    + "    <vendor>ndjson</vendor>\n    <site>" + intake.url + "</site>\n"
+                    + "    <spillEnabled>false</spillEnabled>\n    <queueCapacity>500</queueCapacity>\n"
+                    + "    <shutdownTimeoutMs>300</shutdownTimeoutMs>\n"
+                    + "  </appender>\n  <root level=\"DEBUG\"><appender-ref ref=\"out\"/></root>\n"
+                    + "</configuration>\n");
+            LoggerContext ctx = new LoggerContext();
+            ctx.setMDCAdapter(MDC.getMDCAdapter());
+            JoranConfigurator jc = new JoranConfigurator();
+            jc.setContext(ctx);
+            jc.doConfigure(xml.toFile());
+            LogshipAppender appender = (LogshipAppender) ctx.getLogger("ROOT").getAppender("out");
+            AtomicLong formatted = new AtomicLong();
+            Object argument = new Object() {
+                @Override
+                public String toString() {
+                    formatted.incrementAndGet();
+                    return "x".repeat(100);
+                }
+            };
+            Logger log = ctx.getLogger("overload");
+            int n = 100_000;
+            for (int i = 0; i < n; i++) {
+                log.info("event {}", argument);
+            }
+            ctx.stop();
+            var s = appender.getStats();
+            assertTrue(s.droppedQueueFull > n / 2, "the ring filled: " + s);
+            assertEquals(n - s.droppedQueueFull, formatted.get(),
+                    "only the events taken were formatted: " + s);
+            // Taken: queued, or still in the ring at the stop's deadline (closed); or refused.
+            assertEquals(n, s.enqueued + s.droppedClosed + s.droppedQueueFull,
+                    "every call taken or counted: " + s);
+            assertTrue(s.lost >= s.droppedQueueFull, s.toString());
+            assertEquals(0, s.delivered, s.toString());
         }
     }
 }

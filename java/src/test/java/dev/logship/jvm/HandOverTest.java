@@ -72,6 +72,7 @@ class HandOverTest {
                 w.join();
             }
             assertEquals(0, refused.get(), "a producer was refused although it may wait");
+            assertTrue(!p.refusedAtOnce(), "with blockTimeoutMs a call waits, never refused early");
             assertTrue(p.flush(120_000), "everything settled: " + p.stats());
             Stats s = p.stop(-1);
             long n = (long) THREADS * EACH;
@@ -110,6 +111,10 @@ class HandOverTest {
             }
             long refused = n - taken;
             assertTrue(refused > n / 2, "the ring filled: " + refused + " refused");
+            // Still full (nothing leaves): the appenders' check before formatting refuses too,
+            // and counts it.
+            assertTrue(p.refusedAtOnce(), "a full ring refuses before encoding");
+            refused++;
             Stats s = p.stop(500);
             assertEquals(refused, s.droppedQueueFull, s.toString());
             // What the ring took was queued, or given up at the stop's deadline (closed).
