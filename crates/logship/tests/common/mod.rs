@@ -35,14 +35,19 @@ pub fn held_queue(builder: Builder) -> Builder {
         .max_batch_records(2)
 }
 
-/// Offers numbered records (from 0) without waiting until the full queue hands one back
-/// (unchanged); returns how many were taken and the record handed back.
+/// Offers numbered records (from 0) until the pipeline is saturated and the full queue
+/// hands one back (unchanged); returns how many were taken and the record handed back.
+///
+/// Each offer waits up to [`SATURATED`] for room: the queue alone is full long before the
+/// batcher has filled and handed over its batches (a batcher not yet scheduled would
+/// make room a moment later), so a record refused without waiting does not prove that
+/// nothing will make room until the intake answers. One refused after that wait does.
 pub fn offer_until_full(logship: &Logship) -> (usize, Record) {
     let mut taken = 0;
     loop {
         let record = numbered(taken);
         let sent = record.clone();
-        match logship.offer(record, Duration::ZERO) {
+        match logship.offer(record, SATURATED) {
             Ok(()) => taken += 1,
             Err(Offered::Full(back)) => {
                 assert_eq!(back, sent, "the refused record came back changed");
@@ -53,6 +58,9 @@ pub fn offer_until_full(logship: &Logship) -> (usize, Record) {
         assert!(taken < 100, "a queue of 4 took {taken}");
     }
 }
+
+/// How long [`offer_until_full`] waits for room before it takes the pipeline as saturated.
+pub const SATURATED: Duration = Duration::from_secs(1);
 
 /// A fresh, empty directory under the system temp dir, removed on drop.
 pub struct TempDir(pub std::path::PathBuf);
