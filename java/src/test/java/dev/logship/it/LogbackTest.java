@@ -17,22 +17,32 @@ import org.slf4j.MarkerFactory;
 /** The Logback appender end to end, configured by a logback.xml with bean properties. */
 @Timeout(60)
 class LogbackTest {
+    /** A Logback context configured by a logback.xml whose one appender, "out", has these properties. */
+    private static LoggerContext context(String properties) throws Exception {
+        Path xml = Configs.write("logback.xml", "<configuration>\n"
+                + "  <appender name=\"out\" class=\"dev.logship.logback.LogshipAppender\">\n"
+                + properties
+                + "  </appender>\n  <root level=\"DEBUG\"><appender-ref ref=\"out\"/></root>\n"
+                + "</configuration>\n");
+        LoggerContext ctx = new LoggerContext();
+        ctx.setMDCAdapter(MDC.getMDCAdapter());
+        JoranConfigurator jc = new JoranConfigurator();
+        jc.setContext(ctx);
+        jc.doConfigure(xml.toFile());
+        return ctx;
+    }
+
+    private static LogshipAppender appender(LoggerContext ctx) {
+        return (LogshipAppender) ctx.getLogger("ROOT").getAppender("out");
+    }
+
     @Test
     void logbackEventsReachTheIntakeWithMdcKeyValuesMarkersAndErrors() throws Exception {
         try (Intake intake = Intake.start("--keep-events")) {
-            Path xml = Configs.write("logback.xml", "<configuration>\n"
-                    + "  <appender name=\"out\" class=\"dev.logship.logback.LogshipAppender\">\n"
-                    + "    <vendor>datadog</vendor>\n    <site>" + intake.url + "</site>\n"
+            LoggerContext ctx = context("    <vendor>datadog</vendor>\n    <site>" + intake.url + "</site>\n"
                     + "    <apiKey>k</apiKey>\n    <service>billing</service>\n"
-                    + "    <spillEnabled>false</spillEnabled>\n    <lingerMillis>50</lingerMillis>\n"
-                    + "  </appender>\n  <root level=\"DEBUG\"><appender-ref ref=\"out\"/></root>\n"
-                    + "</configuration>\n");
-            LoggerContext ctx = new LoggerContext();
-            ctx.setMDCAdapter(MDC.getMDCAdapter());
-            JoranConfigurator jc = new JoranConfigurator();
-            jc.setContext(ctx);
-            jc.doConfigure(xml.toFile());
-            LogshipAppender appender = (LogshipAppender) ctx.getLogger("ROOT").getAppender("out");
+                    + "    <spillEnabled>false</spillEnabled>\n    <lingerMillis>50</lingerMillis>\n");
+            LogshipAppender appender = appender(ctx);
             Logger log = ctx.getLogger("com.example.Billing");
             MDC.put("invoice", "INV-7");
             for (int i = 0; i < 100; i++) {
@@ -62,19 +72,10 @@ class LogbackTest {
         // first getFormattedMessage): the application pays nothing for an event that cannot be
         // shipped, and the drop is counted.
         try (Intake intake = Intake.start("--misbehave", "never-answer")) {
-            Path xml = Configs.write("logback.xml", "<configuration>\n"
-                    + "  <appender name=\"out\" class=\"dev.logship.logback.LogshipAppender\">\n"
-                    + "    <vendor>ndjson</vendor>\n    <site>" + intake.url + "</site>\n"
+            LoggerContext ctx = context("    <vendor>ndjson</vendor>\n    <site>" + intake.url + "</site>\n"
                     + "    <spillEnabled>false</spillEnabled>\n    <queueCapacity>500</queueCapacity>\n"
-                    + "    <shutdownTimeoutMs>300</shutdownTimeoutMs>\n"
-                    + "  </appender>\n  <root level=\"DEBUG\"><appender-ref ref=\"out\"/></root>\n"
-                    + "</configuration>\n");
-            LoggerContext ctx = new LoggerContext();
-            ctx.setMDCAdapter(MDC.getMDCAdapter());
-            JoranConfigurator jc = new JoranConfigurator();
-            jc.setContext(ctx);
-            jc.doConfigure(xml.toFile());
-            LogshipAppender appender = (LogshipAppender) ctx.getLogger("ROOT").getAppender("out");
+                    + "    <shutdownTimeoutMs>300</shutdownTimeoutMs>\n");
+            LogshipAppender appender = appender(ctx);
             AtomicLong formatted = new AtomicLong();
             Object argument = new Object() {
                 @Override
