@@ -387,7 +387,8 @@ fn refused_member(intake: &Intake, url: &str, extra: &[&str], names: &str, secre
         .expect("this input stopped", Duration::from_secs(60));
     m.stderr
         .expect("every input stopped", Duration::from_secs(60));
-    let (code, stderr) = m.stop();
+    // It shuts down on its own: a SIGTERM now would be its second signal.
+    let (code, stderr) = m.wait_exit();
     let text = stderr.join("\n");
     assert_eq!(
         text.matches("this input stopped").count(),
