@@ -240,13 +240,13 @@ impl ShipProcess {
         self.stderr.listener_port(scheme, SUMMARY_WAIT)
     }
 
-    /// Waits for it to exit on its own (the watchdog bounds the wait) and for its summary;
-    /// the exit code and stderr. For a process that shuts itself down: a signal sent
-    /// while it does would be its second, which stops it at once.
+    /// Waits for it to exit on its own (the watchdog bounds the wait) and for its outcome
+    /// line, the last it prints; the exit code and stderr. For a process that shuts itself
+    /// down: a signal sent while it does would be its second, which stops it at once.
     pub fn wait_exit(&mut self) -> (Option<i32>, Vec<String>) {
         let status = self.child.wait().expect("wait");
         let _ = self.done.send(());
-        self.stderr.expect("shipped", SUMMARY_WAIT);
+        self.stderr.expect("outcome: ", SUMMARY_WAIT);
         (status.code(), self.stderr.lines())
     }
 
