@@ -233,7 +233,9 @@ impl Ring {
             } else {
                 to_end + total
             };
-            if tail + need as u64 - self.head() > self.capacity as u64 {
+            // Not `tail + need - head`: a stale tail may lie behind a fresh head (Java's
+            // signed long goes negative there, and the compare-and-set below fails).
+            if tail + need as u64 > self.head() + self.capacity as u64 {
                 return false;
             }
             if self
@@ -397,9 +399,10 @@ mod tests {
         let threads = 4u32;
         let each = 20_000u32;
         let received = std::thread::scope(|s| {
+            let mut producers = Vec::new();
             for t in 0..threads {
                 let ring = &ring;
-                s.spawn(move || {
+                producers.push(s.spawn(move || {
                     for i in 0..each {
                         // Its own id and sequence, then a length that varies with them.
                         let mut p = t.to_le_bytes().to_vec();
@@ -409,13 +412,20 @@ mod tests {
                             std::thread::yield_now();
                         }
                     }
-                });
+                }));
             }
             let mut head = 0;
             let mut got: Vec<Vec<u8>> = Vec::new();
             while got.len() < (threads * each) as usize {
+                // Checked before the drain: once every producer has ended (or panicked),
+                // one more drain reads all there is, and the asserts below say what is
+                // missing instead of the test waiting for ever.
+                let ended = producers.iter().all(|p| p.is_finished());
                 let more = drain(&ring, &mut head);
                 if more.is_empty() {
+                    if ended {
+                        break;
+                    }
                     std::thread::yield_now();
                 }
                 got.extend(more);
@@ -431,6 +441,6 @@ mod tests {
             assert!(p[8..].iter().all(|&b| b == t as u8), "a torn record");
             next[t as usize] += 1;
         }
-        assert!(next.iter().all(|&n| n == each));
+        assert!(next.iter().all(|&n| n == each), "records lost: {next:?}");
     }
 }
