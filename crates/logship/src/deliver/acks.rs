@@ -48,9 +48,15 @@ pub(crate) const MAX_BATCHES: usize = 256;
 /// Poll period while a flush or shutdown waits for acknowledgements.
 const HURRY: Duration = Duration::from_millis(50);
 
-/// Longest wait before the poll thread (or a waiting sender) looks again at the abort
-/// signal, the clock and the resend queue.
+/// Longest wait before the poll thread looks again at the abort signal, the clock and
+/// the resend queue.
 const SLICE: Duration = Duration::from_millis(100);
+
+/// Longest wait before a sender waiting for room under [`MAX_BATCHES`] looks again at the
+/// abort signal: shorter than the shutdown's grace after its deadline (50 ms without a
+/// spill), so that the batch it holds is settled (abandoned or spilled) before the report
+/// is taken rather than reported as still pending.
+const HOLD_SLICE: Duration = Duration::from_millis(10);
 
 /// Longest and shortest poll period: a fraction of the acknowledgement timeout, so that
 /// an ack is asked about many times before its batch is resent. With a timeout of 5
@@ -211,7 +217,7 @@ impl Acks {
             }
             drop(s);
             // Full: a resend frees room sooner than waiting does.
-            match self.resend_rx.recv_timeout(SLICE) {
+            match self.resend_rx.recv_timeout(HOLD_SLICE) {
                 Ok(resend) => self.resend(sender, resend),
                 Err(_) => continue,
             }
